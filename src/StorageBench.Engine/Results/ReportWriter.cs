@@ -1,0 +1,71 @@
+using System.Globalization;
+using System.Text;
+using System.Text.Json;
+using StorageBench.Engine.Statistics;
+
+namespace StorageBench.Results;
+
+/// <summary>Writes summary.json and summary.md beside each other; the Markdown is also what the CLI prints.</summary>
+public static class ReportWriter
+{
+    public static async Task<IReadOnlyList<string>> WriteAsync(RunSummary summary, string directory, CancellationToken ct)
+    {
+        Directory.CreateDirectory(directory);
+        string json = Path.Combine(directory, "summary.json");
+        string md = Path.Combine(directory, "summary.md");
+        await File.WriteAllTextAsync(json, JsonSerializer.Serialize(summary, JsonDefaults.Options), ct).ConfigureAwait(false);
+        await File.WriteAllTextAsync(md, Markdown(summary), ct).ConfigureAwait(false);
+        return [json, md];
+    }
+
+    public static string Markdown(RunSummary s)
+    {
+        var b = new StringBuilder();
+        b.AppendLine(CultureInfo.InvariantCulture, $"# StorageBench run {s.RunId} — {s.Status}");
+        b.AppendLine();
+        b.AppendLine(CultureInfo.InvariantCulture, $"Scenario `{s.Spec?.Scenario}` · target {s.Environment.TargetKind} · host {s.Environment.Host} on {s.Environment.Machine} ({s.Environment.ProcessorCount} cores, {s.Environment.Runtime}) · {s.Environment.Instances} instance(s)");
+        b.AppendLine(CultureInfo.InvariantCulture, $"Started {s.StartedUtc:u}, ended {s.EndedUtc:u}");
+        foreach (var e in s.Errors)
+        {
+            b.AppendLine(CultureInfo.InvariantCulture, $"- error: {e}");
+        }
+        if (s.Workloads.Count == 0)
+        {
+            return b.ToString();
+        }
+        b.AppendLine();
+        b.AppendLine("| workload | slices | ops | ok | failed | throttled | timed out | entities / MB | seconds | throughput | all-slices window | peak/s | verified |");
+        b.AppendLine("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|");
+        foreach (var w in s.Workloads)
+        {
+            string amount = w.Entities is { } e ? F(e) : F((w.Bytes ?? 0) / 1e6, "0.0") + " MB";
+            b.AppendLine(CultureInfo.InvariantCulture,
+                $"| {w.Workload} | {w.Slices} | {F(w.Operations)} | {F(w.Succeeded)} | {F(w.Failed)} | {F(w.Throttled)} | {F(w.TimedOut)} | {amount} | {F(w.DurationSeconds, "0.00")} | {Rate(w.Throughput)} | {(w.AllSlicesActiveThroughput is { } a ? Rate(a) : "n/a")} | {F(w.PeakPerSecond, "0.#")} {w.PeakUnit} | {(w.Verified.Matched ? "yes" : "NO")} ({F(w.Verified.Actual)}/{F(w.Verified.Expected)} {w.Verified.Unit}) |");
+        }
+        b.AppendLine();
+        b.AppendLine("Latency of successful requests (ms), from the merged histogram of all slices:");
+        b.AppendLine();
+        b.AppendLine("| workload | samples | min | p50 | mean | p70 | p80 | p90 | p95 | p99 | p99.9 | max |");
+        b.AppendLine("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+        foreach (var w in s.Workloads)
+        {
+            var l = w.LatencyMs;
+            b.AppendLine(CultureInfo.InvariantCulture,
+                $"| {w.Workload} | {F(l.Samples)} | {Ms(l.Min)} | {Ms(l.P50)} | {Ms(l.Mean)} | {Ms(l.P70)} | {Ms(l.P80)} | {Ms(l.P90)} | {Ms(l.P95)} | {Ms(l.P99)} | {Ms(l.P999)} | {Ms(l.Max)} |");
+        }
+        b.AppendLine();
+        foreach (var w in s.Workloads)
+        {
+            b.AppendLine(CultureInfo.InvariantCulture, $"- {w.Workload}: {w.Measures}. Verified: {w.Verified.Detail}.");
+        }
+        return b.ToString();
+    }
+
+    private static string Rate(Throughput t) => t.EntitiesPerSecond is { } e
+        ? $"{F(e, "0.0")} entities/s ({F(t.KilobytesPerSecond ?? 0, "0.0")} KB/s)"
+        : $"{F(t.MegabytesPerSecond ?? 0, "0.00")} MB/s ({F(t.MegabitsPerSecond ?? 0, "0.0")} Mbps)";
+
+    private static string Ms(double v) => F(v, "0.###");
+
+    private static string F(double v, string format = "#,0") => v.ToString(format, CultureInfo.InvariantCulture);
+}

@@ -1,0 +1,114 @@
+using Azure.Data.Tables;
+using StorageBench.Engine.Measurement;
+using StorageBench.Engine.Statistics;
+using StorageBench.Engine.Workloads;
+
+namespace StorageBench.Results;
+
+/// <summary>
+/// The results table: one row per run (PartitionKey = scenario, RowKey = inverted ticks so the newest
+/// sorts first) and, in a second table, one row per slice (PartitionKey = run id). Numbers are typed
+/// columns (Int64 counts and bytes, Double rates and latencies), never strings.
+/// </summary>
+public sealed class ResultsTableStore(StorageTarget target, string runsTable = ResultsTableStore.DefaultRunsTable, string slicesTable = ResultsTableStore.DefaultSlicesTable)
+{
+    public const string DefaultRunsTable = "StorageBenchRuns";
+    public const string DefaultSlicesTable = "StorageBenchSlices";
+
+    public static string RunRowKey(DateTime startedUtc, string runId) => $"{DateTime.MaxValue.Ticks - startedUtc.Ticks:D19}-{runId}";
+
+    public async Task SaveAsync(RunSummary summary, IReadOnlyDictionary<string, IReadOnlyList<SliceResult>> slicesByWorkload, CancellationToken ct)
+    {
+        using var clients = target.CreateClients(new() { SdkRetries = true });
+        var runs = clients.Tables.GetTableClient(runsTable);
+        var slices = clients.Tables.GetTableClient(slicesTable);
+        await runs.CreateIfNotExistsAsync(ct).ConfigureAwait(false);
+        await slices.CreateIfNotExistsAsync(ct).ConfigureAwait(false);
+
+        await runs.UpsertEntityAsync(RunRow(summary), TableUpdateMode.Replace, ct).ConfigureAwait(false);
+        var sliceRows = slicesByWorkload.SelectMany(kv => kv.Value.Select(s => SliceRow(summary.RunId, s))).ToList();
+        foreach (var chunk in sliceRows.Chunk(100))
+        {
+            await slices.SubmitTransactionAsync(chunk.Select(e => new TableTransactionAction(TableTransactionActionType.UpsertReplace, e)), ct).ConfigureAwait(false);
+        }
+    }
+
+    public static TableEntity RunRow(RunSummary s)
+    {
+        var row = new TableEntity(s.Spec?.Scenario ?? "(invalid)", RunRowKey(s.StartedUtc, s.RunId))
+        {
+            ["RunId"] = s.RunId,
+            ["Status"] = s.Status,
+            ["StartedUtc"] = DateTime.SpecifyKind(s.StartedUtc, DateTimeKind.Utc),
+            ["EndedUtc"] = DateTime.SpecifyKind(s.EndedUtc, DateTimeKind.Utc),
+            ["TargetKind"] = s.Environment.TargetKind,
+            ["Host"] = s.Environment.Host,
+            ["Instances"] = (long)s.Environment.Instances,
+            ["Errors"] = string.Join("\n", s.Errors),
+        };
+        foreach (var w in s.Workloads)
+        {
+            string p = w.Workload == TableInsertWorkload.Name ? "Table" : "Blob";
+            row[p + "Operations"] = w.Operations;
+            row[p + "Succeeded"] = w.Succeeded;
+            row[p + "Failed"] = w.Failed;
+            row[p + "Throttled"] = w.Throttled;
+            row[p + "TimedOut"] = w.TimedOut;
+            row[p + (w.Entities is null ? "Bytes" : "Entities")] = w.Entities ?? w.Bytes ?? 0;
+            row[p + "DurationSeconds"] = w.DurationSeconds;
+            row[p + "OperationsPerSecond"] = w.Throughput.OperationsPerSecond;
+            row[p + (w.Entities is null ? "MegabytesPerSecond" : "EntitiesPerSecond")] = w.Throughput.MegabytesPerSecond ?? w.Throughput.EntitiesPerSecond ?? 0;
+            row[p + "PeakPerSecond"] = w.PeakPerSecond;
+            row[p + "LatencyP50Ms"] = w.LatencyMs.P50;
+            row[p + "LatencyP90Ms"] = w.LatencyMs.P90;
+            row[p + "LatencyP99Ms"] = w.LatencyMs.P99;
+            row[p + "LatencyMaxMs"] = w.LatencyMs.Max;
+            row[p + "Verified"] = w.Verified.Matched;
+            row[p + "LatencyHistogram"] = Convert.FromBase64String(w.LatencyHistogram);
+        }
+        return row;
+    }
+
+    private static TableEntity SliceRow(string runId, SliceResult s) => new(runId, $"{s.Workload}-{s.SliceIndex:D4}")
+    {
+        ["Host"] = s.Host,
+        ["StartedUtc"] = DateTime.SpecifyKind(s.StartedUtc, DateTimeKind.Utc),
+        ["EndedUtc"] = DateTime.SpecifyKind(s.EndedUtc, DateTimeKind.Utc),
+        ["Operations"] = s.Counts.Operations,
+        ["Succeeded"] = s.Counts.Succeeded,
+        ["Throttled"] = s.Counts.Throttled,
+        ["TimedOut"] = s.Counts.TimedOut,
+        ["Units"] = s.Units,
+        ["DurationSeconds"] = (s.EndedUtc - s.StartedUtc).TotalSeconds,
+        ["LatencyHistogram"] = Convert.FromBase64String(s.LatencyHistogram),
+    };
+
+    /// <summary>Newest first, for one scenario.</summary>
+    public async Task<IReadOnlyList<TableEntity>> ListRunsAsync(string scenario, int max, CancellationToken ct)
+    {
+        using var clients = target.CreateClients(new() { SdkRetries = true });
+        var runs = clients.Tables.GetTableClient(runsTable);
+        var list = new List<TableEntity>();
+        await foreach (var e in runs.QueryAsync<TableEntity>(TableClient.CreateQueryFilter($"PartitionKey eq {scenario}"), cancellationToken: ct))
+        {
+            list.Add(e);
+            if (list.Count >= max)
+            {
+                break;
+            }
+        }
+        return list;
+    }
+
+    public async Task<IReadOnlyList<TableEntity>> ListSlicesAsync(string runId, CancellationToken ct)
+    {
+        using var clients = target.CreateClients(new() { SdkRetries = true });
+        var slices = clients.Tables.GetTableClient(slicesTable);
+        var list = new List<TableEntity>();
+        await foreach (var e in slices.QueryAsync<TableEntity>(TableClient.CreateQueryFilter($"PartitionKey eq {runId}"), cancellationToken: ct))
+        {
+            list.Add(e);
+        }
+        return list;
+    }
+}

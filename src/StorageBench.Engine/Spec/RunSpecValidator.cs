@@ -1,0 +1,111 @@
+using System.Globalization;
+using System.Text.RegularExpressions;
+
+namespace StorageBench.Engine.Spec;
+
+/// <summary>Checks a spec against service limits and driver rules before anything starts.</summary>
+public static partial class RunSpecValidator
+{
+    [GeneratedRegex("^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$")]
+    private static partial Regex ScenarioPattern();
+
+    public static IReadOnlyList<ValidationError> Validate(RunSpec spec)
+    {
+        var errors = new List<ValidationError>();
+        if (!ScenarioPattern().IsMatch(spec.Scenario ?? ""))
+        {
+            errors.Add(new("scenario", Quote(spec.Scenario), "must be 1-63 letters, digits, '_', '-' or '.', starting with a letter or digit"));
+        }
+        Range(errors, "startDelaySeconds", spec.StartDelaySeconds, 0, 300);
+        if (spec.Client is null)
+        {
+            errors.Add(new("client", "null", "must be an object or omitted"));
+        }
+        else
+        {
+            Range(errors, "client.maxConnectionsPerServer", spec.Client.MaxConnectionsPerServer, 1, 65_535);
+            Range(errors, "client.requestTimeoutSeconds", spec.Client.RequestTimeoutSeconds, 0.1, 3_600);
+        }
+        if (spec.TableInsert is null && spec.BlobUpload is null)
+        {
+            errors.Add(new("tableInsert/blobUpload", "(both missing)", "at least one workload is required"));
+        }
+        if (spec.TableInsert is { } t)
+        {
+            ValidateTable(t, errors);
+        }
+        if (spec.BlobUpload is { } b)
+        {
+            ValidateBlob(b, errors);
+        }
+        return errors;
+    }
+
+    private static void ValidateTable(TableInsertSpec t, List<ValidationError> errors)
+    {
+        const string p = "tableInsert.";
+        Range(errors, p + "entityCount", t.EntityCount, 1, 1_000_000_000);
+        Range(errors, p + "entitySizeBytes", t.EntitySizeBytes, 1, ServiceLimits.MaxEntityPayloadBytes,
+            $"(1 MiB entity limit less {ServiceLimits.EntityOverheadBytes} bytes for keys and property names)");
+        if (t.BatchSize > ServiceLimits.MaxBatchSize)
+        {
+            errors.Add(new(p + "batchSize", Num(t.BatchSize), $"exceeds the service limit of {ServiceLimits.MaxBatchSize} entities per transaction"));
+        }
+        else
+        {
+            Range(errors, p + "batchSize", t.BatchSize, 1, ServiceLimits.MaxBatchSize);
+        }
+        if (t.BatchSize is > 1 and <= ServiceLimits.MaxBatchSize && t.EntitySizeBytes > 0)
+        {
+            long bytes = t.BatchSize * ServiceLimits.EncodedEntityBytes(t.EntitySizeBytes);
+            if (bytes > ServiceLimits.MaxTransactionPayloadBytes)
+            {
+                errors.Add(new(p + "batchSize", Num(t.BatchSize),
+                    $"x entitySizeBytes {Num(t.EntitySizeBytes)} is about {Num(bytes)} bytes on the wire (base64), over the 4 MiB transaction limit"));
+            }
+        }
+        Range(errors, p + "partitionCount", t.PartitionCount, 1, 100_000);
+        Range(errors, p + "concurrency", t.Concurrency, 1, 1_024);
+        Range(errors, p + "slices", t.Slices, 1, 256);
+        if (t.Slices > t.EntityCount && t.EntityCount >= 1)
+        {
+            errors.Add(new(p + "slices", Num(t.Slices), $"exceeds entityCount {Num(t.EntityCount)}: every slice needs at least one entity"));
+        }
+    }
+
+    private static void ValidateBlob(BlobUploadSpec b, List<ValidationError> errors)
+    {
+        const string p = "blobUpload.";
+        Range(errors, p + "blobCount", b.BlobCount, 1, 100_000);
+        Range(errors, p + "blockSizeBytes", b.BlockSizeBytes, 1, ServiceLimits.MaxDriverBlockBytes,
+            "(the driver keeps one shared block buffer per slice in memory)");
+        Range(errors, p + "blobSizeBytes", b.BlobSizeBytes, 1, ServiceLimits.MaxBlocksPerBlob * ServiceLimits.MaxBlockBytes);
+        if (b.BlockSizeBytes > 0 && b.BlobSizeBytes > 0)
+        {
+            long blocks = (b.BlobSizeBytes + b.BlockSizeBytes - 1) / b.BlockSizeBytes;
+            if (blocks > ServiceLimits.MaxBlocksPerBlob)
+            {
+                errors.Add(new(p + "blobSizeBytes", Num(b.BlobSizeBytes),
+                    $"needs {Num(blocks)} blocks of blockSizeBytes {Num(b.BlockSizeBytes)}, over the service limit of {ServiceLimits.MaxBlocksPerBlob} blocks per blob"));
+            }
+        }
+        Range(errors, p + "parallelBlocks", b.ParallelBlocks, 1, 1_024);
+        Range(errors, p + "slices", b.Slices, 1, 256);
+        if (b.Slices > b.BlobCount && b.BlobCount >= 1)
+        {
+            errors.Add(new(p + "slices", Num(b.Slices), $"exceeds blobCount {Num(b.BlobCount)}: every slice needs at least one blob"));
+        }
+    }
+
+    private static void Range(List<ValidationError> errors, string field, double value, double min, double max, string why = "")
+    {
+        if (double.IsNaN(value) || value < min || value > max)
+        {
+            errors.Add(new(field, Num(value), $"must be between {Num(min)} and {Num(max)}{(why.Length > 0 ? " " + why : "")}"));
+        }
+    }
+
+    private static string Num(double v) => v.ToString(v == Math.Floor(v) && Math.Abs(v) < 1e15 ? "0" : "G6", CultureInfo.InvariantCulture);
+
+    private static string Quote(string? s) => s is null ? "null" : "\"" + s + "\"";
+}

@@ -1,0 +1,20 @@
+namespace StorageBench.Engine.Spec;
+
+/// <summary>Azure Storage limits the validator enforces, so a spec fails here rather than mid-run.</summary>
+public static class ServiceLimits
+{
+    public const int MaxBatchSize = 100;                       // entity group transaction
+    public const int MaxTransactionPayloadBytes = 4 * 1024 * 1024;
+    public const int MaxEntityBytes = 1024 * 1024;
+    public const int MaxBinaryPropertyBytes = 64 * 1024;
+    /// <summary>Room left in an entity for keys, property names and system properties.</summary>
+    public const int EntityOverheadBytes = 8 * 1024;
+    public const int MaxEntityPayloadBytes = MaxEntityBytes - EntityOverheadBytes;
+    public const int MaxBlocksPerBlob = 50_000;
+    public const long MaxBlockBytes = 4000L * 1024 * 1024;
+    /// <summary>Not a service limit: each slice holds one shared block buffer in memory.</summary>
+    public const int MaxDriverBlockBytes = 256 * 1024 * 1024;
+
+    /// <summary>Bytes one entity occupies on the wire: binary properties travel base64-encoded in JSON.</summary>
+    public static long EncodedEntityBytes(int payloadBytes) => 4L * ((payloadBytes + 2) / 3) + 512;
+}

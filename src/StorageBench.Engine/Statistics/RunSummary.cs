@@ -1,0 +1,77 @@
+using StorageBench.Engine.Measurement;
+using StorageBench.Engine.Spec;
+
+namespace StorageBench.Engine.Statistics;
+
+public static class RunStatus
+{
+    public const string Completed = "Completed";
+    public const string Failed = "Failed";
+    public const string Canceled = "Canceled";
+    public const string Invalid = "Invalid";
+}
+
+/// <summary>The summary.json contract (design.md). Also the HTTP status payload's result.</summary>
+public sealed record RunSummary
+{
+    public required string RunId { get; init; }
+    public required string Status { get; init; }
+    public required DateTime StartedUtc { get; init; }
+    public required DateTime EndedUtc { get; init; }
+    public RunSpec? Spec { get; init; }
+    public required RunEnvironment Environment { get; init; }
+    public IReadOnlyList<WorkloadSummary> Workloads { get; init; } = [];
+    /// <summary>Why the run is not Completed (validation errors, activity failures).</summary>
+    public IReadOnlyList<string> Errors { get; init; } = [];
+}
+
+/// <param name="TargetKind">Azurite or AzureStorage.</param>
+/// <param name="Instances">Distinct machines that ran slices.</param>
+/// <param name="Host">What hosted the orchestration (local CLI, Azure Functions).</param>
+public sealed record RunEnvironment(string TargetKind, int Instances, string Host, string Machine, string Runtime, int ProcessorCount);
+
+public sealed record WorkloadSummary
+{
+    public required string Workload { get; init; }
+    /// <summary>Plain words for what one operation and one latency sample are.</summary>
+    public required string Measures { get; init; }
+    public required int Slices { get; init; }
+    public required long Operations { get; init; }
+    public required long Succeeded { get; init; }
+    public required long Failed { get; init; }
+    public required long Throttled { get; init; }
+    public required long TimedOut { get; init; }
+    public required long ServerErrors { get; init; }
+    public required long ClientErrors { get; init; }
+    public required long NetworkErrors { get; init; }
+    public long? Entities { get; init; }
+    /// <summary>Bytes sent in successful Put Block requests.</summary>
+    public long? Bytes { get; init; }
+    public long? BlobsCommitted { get; init; }
+    /// <summary>First slice start to last slice end.</summary>
+    public required double DurationSeconds { get; init; }
+    public required Throughput Throughput { get; init; }
+    /// <summary>Over the whole seconds in which every slice was running; null when that window is under one second.</summary>
+    public Throughput? AllSlicesActiveThroughput { get; init; }
+    public double AllSlicesActiveSeconds { get; init; }
+    /// <summary>Best single UTC second, summed across slices: entities/s (table) or MB/s (blob).</summary>
+    public required double PeakPerSecond { get; init; }
+    public required string PeakUnit { get; init; }
+    public required LatencySummary LatencyMs { get; init; }
+    public required VerificationResult Verified { get; init; }
+    public IReadOnlyList<TimelinePoint> Timeline { get; init; } = [];
+    /// <summary>Merged HdrHistogram (µs), compressed base64, so percentiles can be recomputed later.</summary>
+    public required string LatencyHistogram { get; init; }
+}
+
+/// <summary>Rates over a window. Decimal units: 1 KB = 1,000 bytes, 1 MB = 10^6 bytes, Mbps = 10^6 bits/s.</summary>
+public sealed record Throughput(double OperationsPerSecond, double? EntitiesPerSecond, double? KilobytesPerSecond, double? MegabytesPerSecond, double? MegabitsPerSecond);
+
+/// <summary>Latency of successful requests, milliseconds, from the merged histogram of all slices.</summary>
+public sealed record LatencySummary(long Samples, double Min, double P50, double Mean, double P70, double P80, double P90, double P95, double P99, double P999, double Max);
+
+/// <summary>Ground truth: what storage holds against what the run reported as succeeded.</summary>
+public sealed record VerificationResult(bool Matched, long Expected, long Actual, string Unit, string Detail)
+{
+    public static VerificationResult Skipped(string why) => new(false, 0, 0, "", why);
+}

@@ -1,0 +1,112 @@
+using HdrHistogram;
+using StorageBench.Engine.Measurement;
+using StorageBench.Engine.Spec;
+using StorageBench.Engine.Workloads;
+
+namespace StorageBench.Engine.Statistics;
+
+/// <summary>Fan-in maths: merges slice histograms and timelines into one workload summary. Pure and deterministic.</summary>
+public static class SummaryCalculator
+{
+    public static WorkloadSummary SummarizeTable(TableInsertSpec spec, IReadOnlyList<SliceResult> slices, VerificationResult verified)
+    {
+        string op = spec.BatchSize == 1 ? "single-entity insert" : $"entity group transaction of up to {spec.BatchSize} entities";
+        return Summarize(TableInsertWorkload.Name, $"operation = one {op} ({spec.EntitySizeBytes} B entities); latency = successful requests",
+            slices, verified, unitsAreEntities: true, entitySizeBytes: spec.EntitySizeBytes);
+    }
+
+    public static WorkloadSummary SummarizeBlob(BlobUploadSpec spec, IReadOnlyList<SliceResult> slices, VerificationResult verified) =>
+        Summarize(BlobUploadWorkload.Name, $"operation = one Put Block ({spec.BlockSizeBytes} B) or Put Block List; latency = successful Put Block requests",
+            slices, verified, unitsAreEntities: false, entitySizeBytes: 0);
+
+    private static WorkloadSummary Summarize(string workload, string measures, IReadOnlyList<SliceResult> slices, VerificationResult verified,
+        bool unitsAreEntities, int entitySizeBytes)
+    {
+        var counts = OutcomeCounts.Sum(slices.Select(s => s.Counts));
+        var histogram = LatencyHistograms.Merge(slices.Select(s => s.LatencyHistogram));
+        var start = slices.Min(s => s.StartedUtc);
+        var end = slices.Max(s => s.EndedUtc);
+        double duration = (end - start).TotalSeconds;
+        long units = slices.Sum(s => s.Units);
+        var timeline = MergeTimelines(slices);
+
+        // Whole UTC seconds in which every slice was running: a slice that starts late or ends early
+        // would otherwise dilute (or flatter) the steady-state rate.
+        long windowFirst = CeilSecond(slices.Max(s => s.StartedUtc));
+        long windowEnd = FloorSecond(slices.Min(s => s.EndedUtc));
+        double windowSeconds = Math.Max(0, windowEnd - windowFirst);
+        Throughput? allActive = null;
+        if (windowSeconds >= 1)
+        {
+            var inWindow = timeline.Where(p => p.UnixSecond >= windowFirst && p.UnixSecond < windowEnd).ToList();
+            allActive = Rates(inWindow.Sum(p => p.Operations), inWindow.Sum(p => p.Units), windowSeconds, unitsAreEntities, entitySizeBytes);
+        }
+
+        long peakUnits = timeline.Count == 0 ? 0 : timeline.Max(p => p.Units);
+        return new WorkloadSummary
+        {
+            Workload = workload,
+            Measures = measures,
+            Slices = slices.Count,
+            Operations = counts.Operations,
+            Succeeded = counts.Succeeded,
+            Failed = counts.Failed,
+            Throttled = counts.Throttled,
+            TimedOut = counts.TimedOut,
+            ServerErrors = counts.ServerErrors,
+            ClientErrors = counts.ClientErrors,
+            NetworkErrors = counts.NetworkErrors,
+            Entities = unitsAreEntities ? units : null,
+            Bytes = unitsAreEntities ? null : units,
+            BlobsCommitted = unitsAreEntities ? null : slices.Sum(s => s.Objects),
+            DurationSeconds = duration,
+            Throughput = Rates(counts.Succeeded, units, duration, unitsAreEntities, entitySizeBytes),
+            AllSlicesActiveThroughput = allActive,
+            AllSlicesActiveSeconds = windowSeconds,
+            PeakPerSecond = unitsAreEntities ? peakUnits : peakUnits / 1e6,
+            PeakUnit = unitsAreEntities ? "entities/s" : "MB/s",
+            LatencyMs = Latency(histogram),
+            Verified = verified,
+            Timeline = timeline,
+            LatencyHistogram = LatencyHistograms.Encode(histogram),
+        };
+    }
+
+    public static LatencySummary Latency(HistogramBase h)
+    {
+        if (h.TotalCount == 0)
+        {
+            return new LatencySummary(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+        }
+        static double Ms(long micros) => micros / 1000.0;
+        double P(double percentile) => Ms(h.GetValueAtPercentile(percentile));
+        return new LatencySummary(h.TotalCount, Ms(h.LowestEquivalentValue(h.RecordedValues().First().ValueIteratedTo)), P(50), h.GetMean() / 1000.0,
+            P(70), P(80), P(90), P(95), P(99), P(99.9), Ms(h.GetMaxValue()));
+    }
+
+    public static IReadOnlyList<TimelinePoint> MergeTimelines(IEnumerable<SliceResult> slices) =>
+        [.. slices.SelectMany(s => s.Timeline)
+            .GroupBy(p => p.UnixSecond)
+            .OrderBy(g => g.Key)
+            .Select(g => new TimelinePoint(g.Key, g.Sum(p => p.Operations), g.Sum(p => p.Units)))];
+
+    private static Throughput Rates(long operations, long units, double seconds, bool unitsAreEntities, int entitySizeBytes)
+    {
+        if (seconds <= 0)
+        {
+            return new Throughput(0, unitsAreEntities ? 0 : null, unitsAreEntities ? 0 : null, unitsAreEntities ? null : 0, unitsAreEntities ? null : 0);
+        }
+        double ops = operations / seconds;
+        if (unitsAreEntities)
+        {
+            double perSecond = units / seconds;
+            return new Throughput(ops, perSecond, perSecond * entitySizeBytes / 1000.0, null, null);
+        }
+        double mbps = units / seconds / 1e6;
+        return new Throughput(ops, null, null, mbps, mbps * 8);
+    }
+
+    private static long CeilSecond(DateTime utc) => (utc.Ticks - DateTime.UnixEpoch.Ticks + TimeSpan.TicksPerSecond - 1) / TimeSpan.TicksPerSecond;
+
+    private static long FloorSecond(DateTime utc) => (utc.Ticks - DateTime.UnixEpoch.Ticks) / TimeSpan.TicksPerSecond;
+}

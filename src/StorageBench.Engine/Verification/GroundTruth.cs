@@ -1,0 +1,57 @@
+using Azure;
+using Azure.Storage.Blobs.Models;
+using StorageBench.Engine.Statistics;
+using StorageBench.Engine.Workloads;
+
+namespace StorageBench.Engine.Verification;
+
+/// <summary>Counts what really landed in the run's own table or container and compares it with what the run reported.</summary>
+public static class GroundTruth
+{
+    public static async Task<VerificationResult> VerifyTableAsync(StorageTarget target, string tableName, long reportedEntities, CancellationToken ct)
+    {
+        using var clients = target.CreateClients(new() { SdkRetries = true });
+        var table = clients.Tables.GetTableClient(tableName);
+        long actual = 0;
+        try
+        {
+            // Keys only: the payload is what we wrote, the count is what we need.
+            await foreach (var page in table.QueryAsync<Azure.Data.Tables.TableEntity>(select: ["PartitionKey"], maxPerPage: 1000, cancellationToken: ct).AsPages())
+            {
+                actual += page.Values.Count;
+            }
+        }
+        catch (RequestFailedException ex) when (ex.Status == 404)
+        {
+            // No table: nothing landed.
+        }
+        return new VerificationResult(actual == reportedEntities, reportedEntities, actual, "entities",
+            $"entities in table {tableName}");
+    }
+
+    public static async Task<VerificationResult> VerifyBlobsAsync(StorageTarget target, string containerName, long reportedBlobs, long blobSizeBytes, CancellationToken ct)
+    {
+        using var clients = target.CreateClients(new() { SdkRetries = true });
+        var container = clients.Blobs.GetBlobContainerClient(containerName);
+        long blobs = 0, bytes = 0, wrongLength = 0;
+        try
+        {
+            await foreach (var item in container.GetBlobsAsync(BlobTraits.None, BlobStates.None, prefix: null, ct))
+            {
+                blobs++;
+                long length = item.Properties.ContentLength ?? 0;
+                bytes += length;
+                if (length != blobSizeBytes)
+                {
+                    wrongLength++;
+                }
+            }
+        }
+        catch (RequestFailedException ex) when (ex.Status == 404)
+        {
+        }
+        long expected = reportedBlobs * blobSizeBytes;
+        return new VerificationResult(bytes == expected && blobs == reportedBlobs && wrongLength == 0, expected, bytes, "bytes",
+            $"{blobs} committed blobs (reported {reportedBlobs}), {wrongLength} with a length other than {blobSizeBytes}, in container {containerName}");
+    }
+}

@@ -1,0 +1,45 @@
+using Azure.Data.Tables;
+using StorageBench.Engine.Spec;
+
+namespace StorageBench.Engine.Workloads;
+
+/// <summary>
+/// An entity's payload split into binary properties of at most 64 KiB (the service's property limit).
+/// The byte arrays are built once per slice and shared by every entity: inserting allocates no payload.
+/// </summary>
+public sealed class EntityPayload
+{
+    private readonly (string Name, byte[] Value)[] _properties;
+
+    public EntityPayload(int sizeBytes)
+    {
+        var full = RandomBytes(Math.Min(sizeBytes, ServiceLimits.MaxBinaryPropertyBytes));
+        int count = (sizeBytes + ServiceLimits.MaxBinaryPropertyBytes - 1) / ServiceLimits.MaxBinaryPropertyBytes;
+        _properties = new (string, byte[])[count];
+        for (int i = 0; i < count; i++)
+        {
+            int size = Math.Min(ServiceLimits.MaxBinaryPropertyBytes, sizeBytes - i * ServiceLimits.MaxBinaryPropertyBytes);
+            _properties[i] = ($"D{i:D2}", size == full.Length ? full : full[..size]);
+        }
+    }
+
+    public int PropertyCount => _properties.Length;
+
+    public TableEntity NewEntity(string partitionKey, string rowKey)
+    {
+        var entity = new TableEntity(partitionKey, rowKey);
+        foreach (var (name, value) in _properties)
+        {
+            entity[name] = value;
+        }
+        return entity;
+    }
+
+    /// <summary>Random, so compression anywhere on the path cannot flatter the numbers.</summary>
+    internal static byte[] RandomBytes(int size)
+    {
+        var bytes = new byte[size];
+        Random.Shared.NextBytes(bytes);
+        return bytes;
+    }
+}

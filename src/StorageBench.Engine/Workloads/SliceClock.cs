@@ -1,0 +1,32 @@
+using System.Diagnostics;
+using StorageBench.Engine.Measurement;
+
+namespace StorageBench.Engine.Workloads;
+
+/// <summary>Waits for the orchestrator's synchronized start, then anchors wall-clock seconds to the monotonic clock.</summary>
+internal sealed class SliceClock
+{
+    private SliceClock(DateTime startedUtc, long startTimestamp)
+    {
+        StartedUtc = startedUtc;
+        StartTimestamp = startTimestamp;
+    }
+
+    public DateTime StartedUtc { get; }
+
+    public long StartTimestamp { get; }
+
+    public static async Task<SliceClock> StartAtAsync(DateTime startAtUtc, TimeProvider time, CancellationToken ct)
+    {
+        var wait = startAtUtc - time.GetUtcNow().UtcDateTime;
+        if (wait > TimeSpan.Zero)
+        {
+            await Task.Delay(wait, time, ct).ConfigureAwait(false);
+        }
+        return new SliceClock(time.GetUtcNow().UtcDateTime, Stopwatch.GetTimestamp());
+    }
+
+    public WorkerRecorder NewRecorder(bool recordLatency = true) => new(StartedUtc.Ticks - DateTime.UnixEpoch.Ticks, StartTimestamp, recordLatency);
+
+    public DateTime UtcNow => StartedUtc + Stopwatch.GetElapsedTime(StartTimestamp);
+}
