@@ -17,7 +17,7 @@ public sealed class ResultsTableStore(StorageTarget target, string runsTable = R
 
     public static string RunRowKey(DateTime startedUtc, string runId) => $"{DateTime.MaxValue.Ticks - startedUtc.Ticks:D19}-{runId}";
 
-    public async Task SaveAsync(RunSummary summary, IReadOnlyDictionary<string, IReadOnlyList<SliceResult>> slicesByWorkload, CancellationToken ct)
+    public async Task SaveAsync(RunSummary summary, IReadOnlyList<SliceResult> sliceResults, CancellationToken ct)
     {
         using var clients = target.CreateClients(new() { SdkRetries = true });
         var runs = clients.Tables.GetTableClient(runsTable);
@@ -26,7 +26,7 @@ public sealed class ResultsTableStore(StorageTarget target, string runsTable = R
         await slices.CreateIfNotExistsAsync(ct).ConfigureAwait(false);
 
         await runs.UpsertEntityAsync(RunRow(summary), TableUpdateMode.Replace, ct).ConfigureAwait(false);
-        var sliceRows = slicesByWorkload.SelectMany(kv => kv.Value.Select(s => SliceRow(summary.RunId, s))).ToList();
+        var sliceRows = sliceResults.Select(s => SliceRow(summary.RunId, s)).ToList();
         foreach (var chunk in sliceRows.Chunk(100))
         {
             await slices.SubmitTransactionAsync(chunk.Select(e => new TableTransactionAction(TableTransactionActionType.UpsertReplace, e)), ct).ConfigureAwait(false);

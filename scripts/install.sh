@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Installs the project's own tools: Azurite (pinned in package.json / package-lock.json) into node_modules.
+# Idempotent: does nothing when the installed tree matches the lock file.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+command -v node >/dev/null || { echo "error: Node.js is required (for Azurite)" >&2; exit 1; }
+command -v dotnet >/dev/null || { echo "error: the .NET 10 SDK is required" >&2; exit 1; }
+if [ ! -x node_modules/.bin/azurite ] || ! cmp -s package-lock.json node_modules/.package-lock.json.copy 2>/dev/null; then
+  echo "Installing Azurite from package-lock.json..." >&2
+  npm ci --no-audit --no-fund --loglevel=error >&2
+  cp package-lock.json node_modules/.package-lock.json.copy
+fi

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# The tests: unit tests, integration tests against a real Azurite (started by the tests on free loopback
+# ports), and end-to-end runs through the orchestrator. Installs what it needs first.
+# Fails when no test ran.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+"$root/scripts/install.sh"
+results="$root/tests/StorageBench.Tests/TestResults"
+rm -rf "$results"
+dotnet test "$root/tests/StorageBench.Tests/StorageBench.Tests.csproj" -c Release --nologo \
+  --logger "trx;LogFileName=results.trx" --logger "console;verbosity=normal" --results-directory "$results" "$@"
+# A filter or a broken discovery can make "dotnet test" pass with nothing run: treat that as failure.
+trx="$results/results.trx"
+[ -f "$trx" ] || { echo "error: no test results were written" >&2; exit 1; }
+total=$(grep -o '<Counters [^>]*' "$trx" | grep -o 'total="[0-9]*"' | grep -o '[0-9]*')
+passed=$(grep -o '<Counters [^>]*' "$trx" | grep -o ' passed="[0-9]*"' | grep -o '[0-9]*')
+failed=$(grep -o '<Counters [^>]*' "$trx" | grep -o ' failed="[0-9]*"' | grep -o '[0-9]*')
+if [ "${total:-0}" -eq 0 ]; then
+  echo "error: no tests ran" >&2
+  exit 1
+fi
+echo "tests: ${passed} passed, ${failed} failed"

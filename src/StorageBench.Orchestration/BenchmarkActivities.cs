@@ -1,0 +1,65 @@
+using System.Runtime.InteropServices;
+using Azure;
+using StorageBench.Engine.Measurement;
+using StorageBench.Engine.Planning;
+using StorageBench.Engine.Statistics;
+using StorageBench.Engine.Verification;
+using StorageBench.Engine.Workloads;
+using StorageBench.Results;
+
+namespace StorageBench.Orchestration;
+
+/// <summary>
+/// The activities: each one a thin call into the engine or the results store. A host (the in-process
+/// host, or a Function App) binds each method to its <see cref="ActivityNames"/> entry.
+/// </summary>
+public sealed class BenchmarkActivities(StorageTarget target, ResultsTableStore results, TimeProvider time)
+{
+    public Task<EnvironmentInfo> DescribeEnvironmentAsync() => Task.FromResult(new EnvironmentInfo(
+        target.Kind, Environment.MachineName, RuntimeInformation.FrameworkDescription, Environment.ProcessorCount));
+
+    public async Task<bool> PrepareTargetsAsync(TargetsInput input, CancellationToken ct)
+    {
+        using var clients = target.CreateClients(new() { SdkRetries = true });
+        if (input.Table)
+        {
+            await clients.Tables.CreateTableIfNotExistsAsync(Planner.TableName(input.RunId), ct).ConfigureAwait(false);
+        }
+        if (input.Blob)
+        {
+            await clients.Blobs.GetBlobContainerClient(Planner.ContainerName(input.RunId)).CreateIfNotExistsAsync(cancellationToken: ct).ConfigureAwait(false);
+        }
+        return true;
+    }
+
+    public Task<SliceResult> RunTableSliceAsync(TableSlicePlan plan, CancellationToken ct) => TableInsertWorkload.RunAsync(plan, target, time, ct);
+
+    public Task<SliceResult> RunBlobSliceAsync(BlobSlicePlan plan, CancellationToken ct) => BlobUploadWorkload.RunAsync(plan, target, time, ct);
+
+    public Task<VerificationResult> VerifyTableAsync(VerifyTableInput input, CancellationToken ct) =>
+        GroundTruth.VerifyTableAsync(target, input.TableName, input.ReportedEntities, ct);
+
+    public Task<VerificationResult> VerifyBlobsAsync(VerifyBlobsInput input, CancellationToken ct) =>
+        GroundTruth.VerifyBlobsAsync(target, input.ContainerName, input.ReportedBlobs, input.BlobSizeBytes, ct);
+
+    public async Task<bool> StoreResultAsync(StoreResultInput input, CancellationToken ct)
+    {
+        await results.SaveAsync(input.Summary, input.Slices, ct).ConfigureAwait(false);
+        return true;
+    }
+
+    /// <summary>Deletes the run's benchmark table and container, whichever exist. Safe to call after any failure.</summary>
+    public async Task<bool> DeleteTargetsAsync(TargetsInput input, CancellationToken ct)
+    {
+        using var clients = target.CreateClients(new() { SdkRetries = true });
+        try
+        {
+            await clients.Tables.DeleteTableAsync(Planner.TableName(input.RunId), ct).ConfigureAwait(false);
+        }
+        catch (RequestFailedException ex) when (ex.Status == 404)
+        {
+        }
+        await clients.Blobs.GetBlobContainerClient(Planner.ContainerName(input.RunId)).DeleteIfExistsAsync(cancellationToken: ct).ConfigureAwait(false);
+        return true;
+    }
+}

@@ -1,0 +1,116 @@
+using StorageBench.Engine.Measurement;
+using StorageBench.Engine.Planning;
+using StorageBench.Engine.Spec;
+using StorageBench.Engine.Statistics;
+
+namespace StorageBench.Orchestration;
+
+/// <summary>
+/// One benchmark run: plan → prepare → fan out one activity per slice (synchronized start) → fan in
+/// (merge histograms and timelines) → verify against storage → delete the run's table/container
+/// (also after a failure) → store the result. Deterministic: only the context's clock and activities.
+/// </summary>
+public static class BenchmarkOrchestrator
+{
+    public const string Name = "BenchmarkRun";
+
+    public static async Task<RunSummary> RunAsync(IRunOrchestrationContext context, RunRequest request)
+    {
+        string runId = context.InstanceId;
+        var spec = request.Spec;
+        var startedUtc = context.CurrentUtcDateTime;
+        var errors = RunSpecValidator.Validate(spec);
+        if (errors.Count > 0 || !Planner.IsValidRunId(runId))
+        {
+            // A rejected spec starts nothing and writes nothing, not even a result row.
+            var why = errors.Select(e => e.ToString()).ToList();
+            if (!Planner.IsValidRunId(runId))
+            {
+                why.Add($"runId: \"{runId}\" must be 1-48 lowercase letters, digits or '-'");
+            }
+            return new RunSummary
+            {
+                RunId = runId, Status = RunStatus.Invalid, StartedUtc = startedUtc, EndedUtc = startedUtc, Spec = spec,
+                Environment = new RunEnvironment("", 0, request.Host, "", "", 0), Errors = why,
+            };
+        }
+
+        var env = await context.CallActivityAsync<EnvironmentInfo>(ActivityNames.DescribeEnvironment, null);
+        var targets = new TargetsInput(runId, spec.TableInsert is not null, spec.BlobUpload is not null);
+        var workloads = new List<WorkloadSummary>();
+        var allSlices = new List<SliceResult>();
+        var failures = new List<string>();
+        try
+        {
+            context.SetCustomStatus(new RunProgress("preparing", null, 0));
+            await context.CallActivityAsync<bool>(ActivityNames.PrepareTargets, targets);
+            if (spec.TableInsert is { } table)
+            {
+                var plans = Planner.PlanTable(runId, table, spec.Client, StartAt(context, spec));
+                var slices = await FanOutAsync(context, ActivityNames.RunTableSlice, plans, "tableInsert");
+                var verified = await context.CallActivityAsync<VerificationResult>(ActivityNames.VerifyTable,
+                    new VerifyTableInput(Planner.TableName(runId), slices.Sum(s => s.Units)));
+                workloads.Add(SummaryCalculator.SummarizeTable(table, slices, verified));
+                allSlices.AddRange(slices);
+            }
+            if (spec.BlobUpload is { } blob)
+            {
+                var plans = Planner.PlanBlob(runId, blob, spec.Client, StartAt(context, spec));
+                var slices = await FanOutAsync(context, ActivityNames.RunBlobSlice, plans, "blobUpload");
+                var verified = await context.CallActivityAsync<VerificationResult>(ActivityNames.VerifyBlobs,
+                    new VerifyBlobsInput(Planner.ContainerName(runId), slices.Sum(s => s.Objects), blob.BlobSizeBytes));
+                workloads.Add(SummaryCalculator.SummarizeBlob(blob, slices, verified));
+                allSlices.AddRange(slices);
+            }
+        }
+        catch (Exception ex)
+        {
+            failures.Add(ex.Message);
+        }
+        finally
+        {
+            context.SetCustomStatus(new RunProgress("cleaning up", null, 0));
+            try
+            {
+                await context.CallActivityAsync<bool>(ActivityNames.DeleteTargets, targets);
+            }
+            catch (Exception ex)
+            {
+                failures.Add("cleanup: " + ex.Message);
+            }
+        }
+
+        var summary = new RunSummary
+        {
+            RunId = runId,
+            Status = failures.Count == 0 ? RunStatus.Completed : RunStatus.Failed,
+            StartedUtc = startedUtc,
+            EndedUtc = context.CurrentUtcDateTime,
+            Spec = spec,
+            Environment = new RunEnvironment(env.TargetKind, Math.Max(1, allSlices.Select(s => s.Host).Distinct().Count()), request.Host,
+                env.Machine, env.Runtime, env.ProcessorCount),
+            Workloads = workloads,
+            Errors = failures,
+        };
+        context.SetCustomStatus(new RunProgress("storing result", null, 0));
+        try
+        {
+            await context.CallActivityAsync<bool>(ActivityNames.StoreResult, new StoreResultInput(summary, [.. allSlices]));
+        }
+        catch (Exception ex)
+        {
+            summary = summary with { Status = RunStatus.Failed, Errors = [.. failures, "storing result: " + ex.Message] };
+        }
+        return summary;
+    }
+
+    /// <summary>All slices of a workload begin at one instant chosen here, so they really run together.</summary>
+    private static DateTime StartAt(IRunOrchestrationContext context, RunSpec spec) =>
+        context.CurrentUtcDateTime.AddSeconds(spec.StartDelaySeconds);
+
+    private static async Task<SliceResult[]> FanOutAsync<TPlan>(IRunOrchestrationContext context, string activity, IReadOnlyList<TPlan> plans, string workload)
+    {
+        context.SetCustomStatus(new RunProgress("running", workload, plans.Count));
+        return await Task.WhenAll(plans.Select(p => context.CallActivityAsync<SliceResult>(activity, p)));
+    }
+}

@@ -1,0 +1,27 @@
+using StorageBench.Engine.Planning;
+using StorageBench.Engine.Statistics;
+using StorageBench.Engine.Workloads;
+using StorageBench.Results;
+
+namespace StorageBench.Orchestration.Hosting;
+
+/// <summary>Wires the orchestrator and every activity into an in-process host (the local CLI and the tests use this).</summary>
+public static class BenchmarkHost
+{
+    public static InProcessOrchestrationHost Create(StorageTarget target, ResultsTableStore results, TimeProvider time,
+        int maxConcurrentActivities = 0, CancellationToken shutdown = default)
+    {
+        var a = new BenchmarkActivities(target, results, time);
+        var host = new InProcessOrchestrationHost(maxConcurrentActivities > 0 ? maxConcurrentActivities : 10 * Environment.ProcessorCount, time, shutdown);
+        return host
+            .AddOrchestrator<RunRequest, RunSummary>(BenchmarkOrchestrator.Name, BenchmarkOrchestrator.RunAsync)
+            .AddActivity<object?, EnvironmentInfo>(ActivityNames.DescribeEnvironment, (_, _) => a.DescribeEnvironmentAsync())
+            .AddActivity<TargetsInput, bool>(ActivityNames.PrepareTargets, a.PrepareTargetsAsync)
+            .AddActivity<TableSlicePlan, Engine.Measurement.SliceResult>(ActivityNames.RunTableSlice, a.RunTableSliceAsync)
+            .AddActivity<BlobSlicePlan, Engine.Measurement.SliceResult>(ActivityNames.RunBlobSlice, a.RunBlobSliceAsync)
+            .AddActivity<VerifyTableInput, VerificationResult>(ActivityNames.VerifyTable, a.VerifyTableAsync)
+            .AddActivity<VerifyBlobsInput, VerificationResult>(ActivityNames.VerifyBlobs, a.VerifyBlobsAsync)
+            .AddActivity<StoreResultInput, bool>(ActivityNames.StoreResult, a.StoreResultAsync)
+            .AddActivity<TargetsInput, bool>(ActivityNames.DeleteTargets, a.DeleteTargetsAsync);
+    }
+}

@@ -1,0 +1,47 @@
+using System.Text.Json;
+using StorageBench.Engine.Planning;
+using StorageBench.Engine.Spec;
+using StorageBench.Engine.Statistics;
+using StorageBench.Results;
+
+namespace StorageBench.Orchestration;
+
+/// <summary>
+/// What every entry point does (HTTP POST, nightly timer, local CLI): parse and validate the spec,
+/// pick the instance id, start the orchestration. A rejected spec never reaches the orchestrator.
+/// </summary>
+public sealed class RunStarter(IRunOrchestrationClient client, TimeProvider time)
+{
+    public sealed record StartResult(bool Started, string? RunId, IReadOnlyList<ValidationError> Errors, bool AlreadyExisted = false);
+
+    /// <summary>Starts a run from spec JSON; instanceId null means a fresh time-ordered id.</summary>
+    public async Task<StartResult> StartAsync(string specJson, string host, string? instanceId, CancellationToken ct)
+    {
+        var (spec, errors) = RunSpecParser.Parse(specJson);
+        return spec is null ? new StartResult(false, null, errors) : await StartAsync(spec, host, instanceId, ct).ConfigureAwait(false);
+    }
+
+    /// <summary>Starts a run from a spec object, validating it first.</summary>
+    public async Task<StartResult> StartAsync(RunSpec spec, string host, string? instanceId, CancellationToken ct)
+    {
+        var errors = RunSpecValidator.Validate(spec);
+        if (errors.Count > 0)
+        {
+            return new StartResult(false, null, errors);
+        }
+        string runId = instanceId ?? Planner.NewRunId(time.GetUtcNow().UtcDateTime);
+        if (!Planner.IsValidRunId(runId))
+        {
+            return new StartResult(false, null, [new ValidationError("runId", $"\"{runId}\"", "must be 1-48 lowercase letters, digits or '-'")]);
+        }
+        bool created = await client.TryScheduleAsync(BenchmarkOrchestrator.Name, runId, new RunRequest(spec, host), ct).ConfigureAwait(false);
+        return new StartResult(created, runId, [], AlreadyExisted: !created);
+    }
+
+    /// <summary>The nightly run's id: one per UTC date, so a double fire of the timer starts nothing the second time.</summary>
+    public static string NightlyInstanceId(DateTime utcNow) => $"nightly-{utcNow:yyyyMMdd}";
+
+    /// <summary>The output of a completed instance, or null while it runs.</summary>
+    public static RunSummary? SummaryOf(OrchestrationState state) =>
+        state.OutputJson is null ? null : JsonSerializer.Deserialize<RunSummary>(state.OutputJson, JsonDefaults.Options);
+}
