@@ -1,0 +1,56 @@
+using Azure.Data.Tables;
+using Azure.Storage.Blobs;
+using StorageBench.Cli;
+using StorageBench.Engine.Workloads;
+
+namespace StorageBench.Tests;
+
+/// <summary>One real Azurite for the test run, from the repo's pinned npm package, on free loopback ports.</summary>
+public sealed class AzuriteFixture : IAsyncLifetime
+{
+    private AzuriteServer? _server;
+
+    public string ConnectionString => _server!.ConnectionString;
+
+    public StorageTarget Target => StorageTarget.FromConnectionString(ConnectionString);
+
+    public TableServiceClient Tables => new(ConnectionString);
+
+    public BlobServiceClient Blobs => new(ConnectionString);
+
+    public async Task InitializeAsync() => _server = await AzuriteServer.StartAsync();
+
+    public async Task DisposeAsync()
+    {
+        if (_server is not null)
+        {
+            await _server.DisposeAsync();
+        }
+    }
+
+    public async Task<List<string>> TableNamesAsync()
+    {
+        var names = new List<string>();
+        await foreach (var t in Tables.QueryAsync())
+        {
+            names.Add(t.Name);
+        }
+        return names;
+    }
+
+    public async Task<List<string>> ContainerNamesAsync()
+    {
+        var names = new List<string>();
+        await foreach (var c in Blobs.GetBlobContainersAsync())
+        {
+            names.Add(c.Name);
+        }
+        return names;
+    }
+}
+
+[CollectionDefinition(Name)]
+public sealed class AzuriteCollection : ICollectionFixture<AzuriteFixture>
+{
+    public const string Name = "Azurite";
+}

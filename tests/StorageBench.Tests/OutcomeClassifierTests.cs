@@ -1,0 +1,33 @@
+using System.Net.Sockets;
+using Azure;
+using StorageBench.Engine.Measurement;
+
+namespace StorageBench.Tests;
+
+public class OutcomeClassifierTests
+{
+    public static TheoryData<Exception, Outcome> Cases => new()
+    {
+        { new RequestFailedException(503, "busy", "ServerBusy", null), Outcome.Throttled },
+        { new RequestFailedException(500, "slow", "OperationTimedOut", null), Outcome.Throttled },
+        { new RequestFailedException(500, "boom", "InternalError", null), Outcome.ServerError },
+        { new RequestFailedException(409, "exists", "EntityAlreadyExists", null), Outcome.ClientError },
+        { new RequestFailedException(0, "io", null, new HttpRequestException("reset")), Outcome.NetworkError },
+        { new TaskCanceledException("client timeout"), Outcome.TimedOut },
+        { new SocketException(), Outcome.NetworkError },
+    };
+
+    [Theory]
+    [MemberData(nameof(Cases))]
+    public void MapsStorageFailuresToOutcomes(Exception ex, Outcome expected) =>
+        Assert.Equal(expected, OutcomeClassifier.Classify(ex, CancellationToken.None));
+
+    [Fact]
+    public void CancellationOfTheRunIsNotATimeoutAndBugsAreNotOutcomes()
+    {
+        using var cts = new CancellationTokenSource();
+        cts.Cancel();
+        Assert.Null(OutcomeClassifier.Classify(new OperationCanceledException(cts.Token), cts.Token));
+        Assert.Null(OutcomeClassifier.Classify(new NullReferenceException(), CancellationToken.None));
+    }
+}

@@ -1,0 +1,101 @@
+using StorageBench.Engine.Measurement;
+using StorageBench.Engine.Spec;
+using StorageBench.Engine.Statistics;
+
+namespace StorageBench.Tests;
+
+public class SummaryCalculatorTests
+{
+    private static readonly DateTime T0 = new(2026, 11, 22, 1, 0, 0, DateTimeKind.Utc);
+    private static readonly VerificationResult Ok = new(true, 0, 0, "entities", "test");
+
+    private static SliceResult Slice(int index, IEnumerable<long> micros, DateTime start, DateTime end, TimelinePoint[]? timeline = null, long units = 0)
+    {
+        var h = LatencyHistograms.Create();
+        long n = 0;
+        foreach (var m in micros)
+        {
+            h.RecordValue(m);
+            n++;
+        }
+        return new SliceResult
+        {
+            Workload = "tableInsert", SliceIndex = index, Host = "h", StartedUtc = start, EndedUtc = end,
+            Counts = new OutcomeCounts { Operations = n, Succeeded = n }, Units = units,
+            LatencyHistogram = LatencyHistograms.Encode(h), Timeline = timeline ?? [],
+        };
+    }
+
+    [Fact]
+    public void MergedPercentilesArePercentilesOfAllSamplesWhereAveragingIsNot()
+    {
+        // A fast slice with many samples and a slow slice with few: the shape of a throttled instance.
+        var rng = new Random(7);
+        var fast = Enumerable.Range(0, 9_900).Select(_ => (long)rng.Next(8_000, 12_000)).ToArray();
+        var slow = Enumerable.Range(0, 100).Select(_ => (long)rng.Next(900_000, 1_100_000)).ToArray();
+        var summary = SummaryCalculator.SummarizeTable(new TableInsertSpec(),
+            [Slice(0, fast, T0, T0.AddSeconds(10)), Slice(1, slow, T0, T0.AddSeconds(10))], Ok);
+
+        var union = fast.Concat(slow).Order().ToArray();
+        foreach (var (percentile, reported) in new[] { (50.0, summary.LatencyMs.P50), (90.0, summary.LatencyMs.P90), (99.0, summary.LatencyMs.P99), (99.9, summary.LatencyMs.P999) })
+        {
+            // Within histogram precision (3 significant digits) of the exact rank, allowing for the
+            // rank rounding HdrHistogram does (±1 sample).
+            int rank = (int)Math.Ceiling(percentile / 100.0 * union.Length) - 1;
+            Assert.InRange(reported, union[rank - 1] / 1000.0 * 0.999, union[rank + 1] / 1000.0 * 1.001);
+        }
+        Assert.Equal(10_000, summary.LatencyMs.Samples);
+        Assert.InRange(summary.LatencyMs.Max, 1_099.0, 1_101.0);
+
+        // Averaging the slices' p50s would report ~505 ms; the truth is ~10 ms.
+        double averagedP50 = (NearestRank([.. fast.Order()], 50) + NearestRank([.. slow.Order()], 50)) / 2.0 / 1000.0;
+        Assert.True(averagedP50 > 40 * summary.LatencyMs.P50, $"averaged {averagedP50} vs merged {summary.LatencyMs.P50}");
+    }
+
+    [Fact]
+    public void ThroughputPeakAndAllSlicesWindowComeFromMergedTimelines()
+    {
+        long s0 = (T0.Ticks - DateTime.UnixEpoch.Ticks) / TimeSpan.TicksPerSecond;
+        // Slice 0 runs seconds 0-4, slice 1 starts late and runs seconds 2-4: both active in [2, 4).
+        var a = Slice(0, [1000], T0, T0.AddSeconds(4), [new(s0, 1, 100), new(s0 + 1, 1, 100), new(s0 + 2, 1, 100), new(s0 + 3, 1, 100)], units: 400);
+        var b = Slice(1, [1000], T0.AddSeconds(2), T0.AddSeconds(4), [new(s0 + 2, 1, 300), new(s0 + 3, 1, 500)], units: 800);
+        var summary = SummaryCalculator.SummarizeTable(new TableInsertSpec { EntitySizeBytes = 1000 }, [a, b], Ok);
+
+        Assert.Equal(4.0, summary.DurationSeconds);
+        Assert.Equal(1200, summary.Entities);
+        Assert.Equal(300.0, summary.Throughput.EntitiesPerSecond);
+        Assert.Equal(300.0, summary.Throughput.KilobytesPerSecond);
+        Assert.Equal(600.0, summary.PeakPerSecond);              // second 3: 100 + 500, summed across slices
+        Assert.Equal(2.0, summary.AllSlicesActiveSeconds);
+        Assert.Equal(500.0, summary.AllSlicesActiveThroughput!.EntitiesPerSecond); // (100+300+100+500)/2
+        Assert.Equal(4, summary.Timeline.Count);
+    }
+
+    [Fact]
+    public void BlobThroughputIsInDecimalMegabytesAndMegabits()
+    {
+        var slice = Slice(0, [1000], T0, T0.AddSeconds(2), units: 20_000_000) with { Workload = "blobUpload", Objects = 1 };
+        var summary = SummaryCalculator.SummarizeBlob(new BlobUploadSpec(), [slice], Ok);
+        Assert.Equal(10.0, summary.Throughput.MegabytesPerSecond);
+        Assert.Equal(80.0, summary.Throughput.MegabitsPerSecond);
+        Assert.Null(summary.Entities);
+        Assert.Equal(20_000_000, summary.Bytes);
+    }
+
+    [Fact]
+    public void FailuresAreCountedByKind()
+    {
+        var slice = Slice(0, [1000], T0, T0.AddSeconds(1)) with
+        {
+            Counts = new OutcomeCounts { Operations = 10, Succeeded = 4, Throttled = 3, TimedOut = 1, ServerErrors = 1, NetworkErrors = 1 },
+        };
+        var summary = SummaryCalculator.SummarizeTable(new TableInsertSpec(), [slice, slice], Ok);
+        Assert.Equal(20, summary.Operations);
+        Assert.Equal(12, summary.Failed);
+        Assert.Equal(6, summary.Throttled);
+        Assert.Equal(2, summary.TimedOut);
+    }
+
+    private static long NearestRank(long[] sorted, double percentile) =>
+        sorted[Math.Max(0, (int)Math.Ceiling(percentile / 100.0 * sorted.Length) - 1)];
+}
