@@ -25,9 +25,11 @@ public sealed record RunProgress(string Phase, string? Workload, int Slices);
 
 public sealed record TargetsInput(string RunId, bool Table, bool Blob);
 
+/// <param name="ReportedEntities">Every entity the run says it stored, warm-up included.</param>
 public sealed record VerifyTableInput(string TableName, long ReportedEntities);
 
-public sealed record VerifyBlobsInput(string ContainerName, long ReportedBlobs, long BlobSizeBytes);
+/// <param name="ContentMd5BySlice">Null: check counts and lengths only. Otherwise each slice's content MD5, and every blob is read back.</param>
+public sealed record VerifyBlobsInput(string ContainerName, long ReportedBlobs, long BlobSizeBytes, string?[]? ContentMd5BySlice);
 
 public sealed record StoreResultInput(RunSummary Summary, SliceResult[] Slices);
 

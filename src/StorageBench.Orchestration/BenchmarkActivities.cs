@@ -40,7 +40,7 @@ public sealed class BenchmarkActivities(StorageTarget target, ResultsTableStore 
         GroundTruth.VerifyTableAsync(target, input.TableName, input.ReportedEntities, ct);
 
     public Task<VerificationResult> VerifyBlobsAsync(VerifyBlobsInput input, CancellationToken ct) =>
-        GroundTruth.VerifyBlobsAsync(target, input.ContainerName, input.ReportedBlobs, input.BlobSizeBytes, ct);
+        GroundTruth.VerifyBlobsAsync(target, input.ContainerName, input.ReportedBlobs, input.BlobSizeBytes, input.ContentMd5BySlice, ct);
 
     public async Task<bool> StoreResultAsync(StoreResultInput input, CancellationToken ct)
     {

@@ -49,7 +49,7 @@ public static class BenchmarkOrchestrator
                 var plans = Planner.PlanTable(runId, table, spec.Client, StartAt(context, spec));
                 var slices = await FanOutAsync(context, ActivityNames.RunTableSlice, plans, "tableInsert");
                 var verified = await context.CallActivityAsync<VerificationResult>(ActivityNames.VerifyTable,
-                    new VerifyTableInput(Planner.TableName(runId), slices.Sum(s => s.Units)));
+                    new VerifyTableInput(Planner.TableName(runId), slices.Sum(s => s.Units + s.WarmupUnits)));
                 workloads.Add(SummaryCalculator.SummarizeTable(table, slices, verified));
                 allSlices.AddRange(slices);
             }
@@ -58,7 +58,8 @@ public static class BenchmarkOrchestrator
                 var plans = Planner.PlanBlob(runId, blob, spec.Client, StartAt(context, spec));
                 var slices = await FanOutAsync(context, ActivityNames.RunBlobSlice, plans, "blobUpload");
                 var verified = await context.CallActivityAsync<VerificationResult>(ActivityNames.VerifyBlobs,
-                    new VerifyBlobsInput(Planner.ContainerName(runId), slices.Sum(s => s.Objects), blob.BlobSizeBytes));
+                    new VerifyBlobsInput(Planner.ContainerName(runId), slices.Sum(s => s.Objects), blob.BlobSizeBytes,
+                        blob.VerifyContent ? [.. slices.OrderBy(s => s.SliceIndex).Select(s => s.ContentMd5)] : null));
                 workloads.Add(SummaryCalculator.SummarizeBlob(blob, slices, verified));
                 allSlices.AddRange(slices);
             }

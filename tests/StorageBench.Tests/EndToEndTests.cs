@@ -46,6 +46,8 @@ public class EndToEndTests(AzuriteFixture azurite)
         Assert.Equal(20, table.Succeeded);
         Assert.True(table.Verified.Matched);
         Assert.True(table.Throughput.EntitiesPerSecond > 0);
+        Assert.True(table.ClientCpuMicrosecondsPerEntity > 0);
+        Assert.Equal(table.LatencyMs.Samples, table.LatencyDistribution.Sum(b => b.Count));
         Assert.True(table.LatencyMs.P50 > 0 && table.LatencyMs.P50 <= table.LatencyMs.P99 && table.LatencyMs.P99 <= table.LatencyMs.Max);
         var blob = summary.Workloads.Single(w => w.Workload == "blobUpload");
         Assert.Equal(2 * 1048576L, blob.Bytes);

@@ -40,11 +40,20 @@ public class PlannerTests
     }
 
     [Fact]
-    public void BlobSlicesCoverEveryBlobIndexOnce()
+    public void BlobSlicesShareEveryBlobAndNamesNeverCollide()
     {
         var plans = Planner.PlanBlob("r1", new BlobUploadSpec { BlobCount = 10, Slices = 3 }, new ClientSettings(), Start);
-        var indexes = plans.SelectMany(p => Enumerable.Range(p.FirstBlobIndex, p.BlobCount)).ToList();
-        Assert.Equal(Enumerable.Range(0, 10), indexes);
+        Assert.Equal([4, 3, 3], plans.Select(p => p.BlobCount));
+        var names = plans.SelectMany(p => Enumerable.Range(0, p.BlobCount).Select(n => BlobUploadWorkload.BlobName(p.SliceIndex, n))).ToList();
+        Assert.Equal(10, names.Distinct().Count());
+        Assert.All(plans, p => Assert.Equal(p.SliceIndex, BlobUploadWorkload.SliceOf(BlobUploadWorkload.BlobName(p.SliceIndex, 0))));
+    }
+
+    [Fact]
+    public void TheTargetRateIsSplitAcrossSlices()
+    {
+        var plans = Planner.PlanTable("r1", new TableInsertSpec { Slices = 4, TargetOperationsPerSecond = 100 }, new ClientSettings(), Start);
+        Assert.All(plans, p => Assert.Equal(25, p.OperationsPerSecond));
     }
 
     [Fact]

@@ -96,6 +96,30 @@ public class SummaryCalculatorTests
         Assert.Equal(2, summary.TimedOut);
     }
 
+    [Fact]
+    public void LatencyDistributionHoldsEverySampleAndIsRightSkewed()
+    {
+        var rng = new Random(3);
+        // Right-skewed like the seeds' plots: most near 40 ms, a long slow tail.
+        var samples = Enumerable.Range(0, 5_000).Select(_ => (long)(40_000 + 20_000 * -Math.Log(1 - rng.NextDouble()))).ToArray();
+        var summary = SummaryCalculator.SummarizeTable(new TableInsertSpec(), [Slice(0, samples, T0, T0.AddSeconds(1))], Ok);
+        var bins = summary.LatencyDistribution;
+        Assert.Equal(5_000, bins.Sum(b => b.Count));
+        Assert.True(bins[0].FromMs <= summary.LatencyMs.Min && bins[^1].ToMs > summary.LatencyMs.Max);
+        int peak = bins.ToList().FindIndex(b => b.Count == bins.Max(x => x.Count));
+        Assert.True(bins[peak].ToMs < summary.LatencyMs.Mean, "the peak sits left of the mean");
+    }
+
+    [Fact]
+    public void ClientCpuIsCountedOncePerProcessNotOncePerOverlappingSlice()
+    {
+        var a = Slice(0, [1000], T0, T0.AddSeconds(1), units: 500) with { ProcessId = 7, ProcessCpuSecondsAtStart = 10, ProcessCpuSecondsAtEnd = 12 };
+        var b = Slice(1, [1000], T0, T0.AddSeconds(1), units: 500) with { ProcessId = 7, ProcessCpuSecondsAtStart = 10.5, ProcessCpuSecondsAtEnd = 12.5 };
+        var summary = SummaryCalculator.SummarizeTable(new TableInsertSpec(), [a, b], Ok);
+        Assert.Equal(2.5, summary.ClientCpuSeconds, 6);
+        Assert.Equal(2_500.0, summary.ClientCpuMicrosecondsPerEntity!.Value, 6);
+    }
+
     private static long NearestRank(long[] sorted, double percentile) =>
         sorted[Math.Max(0, (int)Math.Ceiling(percentile / 100.0 * sorted.Length) - 1)];
 }

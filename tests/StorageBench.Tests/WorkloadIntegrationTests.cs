@@ -1,4 +1,5 @@
 using Azure.Data.Tables;
+using StorageBench.Engine.Measurement;
 using StorageBench.Engine.Planning;
 using StorageBench.Engine.Spec;
 using StorageBench.Engine.Verification;
@@ -60,8 +61,79 @@ public class WorkloadIntegrationTests(AzuriteFixture azurite)
         Assert.Equal(3, results.Sum(r => r.Objects));
         Assert.Equal(3 * 2_621_440L, results.Sum(r => r.Units));
         Assert.Equal(3 * 3 + 3, results.Sum(r => r.Counts.Succeeded));   // 3 blocks + 1 commit per blob
-        var verified = await GroundTruth.VerifyBlobsAsync(azurite.Target, Planner.ContainerName(runId), 3, spec.BlobSizeBytes, default);
+        var verified = await GroundTruth.VerifyBlobsAsync(azurite.Target, Planner.ContainerName(runId), 3, spec.BlobSizeBytes, null, default);
         Assert.True(verified.Matched, verified.ToString());
+    }
+
+    [Fact]
+    public async Task WarmupOperationsAreStoredButLeftOutOfTheStatistics()
+    {
+        string runId = NewRunId();
+        await azurite.Tables.CreateTableAsync(Planner.TableName(runId));
+        var spec = new TableInsertSpec { EntityCount = 100, BatchSize = 10, Concurrency = 1, WarmupOperations = 3 };
+        var plan = Planner.PlanTable(runId, spec, new ClientSettings(), DateTime.UtcNow)[0];
+
+        var result = await TableInsertWorkload.RunAsync(plan, azurite.Target, TimeProvider.System, default);
+
+        Assert.Equal(3, result.WarmupOperations);
+        Assert.Equal(30, result.WarmupUnits);
+        Assert.Equal(7, result.Counts.Operations);
+        Assert.Equal(70, result.Units);
+        Assert.Equal(7, LatencyHistograms.Decode(result.LatencyHistogram).TotalCount);
+        Assert.True((await GroundTruth.VerifyTableAsync(azurite.Target, Planner.TableName(runId), result.Units + result.WarmupUnits, default)).Matched);
+    }
+
+    [Fact]
+    public async Task AFixedDurationRunStopsOnTimeAndEveryEntityItReportsLanded()
+    {
+        string runId = NewRunId();
+        await azurite.Tables.CreateTableAsync(Planner.TableName(runId));
+        var spec = new TableInsertSpec { BatchSize = 10, Concurrency = 2, DurationSeconds = 1.5, EntityCount = 1 };
+        var plan = Planner.PlanTable(runId, spec, new ClientSettings { ConnectionPooling = false, Expect100Continue = true }, DateTime.UtcNow)[0];
+
+        var result = await TableInsertWorkload.RunAsync(plan, azurite.Target, TimeProvider.System, default);
+
+        var seconds = (result.EndedUtc - result.StartedUtc).TotalSeconds;
+        Assert.InRange(seconds, 1.3, 4.0);
+        Assert.True(result.Units > 10, $"only {result.Units} entities in {seconds} s");
+        Assert.Equal(0, result.Counts.Failed);
+        Assert.True((await GroundTruth.VerifyTableAsync(azurite.Target, Planner.TableName(runId), result.Units, default)).Matched);
+    }
+
+    [Fact]
+    public async Task OpenLoopRunsAtTheTargetRate()
+    {
+        string runId = NewRunId();
+        await azurite.Tables.CreateTableAsync(Planner.TableName(runId));
+        var spec = new TableInsertSpec { BatchSize = 1, EntitySizeBytes = 100, Concurrency = 8, DurationSeconds = 2, TargetOperationsPerSecond = 40 };
+        var plan = Planner.PlanTable(runId, spec, new ClientSettings(), DateTime.UtcNow)[0];
+
+        var result = await TableInsertWorkload.RunAsync(plan, azurite.Target, TimeProvider.System, default);
+
+        // 40/s for 2 s: operations due at 0, 25 ms, ..., 1975 ms.
+        Assert.Equal(80, result.Counts.Operations);
+        Assert.Equal(80, result.Units);
+    }
+
+    [Fact]
+    public async Task ContentVerificationCatchesABlobWhoseBytesChanged()
+    {
+        string runId = NewRunId();
+        string containerName = Planner.ContainerName(runId);
+        await azurite.Blobs.CreateBlobContainerAsync(containerName);
+        var spec = new BlobUploadSpec { BlobCount = 2, BlobSizeBytes = 300_000, BlockSizeBytes = 100_000, ParallelBlocks = 2, VerifyContent = true };
+        var plan = Planner.PlanBlob(runId, spec, new ClientSettings(), DateTime.UtcNow)[0];
+        var result = await BlobUploadWorkload.RunAsync(plan, azurite.Target, TimeProvider.System, default);
+        Assert.NotNull(result.ContentMd5);
+        Assert.True((await GroundTruth.VerifyBlobsAsync(azurite.Target, containerName, 2, spec.BlobSizeBytes, [result.ContentMd5], default)).Matched);
+
+        // Same length, different bytes: only the content check can tell.
+        await azurite.Blobs.GetBlobContainerClient(containerName).GetBlobClient(BlobUploadWorkload.BlobName(0, 1))
+            .UploadAsync(BinaryData.FromBytes(new byte[300_000]), overwrite: true);
+        var verified = await GroundTruth.VerifyBlobsAsync(azurite.Target, containerName, 2, spec.BlobSizeBytes, [result.ContentMd5], default);
+        Assert.False(verified.Matched);
+        Assert.Contains("1 whose MD5 differs", verified.Detail);
+        Assert.True((await GroundTruth.VerifyBlobsAsync(azurite.Target, containerName, 2, spec.BlobSizeBytes, null, default)).Matched);
     }
 
     [Fact]
@@ -82,7 +154,7 @@ public class WorkloadIntegrationTests(AzuriteFixture azurite)
         Assert.Equal(51, verified.Actual);
 
         // And a blob container missing a blob the run claims.
-        var blobs = await GroundTruth.VerifyBlobsAsync(azurite.Target, Planner.ContainerName(runId), 1, 100, default);
+        var blobs = await GroundTruth.VerifyBlobsAsync(azurite.Target, Planner.ContainerName(runId), 1, 100, null, default);
         Assert.False(blobs.Matched);
     }
 }

@@ -29,10 +29,38 @@ public sealed class WorkerRecorder
 
     public long Units { get; private set; }
 
-    /// <summary>Records one finished request that started at <paramref name="startTimestamp"/> (Stopwatch ticks).</summary>
-    public void Record(Outcome outcome, long startTimestamp, long units)
+    /// <summary>Warm-up requests: sent and (if successful) stored, but in no statistic.</summary>
+    public long WarmupOperations { get; private set; }
+
+    public long WarmupUnits { get; private set; }
+
+    /// <summary>Stopwatch timestamps bounding the measured (non-warm-up) requests; 0 when there were none.</summary>
+    public long FirstMeasuredStart { get; private set; }
+
+    public long LastMeasuredEnd { get; private set; }
+
+    public long[] CountsByOutcome => _byOutcome;
+
+    public IEnumerable<KeyValuePair<long, (long Ops, long Units)>> Timeline => _timeline;
+
+    /// <summary>
+    /// Records one finished request. <paramref name="startTimestamp"/> is when it was due (open loop)
+    /// or sent (closed loop), in Stopwatch ticks; latency runs from there to now.
+    /// </summary>
+    public void Record(Outcome outcome, long startTimestamp, long units, bool warmup = false)
     {
         long end = Stopwatch.GetTimestamp();
+        if (warmup)
+        {
+            WarmupOperations++;
+            WarmupUnits += outcome == Outcome.Succeeded ? units : 0;
+            return;
+        }
+        if (FirstMeasuredStart == 0 || startTimestamp < FirstMeasuredStart)
+        {
+            FirstMeasuredStart = startTimestamp;
+        }
+        LastMeasuredEnd = Math.Max(LastMeasuredEnd, end);
         _byOutcome[(int)outcome]++;
         if (outcome != Outcome.Succeeded)
         {
@@ -44,12 +72,11 @@ public sealed class WorkerRecorder
             Latency.RecordValue(Math.Clamp(micros, 1, LatencyHistograms.HighestTrackableMicros));
         }
         Units += units;
-        long second = (_anchorUnixTicks + (end - _anchorTimestamp) * TimeSpan.TicksPerSecond / Stopwatch.Frequency) / TimeSpan.TicksPerSecond;
+        long second = ToUnixTicks(end) / TimeSpan.TicksPerSecond;
         _timeline.TryGetValue(second, out var bucket);
         _timeline[second] = (bucket.Ops + 1, bucket.Units + units);
     }
 
-    public long[] CountsByOutcome => _byOutcome;
-
-    public IEnumerable<KeyValuePair<long, (long Ops, long Units)>> Timeline => _timeline;
+    /// <summary>A Stopwatch timestamp as UTC ticks since the Unix epoch, through the slice's anchor.</summary>
+    public long ToUnixTicks(long timestamp) => _anchorUnixTicks + (timestamp - _anchorTimestamp) * TimeSpan.TicksPerSecond / Stopwatch.Frequency;
 }

@@ -27,8 +27,8 @@ public static partial class Planner
         var slices = new TableSlicePlan[spec.Slices];
         for (int i = 0; i < spec.Slices; i++)
         {
-            slices[i] = new TableSlicePlan(runId, TableName(runId), i, spec.Slices, PartitionsOf(i, spec.Slices, spec.PartitionCount),
-                Share(spec.EntityCount, i, spec.Slices), spec.EntitySizeBytes, spec.BatchSize, spec.Concurrency, client, startAtUtc);
+            slices[i] = new TableSlicePlan(runId, TableName(runId), i, PartitionsOf(i, spec.Slices, spec.PartitionCount),
+                Share(spec.EntityCount, i, spec.Slices), spec.TargetOperationsPerSecond / spec.Slices, spec, client, startAtUtc);
         }
         return slices;
     }
@@ -36,13 +36,9 @@ public static partial class Planner
     public static IReadOnlyList<BlobSlicePlan> PlanBlob(string runId, BlobUploadSpec spec, ClientSettings client, DateTime startAtUtc)
     {
         var slices = new BlobSlicePlan[spec.Slices];
-        int first = 0;
         for (int i = 0; i < spec.Slices; i++)
         {
-            int count = (int)Share(spec.BlobCount, i, spec.Slices);
-            slices[i] = new BlobSlicePlan(runId, ContainerName(runId), i, spec.Slices, first, count, spec.BlobSizeBytes,
-                spec.BlockSizeBytes, spec.ParallelBlocks, client, startAtUtc);
-            first += count;
+            slices[i] = new BlobSlicePlan(runId, ContainerName(runId), i, (int)Share(spec.BlobCount, i, spec.Slices), spec, client, startAtUtc);
         }
         return slices;
     }

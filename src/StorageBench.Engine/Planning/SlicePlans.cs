@@ -3,29 +3,26 @@ using StorageBench.Engine.Spec;
 namespace StorageBench.Engine.Planning;
 
 /// <summary>One table-insert activity's share of a run. Serializable: it crosses the orchestration boundary.</summary>
+/// <param name="EntityCount">This slice's share of the entities (count mode).</param>
+/// <param name="OperationsPerSecond">This slice's share of the target rate; 0 = closed loop.</param>
 public sealed record TableSlicePlan(
     string RunId,
     string TableName,
     int SliceIndex,
-    int SliceCount,
     string[] PartitionKeys,
     long EntityCount,
-    int EntitySizeBytes,
-    int BatchSize,
-    int Concurrency,
+    double OperationsPerSecond,
+    TableInsertSpec Workload,
     ClientSettings Client,
     DateTime StartAtUtc);
 
-/// <summary>One blob-upload activity's share of a run: a contiguous range of blob indexes.</summary>
+/// <summary>One blob-upload activity's share of a run.</summary>
+/// <param name="BlobCount">This slice's share of the blobs (count mode).</param>
 public sealed record BlobSlicePlan(
     string RunId,
     string ContainerName,
     int SliceIndex,
-    int SliceCount,
-    int FirstBlobIndex,
     int BlobCount,
-    long BlobSizeBytes,
-    int BlockSizeBytes,
-    int ParallelBlocks,
+    BlobUploadSpec Workload,
     ClientSettings Client,
     DateTime StartAtUtc);

@@ -16,8 +16,21 @@ public sealed record RunSpec
     public BlobUploadSpec? BlobUpload { get; init; }
 }
 
+/// <summary>How long a workload runs and which of its operations count. Shared by both workloads.</summary>
+public abstract record WorkloadSpec
+{
+    /// <summary>0: run the fixed count (entityCount / blobCount). Above 0: run this long, however many that is.</summary>
+    public double DurationSeconds { get; init; }
+
+    /// <summary>Operations started in the first seconds of each slice are done but left out of the statistics.</summary>
+    public double WarmupSeconds { get; init; }
+
+    /// <summary>The first operations of each slice are done but left out of the statistics.</summary>
+    public long WarmupOperations { get; init; }
+}
+
 /// <summary>Entity group transactions (or single inserts when batchSize is 1) into one table per run.</summary>
-public sealed record TableInsertSpec
+public sealed record TableInsertSpec : WorkloadSpec
 {
     public long EntityCount { get; init; } = 10_000;
     public int EntitySizeBytes { get; init; } = 1024;
@@ -28,10 +41,17 @@ public sealed record TableInsertSpec
     public int Concurrency { get; init; } = 4;
     /// <summary>Parallel activities (instances in the seeds' terms).</summary>
     public int Slices { get; init; } = 1;
+
+    /// <summary>
+    /// 0: closed loop (each in-flight slot sends its next request when the last one returns).
+    /// Above 0: open loop at this many requests per second across all slices, latency measured from
+    /// each request's scheduled start so a stalled service is not hidden (coordinated omission).
+    /// </summary>
+    public double TargetOperationsPerSecond { get; init; }
 }
 
 /// <summary>Put Block ×N in parallel, then Put Block List, per blob.</summary>
-public sealed record BlobUploadSpec
+public sealed record BlobUploadSpec : WorkloadSpec
 {
     public int BlobCount { get; init; } = 4;
     public long BlobSizeBytes { get; init; } = 8L * 1024 * 1024;
@@ -39,6 +59,9 @@ public sealed record BlobUploadSpec
     /// <summary>In-flight Put Block requests per blob.</summary>
     public int ParallelBlocks { get; init; } = 4;
     public int Slices { get; init; } = 1;
+
+    /// <summary>After the run, download every blob and compare its MD5 with what was sent (costs a full read).</summary>
+    public bool VerifyContent { get; init; }
 }
 
 /// <summary>HTTP and SDK client knobs; defaults keep failures visible.</summary>
@@ -47,6 +70,10 @@ public sealed record ClientSettings
     /// <summary>Off by default so throttling (503) is counted, not hidden by SDK retries.</summary>
     public bool SdkRetries { get; init; }
     public int MaxConnectionsPerServer { get; init; } = 1024;
+    /// <summary>Send "Expect: 100-continue" (the seeds turned it off; .NET sends it only when asked).</summary>
+    public bool Expect100Continue { get; init; }
+    /// <summary>False: a new connection per request (no keep-alive reuse).</summary>
+    public bool ConnectionPooling { get; init; } = true;
     /// <summary>A request slower than this is counted as timedOut.</summary>
     public double RequestTimeoutSeconds { get; init; } = 30;
 }

@@ -67,6 +67,8 @@ public static partial class RunSpecValidator
         Range(errors, p + "partitionCount", t.PartitionCount, 1, 100_000);
         Range(errors, p + "concurrency", t.Concurrency, 1, 1_024);
         Range(errors, p + "slices", t.Slices, 1, 256);
+        Range(errors, p + "targetOperationsPerSecond", t.TargetOperationsPerSecond, 0, 1_000_000, "(0 = closed loop)");
+        ValidateRunLength(t, p, errors);
         if (t.Slices > t.EntityCount && t.EntityCount >= 1)
         {
             errors.Add(new(p + "slices", Num(t.Slices), $"exceeds entityCount {Num(t.EntityCount)}: every slice needs at least one entity"));
@@ -91,9 +93,21 @@ public static partial class RunSpecValidator
         }
         Range(errors, p + "parallelBlocks", b.ParallelBlocks, 1, 1_024);
         Range(errors, p + "slices", b.Slices, 1, 256);
+        ValidateRunLength(b, p, errors);
         if (b.Slices > b.BlobCount && b.BlobCount >= 1)
         {
             errors.Add(new(p + "slices", Num(b.Slices), $"exceeds blobCount {Num(b.BlobCount)}: every slice needs at least one blob"));
+        }
+    }
+
+    private static void ValidateRunLength(WorkloadSpec w, string p, List<ValidationError> errors)
+    {
+        Range(errors, p + "durationSeconds", w.DurationSeconds, 0, 86_400, "(0 = run the fixed count)");
+        Range(errors, p + "warmupSeconds", w.WarmupSeconds, 0, 3_600);
+        Range(errors, p + "warmupOperations", w.WarmupOperations, 0, 1_000_000_000);
+        if (w.DurationSeconds > 0 && w.WarmupSeconds >= w.DurationSeconds)
+        {
+            errors.Add(new(p + "warmupSeconds", Num(w.WarmupSeconds), $"must be shorter than durationSeconds {Num(w.DurationSeconds)}, or nothing is measured"));
         }
     }
 

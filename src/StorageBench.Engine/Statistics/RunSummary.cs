@@ -48,6 +48,8 @@ public sealed record WorkloadSummary
     /// <summary>Bytes sent in successful Put Block requests.</summary>
     public long? Bytes { get; init; }
     public long? BlobsCommitted { get; init; }
+    /// <summary>Requests left out of every statistic as warm-up (they still count for ground truth).</summary>
+    public long WarmupOperations { get; init; }
     /// <summary>First slice start to last slice end.</summary>
     public required double DurationSeconds { get; init; }
     public required Throughput Throughput { get; init; }
@@ -59,13 +61,22 @@ public sealed record WorkloadSummary
     public required string PeakUnit { get; init; }
     public required LatencySummary LatencyMs { get; init; }
     public required VerificationResult Verified { get; init; }
+    /// <summary>Driver process CPU while the slices ran (summed over processes), and per entity or per MB written.</summary>
+    public double ClientCpuSeconds { get; init; }
+    public double? ClientCpuMicrosecondsPerEntity { get; init; }
+    public double? ClientCpuMicrosecondsPerMegabyte { get; init; }
     public IReadOnlyList<TimelinePoint> Timeline { get; init; } = [];
+    /// <summary>Latency histogram for plotting: equal-width bins from min to p99.9, then one bin to max.</summary>
+    public IReadOnlyList<LatencyBin> LatencyDistribution { get; init; } = [];
     /// <summary>Merged HdrHistogram (µs), compressed base64, so percentiles can be recomputed later.</summary>
     public required string LatencyHistogram { get; init; }
 }
 
 /// <summary>Rates over a window. Decimal units: 1 KB = 1,000 bytes, 1 MB = 10^6 bytes, Mbps = 10^6 bits/s.</summary>
 public sealed record Throughput(double OperationsPerSecond, double? EntitiesPerSecond, double? KilobytesPerSecond, double? MegabytesPerSecond, double? MegabitsPerSecond);
+
+/// <summary>Requests whose latency fell in [FromMs, ToMs).</summary>
+public sealed record LatencyBin(double FromMs, double ToMs, long Count);
 
 /// <summary>Latency of successful requests, milliseconds, from the merged histogram of all slices.</summary>
 public sealed record LatencySummary(long Samples, double Min, double P50, double Mean, double P70, double P80, double P90, double P95, double P99, double P999, double Max);

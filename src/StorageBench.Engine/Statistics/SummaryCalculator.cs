@@ -43,6 +43,8 @@ public static class SummaryCalculator
         }
 
         long peakUnits = timeline.Count == 0 ? 0 : timeline.Max(p => p.Units);
+        double cpu = ClientCpuSeconds(slices);
+        long allUnits = units + slices.Sum(s => s.WarmupUnits);
         return new WorkloadSummary
         {
             Workload = workload,
@@ -59,6 +61,11 @@ public static class SummaryCalculator
             Entities = unitsAreEntities ? units : null,
             Bytes = unitsAreEntities ? null : units,
             BlobsCommitted = unitsAreEntities ? null : slices.Sum(s => s.Objects),
+            WarmupOperations = slices.Sum(s => s.WarmupOperations),
+            ClientCpuSeconds = cpu,
+            ClientCpuMicrosecondsPerEntity = unitsAreEntities && allUnits > 0 ? cpu * 1e6 / allUnits : null,
+            ClientCpuMicrosecondsPerMegabyte = !unitsAreEntities && allUnits > 0 ? cpu * 1e6 / (allUnits / 1e6) : null,
+            LatencyDistribution = Distribution(histogram, bins: 40),
             DurationSeconds = duration,
             Throughput = Rates(counts.Succeeded, units, duration, unitsAreEntities, entitySizeBytes),
             AllSlicesActiveThroughput = allActive,
@@ -82,6 +89,44 @@ public static class SummaryCalculator
         double P(double percentile) => Ms(h.GetValueAtPercentile(percentile));
         return new LatencySummary(h.TotalCount, Ms(h.LowestEquivalentValue(h.RecordedValues().First().ValueIteratedTo)), P(50), h.GetMean() / 1000.0,
             P(70), P(80), P(90), P(95), P(99), P(99.9), Ms(h.GetMaxValue()));
+    }
+
+    /// <summary>
+    /// CPU of each driver process from its first slice start to its last slice end, summed over
+    /// processes. Slices sharing a process overlap in time, so summing per slice would count twice.
+    /// </summary>
+    public static double ClientCpuSeconds(IEnumerable<SliceResult> slices) =>
+        slices.GroupBy(s => (s.Host, s.ProcessId))
+            .Sum(g => Math.Max(0, g.Max(s => s.ProcessCpuSecondsAtEnd) - g.Min(s => s.ProcessCpuSecondsAtStart)));
+
+    /// <summary>Equal-width bins from min to p99.9 (the seeds' right-skewed plots), plus one bin for the tail up to max.</summary>
+    public static IReadOnlyList<LatencyBin> Distribution(HistogramBase h, int bins)
+    {
+        if (h.TotalCount == 0)
+        {
+            return [];
+        }
+        long min = h.LowestEquivalentValue(h.RecordedValues().First().ValueIteratedTo);
+        long top = Math.Max(min + bins, h.GetValueAtPercentile(99.9));
+        long max = h.GetMaxValue();
+        double width = (top - min) / (double)bins;
+        var counts = new long[bins + 1];
+        foreach (var v in h.RecordedValues())
+        {
+            long value = h.LowestEquivalentValue(v.ValueIteratedTo);
+            int bin = value >= top ? bins : (int)Math.Min(bins - 1, (value - min) / width);
+            counts[bin] += v.CountAtValueIteratedTo;
+        }
+        var result = new List<LatencyBin>(bins + 1);
+        for (int i = 0; i < bins; i++)
+        {
+            result.Add(new LatencyBin((min + i * width) / 1000.0, (min + (i + 1) * width) / 1000.0, counts[i]));
+        }
+        if (counts[bins] > 0)
+        {
+            result.Add(new LatencyBin(top / 1000.0, (max + 1) / 1000.0, counts[bins]));
+        }
+        return result;
     }
 
     public static IReadOnlyList<TimelinePoint> MergeTimelines(IEnumerable<SliceResult> slices) =>

@@ -29,11 +29,13 @@ public static class GroundTruth
             $"entities in table {tableName}");
     }
 
-    public static async Task<VerificationResult> VerifyBlobsAsync(StorageTarget target, string containerName, long reportedBlobs, long blobSizeBytes, CancellationToken ct)
+    /// <param name="contentMd5BySlice">When given, every blob is downloaded and its MD5 compared with its slice's content.</param>
+    public static async Task<VerificationResult> VerifyBlobsAsync(StorageTarget target, string containerName, long reportedBlobs, long blobSizeBytes,
+        string?[]? contentMd5BySlice, CancellationToken ct)
     {
         using var clients = target.CreateClients(new() { SdkRetries = true });
         var container = clients.Blobs.GetBlobContainerClient(containerName);
-        long blobs = 0, bytes = 0, wrongLength = 0;
+        long blobs = 0, bytes = 0, wrongLength = 0, wrongContent = 0;
         try
         {
             await foreach (var item in container.GetBlobsAsync(BlobTraits.None, BlobStates.None, prefix: null, ct))
@@ -45,13 +47,30 @@ public static class GroundTruth
                 {
                     wrongLength++;
                 }
+                if (contentMd5BySlice is not null && !await ContentMatchesAsync(container.GetBlobClient(item.Name), contentMd5BySlice, ct).ConfigureAwait(false))
+                {
+                    wrongContent++;
+                }
             }
         }
         catch (RequestFailedException ex) when (ex.Status == 404)
         {
         }
         long expected = reportedBlobs * blobSizeBytes;
-        return new VerificationResult(bytes == expected && blobs == reportedBlobs && wrongLength == 0, expected, bytes, "bytes",
-            $"{blobs} committed blobs (reported {reportedBlobs}), {wrongLength} with a length other than {blobSizeBytes}, in container {containerName}");
+        string content = contentMd5BySlice is null ? "content not checked" : $"{wrongContent} whose MD5 differs from what was sent";
+        return new VerificationResult(bytes == expected && blobs == reportedBlobs && wrongLength == 0 && wrongContent == 0, expected, bytes, "bytes",
+            $"{blobs} committed blobs (reported {reportedBlobs}), {wrongLength} with a length other than {blobSizeBytes}, {content}, in container {containerName}");
+    }
+
+    private static async Task<bool> ContentMatchesAsync(Azure.Storage.Blobs.BlobClient blob, string?[] md5BySlice, CancellationToken ct)
+    {
+        int slice = BlobUploadWorkload.SliceOf(blob.Name);
+        if (slice >= md5BySlice.Length || md5BySlice[slice] is not { } expected)
+        {
+            return false;
+        }
+        using var stream = await blob.OpenReadAsync(cancellationToken: ct).ConfigureAwait(false);
+        using var md5 = System.Security.Cryptography.MD5.Create();
+        return Convert.ToBase64String(await md5.ComputeHashAsync(stream, ct).ConfigureAwait(false)) == expected;
     }
 }

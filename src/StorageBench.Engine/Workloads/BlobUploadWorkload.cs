@@ -1,6 +1,6 @@
 using System.Diagnostics;
+using System.Security.Cryptography;
 using System.Text;
-using Azure.Storage.Blobs;
 using Azure.Storage.Blobs.Specialized;
 using StorageBench.Engine.Measurement;
 using StorageBench.Engine.Planning;
@@ -9,8 +9,9 @@ namespace StorageBench.Engine.Workloads;
 
 /// <summary>
 /// Uploads one slice's blobs one after another; within a blob, ParallelBlocks Put Block requests are
-/// in flight, then Put Block List commits them (as the seeds' storage client did).
-/// Every request is counted; the latency histogram holds Put Block requests.
+/// in flight, then Put Block List commits them (as the seeds' storage client did). Every request is
+/// counted; the latency histogram holds Put Block requests. A fixed-duration slice starts no new
+/// blob once its time is up, so every blob it commits is whole.
 /// </summary>
 public static class BlobUploadWorkload
 {
@@ -18,14 +19,18 @@ public static class BlobUploadWorkload
 
     public static async Task<SliceResult> RunAsync(BlobSlicePlan plan, StorageTarget target, TimeProvider time, CancellationToken ct)
     {
+        var spec = plan.Workload;
         using var clients = target.CreateClients(plan.Client);
         var container = clients.Blobs.GetBlobContainerClient(plan.ContainerName);
-        int blockCount = (int)((plan.BlobSizeBytes + plan.BlockSizeBytes - 1) / plan.BlockSizeBytes);
-        var block = EntityPayload.RandomBytes((int)Math.Min(plan.BlockSizeBytes, plan.BlobSizeBytes));
+        int blockCount = BlockCount(spec.BlobSizeBytes, spec.BlockSizeBytes);
+        // One buffer serves every block of every blob: the driver allocates no payload per request.
+        var block = EntityPayload.RandomBytes((int)Math.Min(spec.BlockSizeBytes, spec.BlobSizeBytes));
         var blockIds = BlockIds(blockCount);
 
         var clock = await SliceClock.StartAtAsync(plan.StartAtUtc, time, ct).ConfigureAwait(false);
-        var workers = new WorkerRecorder[Math.Min(plan.ParallelBlocks, blockCount)];
+        double cpuAtStart = SliceResult.ProcessCpuSeconds();
+        var schedule = new OperationSchedule(spec, long.MaxValue, 0, clock.StartTimestamp);
+        var workers = new WorkerRecorder[Math.Min(spec.ParallelBlocks, blockCount)];
         for (int w = 0; w < workers.Length; w++)
         {
             workers[w] = clock.NewRecorder();
@@ -33,58 +38,69 @@ public static class BlobUploadWorkload
         // Commits are counted but kept out of the Put Block latency histogram.
         var commits = clock.NewRecorder(recordLatency: false);
         long committed = 0;
+        long operationIndex = -1;
         var loops = new Task<bool>[workers.Length];
-        for (int b = 0; b < plan.BlobCount; b++)
+        for (int n = 0; spec.DurationSeconds > 0 ? !schedule.HasEnded() : n < plan.BlobCount; n++)
         {
-            var blob = container.GetBlockBlobClient(BlobName(plan.FirstBlobIndex + b));
-            long next = -1;
+            var blob = container.GetBlockBlobClient(BlobName(plan.SliceIndex, n));
+            long nextBlock = -1;
             for (int w = 0; w < workers.Length; w++)
             {
                 var recorder = workers[w];
-                loops[w] = Task.Run(() => StageBlocksAsync(plan, blob, block, blockIds, blockCount, () => Interlocked.Increment(ref next), recorder, ct), ct);
+                loops[w] = Task.Run(async () =>
+                {
+                    bool allOk = true;
+                    for (long i = Interlocked.Increment(ref nextBlock); i < blockCount; i = Interlocked.Increment(ref nextBlock))
+                    {
+                        int size = (int)Math.Min(spec.BlockSizeBytes, spec.BlobSizeBytes - i * spec.BlockSizeBytes);
+                        allOk &= await StageBlockAsync(blob, blockIds[i], block, size, schedule, Interlocked.Increment(ref operationIndex), recorder, ct).ConfigureAwait(false);
+                    }
+                    return allOk;
+                }, ct);
             }
             bool allStaged = (await Task.WhenAll(loops).ConfigureAwait(false)).All(ok => ok);
-            if (allStaged && await CommitAsync(blob, blockIds, blockCount, commits, ct).ConfigureAwait(false))
+            if (allStaged && await CommitAsync(blob, blockIds, blockCount, schedule, commits, ct).ConfigureAwait(false))
             {
                 committed++;
             }
         }
-        return SliceResult.FromWorkers(Name, plan.SliceIndex, clock.StartedUtc, clock.UtcNow, [.. workers, commits],
-            objects: committed, objectUnits: committed * plan.BlobSizeBytes);
+        return SliceResult.FromWorkers(Name, plan.SliceIndex, cpuAtStart, [.. workers, commits],
+            objects: committed, objectUnits: committed * spec.BlobSizeBytes,
+            contentMd5: spec.VerifyContent ? ContentMd5(block, spec.BlobSizeBytes, spec.BlockSizeBytes) : null);
     }
 
-    public static string BlobName(int index) => $"blob-{index:D6}";
+    /// <summary>Names carry the slice, so slices never collide and verification knows which content a blob should have.</summary>
+    public static string BlobName(int slice, int sequence) => $"blob-s{slice:D3}-{sequence:D7}";
+
+    public static int SliceOf(string blobName) => int.Parse(blobName.AsSpan(6, 3));
+
+    public static int BlockCount(long blobSizeBytes, int blockSizeBytes) => (int)((blobSizeBytes + blockSizeBytes - 1) / blockSizeBytes);
 
     /// <summary>Block ids must be base64 of equal length within a blob; the same list serves every blob.</summary>
     private static string[] BlockIds(int count) =>
         [.. Enumerable.Range(0, count).Select(i => Convert.ToBase64String(Encoding.ASCII.GetBytes($"block-{i:D6}")))];
 
-    private static async Task<bool> StageBlocksAsync(BlobSlicePlan plan, BlockBlobClient blob, byte[] block, string[] blockIds, int blockCount,
-        Func<long> nextBlock, WorkerRecorder recorder, CancellationToken ct)
+    private static async Task<bool> StageBlockAsync(BlockBlobClient blob, string blockId, byte[] block, int size, OperationSchedule schedule,
+        long operationIndex, WorkerRecorder recorder, CancellationToken ct)
     {
-        bool allOk = true;
-        for (long i = nextBlock(); i < blockCount; i = nextBlock())
+        using var content = new MemoryStream(block, 0, size, writable: false);
+        long start = Stopwatch.GetTimestamp();
+        Outcome outcome;
+        try
         {
-            int size = (int)Math.Min(plan.BlockSizeBytes, plan.BlobSizeBytes - i * plan.BlockSizeBytes);
-            using var content = new MemoryStream(block, 0, size, writable: false);
-            long start = Stopwatch.GetTimestamp();
-            Outcome outcome;
-            try
-            {
-                await blob.StageBlockAsync(blockIds[i], content, cancellationToken: ct).ConfigureAwait(false);
-                outcome = Outcome.Succeeded;
-            }
-            catch (Exception ex) when (OutcomeClassifier.Classify(ex, ct) is { } failed)
-            {
-                outcome = failed;
-                allOk = false;
-            }
-            recorder.Record(outcome, start, size);
+            await blob.StageBlockAsync(blockId, content, cancellationToken: ct).ConfigureAwait(false);
+            outcome = Outcome.Succeeded;
         }
-        return allOk;
+        catch (Exception ex) when (OutcomeClassifier.Classify(ex, ct) is { } failed)
+        {
+            outcome = failed;
+        }
+        recorder.Record(outcome, start, size, schedule.IsWarmup(operationIndex, start));
+        return outcome == Outcome.Succeeded;
     }
 
-    private static async Task<bool> CommitAsync(BlockBlobClient blob, string[] blockIds, int blockCount, WorkerRecorder recorder, CancellationToken ct)
+    private static async Task<bool> CommitAsync(BlockBlobClient blob, string[] blockIds, int blockCount, OperationSchedule schedule,
+        WorkerRecorder recorder, CancellationToken ct)
     {
         long start = Stopwatch.GetTimestamp();
         Outcome outcome;
@@ -97,7 +113,19 @@ public static class BlobUploadWorkload
         {
             outcome = failed;
         }
-        recorder.Record(outcome, start, 0);
+        // warmupOperations counts Put Block requests; a commit is warm-up only by time.
+        recorder.Record(outcome, start, 0, schedule.IsWarmup(long.MaxValue, start));
         return outcome == Outcome.Succeeded;
+    }
+
+    /// <summary>MD5 of a whole blob as uploaded: each block is the start of the shared buffer.</summary>
+    public static string ContentMd5(byte[] block, long blobSizeBytes, int blockSizeBytes)
+    {
+        using var md5 = IncrementalHash.CreateHash(HashAlgorithmName.MD5);
+        for (long offset = 0; offset < blobSizeBytes; offset += blockSizeBytes)
+        {
+            md5.AppendData(block, 0, (int)Math.Min(blockSizeBytes, blobSizeBytes - offset));
+        }
+        return Convert.ToBase64String(md5.GetHashAndReset());
     }
 }

@@ -27,6 +27,4 @@ internal sealed class SliceClock
     }
 
     public WorkerRecorder NewRecorder(bool recordLatency = true) => new(StartedUtc.Ticks - DateTime.UnixEpoch.Ticks, StartTimestamp, recordLatency);
-
-    public DateTime UtcNow => StartedUtc + Stopwatch.GetElapsedTime(StartTimestamp);
 }

@@ -37,12 +37,14 @@ public sealed class StorageClients : IDisposable
         _http = new HttpClient(new SocketsHttpHandler
         {
             MaxConnectionsPerServer = settings.MaxConnectionsPerServer,
-            PooledConnectionLifetime = TimeSpan.FromMinutes(5),
+            // Zero lifetime: every request opens a fresh connection (pooling off).
+            PooledConnectionLifetime = settings.ConnectionPooling ? TimeSpan.FromMinutes(5) : TimeSpan.Zero,
         })
         {
             // The SDK's NetworkTimeout governs each request; this must not cut in first.
             Timeout = Timeout.InfiniteTimeSpan,
         };
+        _http.DefaultRequestHeaders.ExpectContinue = settings.Expect100Continue;
         var transport = new HttpClientTransport(_http);
         var timeout = TimeSpan.FromSeconds(settings.RequestTimeoutSeconds);
 

@@ -7,7 +7,8 @@ namespace StorageBench.Engine.Workloads;
 
 /// <summary>
 /// Inserts one slice's entities: entity group transactions of batchSize into one partition each
-/// (single AddEntity calls when batchSize is 1), with Concurrency requests in flight.
+/// (single AddEntity calls when batchSize is 1), with Concurrency requests in flight, for a fixed
+/// count or a fixed duration, closed loop or at a target rate.
 /// </summary>
 public static class TableInsertWorkload
 {
@@ -15,46 +16,53 @@ public static class TableInsertWorkload
 
     public static async Task<SliceResult> RunAsync(TableSlicePlan plan, StorageTarget target, TimeProvider time, CancellationToken ct)
     {
+        var spec = plan.Workload;
         using var clients = target.CreateClients(plan.Client);
         var table = clients.Tables.GetTableClient(plan.TableName);
-        var payload = new EntityPayload(plan.EntitySizeBytes);
-        long batchCount = (plan.EntityCount + plan.BatchSize - 1) / plan.BatchSize;
-        long next = -1;
+        var payload = new EntityPayload(spec.EntitySizeBytes);
+        long batchCount = (plan.EntityCount + spec.BatchSize - 1) / spec.BatchSize;
 
         var clock = await SliceClock.StartAtAsync(plan.StartAtUtc, time, ct).ConfigureAwait(false);
-        var workers = new WorkerRecorder[(int)Math.Min(plan.Concurrency, batchCount)];
-        var loops = new Task[workers.Length];
-        for (int w = 0; w < workers.Length; w++)
+        double cpuAtStart = SliceResult.ProcessCpuSeconds();
+        var schedule = new OperationSchedule(spec, batchCount, plan.OperationsPerSecond, clock.StartTimestamp);
+        int loopCount = spec.DurationSeconds > 0 ? spec.Concurrency : (int)Math.Min(spec.Concurrency, batchCount);
+        var workers = new WorkerRecorder[loopCount];
+        var loops = new Task[loopCount];
+        for (int w = 0; w < loopCount; w++)
         {
             var recorder = workers[w] = clock.NewRecorder();
-            loops[w] = Task.Run(() => WorkerLoopAsync(plan, table, payload, batchCount, () => Interlocked.Increment(ref next), recorder, ct), ct);
+            loops[w] = Task.Run(() => WorkerLoopAsync(plan, table, payload, schedule, recorder, ct), ct);
         }
         await Task.WhenAll(loops).ConfigureAwait(false);
-        return SliceResult.FromWorkers(Name, plan.SliceIndex, clock.StartedUtc, clock.UtcNow, workers);
+        return SliceResult.FromWorkers(Name, plan.SliceIndex, cpuAtStart, workers);
     }
 
-    /// <summary>Row keys are slice-batch-item, so slices sharing a partition never collide and reruns are deterministic.</summary>
+    /// <summary>Row keys are slice-batch-item, so slices sharing a partition never collide.</summary>
     public static string RowKey(int slice, long batch, int item) => $"{slice:D3}-{batch:D9}-{item:D2}";
 
-    private static async Task WorkerLoopAsync(TableSlicePlan plan, TableClient table, EntityPayload payload, long batchCount,
-        Func<long> nextBatch, WorkerRecorder recorder, CancellationToken ct)
+    private static async Task WorkerLoopAsync(TableSlicePlan plan, TableClient table, EntityPayload payload, OperationSchedule schedule,
+        WorkerRecorder recorder, CancellationToken ct)
     {
-        var actions = new List<TableTransactionAction>(plan.BatchSize);
-        for (long batch = nextBatch(); batch < batchCount; batch = nextBatch())
+        var spec = plan.Workload;
+        bool timed = spec.DurationSeconds > 0;
+        var actions = new List<TableTransactionAction>(spec.BatchSize);
+        while (schedule.TryNext(out long batch, out long due))
         {
             string partition = plan.PartitionKeys[batch % plan.PartitionKeys.Length];
-            int size = (int)Math.Min(plan.BatchSize, plan.EntityCount - batch * plan.BatchSize);
+            int size = timed ? spec.BatchSize : (int)Math.Min(spec.BatchSize, plan.EntityCount - batch * spec.BatchSize);
             actions.Clear();
             for (int i = 0; i < size; i++)
             {
                 actions.Add(new TableTransactionAction(TableTransactionActionType.Add, payload.NewEntity(partition, RowKey(plan.SliceIndex, batch, i))));
             }
 
-            long start = Stopwatch.GetTimestamp();
+            await OperationSchedule.WaitUntilAsync(due, ct).ConfigureAwait(false);
+            // Open loop: latency from the scheduled start, so time spent waiting for a free slot counts.
+            long start = schedule.IsOpenLoop ? due : Stopwatch.GetTimestamp();
             Outcome outcome;
             try
             {
-                if (plan.BatchSize == 1)
+                if (spec.BatchSize == 1)
                 {
                     await table.AddEntityAsync(actions[0].Entity, ct).ConfigureAwait(false);
                 }
@@ -68,7 +76,7 @@ public static class TableInsertWorkload
             {
                 outcome = failed;
             }
-            recorder.Record(outcome, start, size);
+            recorder.Record(outcome, start, size, schedule.IsWarmup(batch, start));
         }
     }
 }

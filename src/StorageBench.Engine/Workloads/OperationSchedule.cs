@@ -1,0 +1,63 @@
+using System.Diagnostics;
+using StorageBench.Engine.Spec;
+
+namespace StorageBench.Engine.Workloads;
+
+/// <summary>
+/// Hands out operation indexes to a slice's worker loops and decides, for each, when it is due,
+/// whether it is warm-up, and when the slice is done (fixed count or fixed duration). Thread-safe:
+/// one Interlocked increment per operation.
+/// </summary>
+internal sealed class OperationSchedule
+{
+    private readonly long _maxOperations;
+    private readonly long _endTimestamp;
+    private readonly double _ticksPerOperation;
+    private readonly long _startTimestamp;
+    private readonly long _warmupOperations;
+    private readonly long _warmupEndTimestamp;
+    private long _next = -1;
+
+    /// <param name="maxOperations">Operations in count mode; ignored when the spec sets a duration.</param>
+    /// <param name="operationsPerSecond">Open-loop rate for this slice; 0 = closed loop.</param>
+    public OperationSchedule(WorkloadSpec spec, long maxOperations, double operationsPerSecond, long startTimestamp)
+    {
+        bool timed = spec.DurationSeconds > 0;
+        _maxOperations = timed ? long.MaxValue : maxOperations;
+        _endTimestamp = timed ? startTimestamp + Ticks(spec.DurationSeconds) : long.MaxValue;
+        _ticksPerOperation = operationsPerSecond > 0 ? Stopwatch.Frequency / operationsPerSecond : 0;
+        _startTimestamp = startTimestamp;
+        _warmupOperations = spec.WarmupOperations;
+        _warmupEndTimestamp = startTimestamp + Ticks(spec.WarmupSeconds);
+    }
+
+    public bool IsOpenLoop => _ticksPerOperation > 0;
+
+    /// <summary>
+    /// The next operation, or false when the slice is done. <paramref name="due"/> is when it should
+    /// start: its slot in the open-loop schedule, or now in a closed loop.
+    /// </summary>
+    public bool TryNext(out long index, out long due)
+    {
+        index = Interlocked.Increment(ref _next);
+        due = IsOpenLoop ? _startTimestamp + (long)(index * _ticksPerOperation) : Stopwatch.GetTimestamp();
+        return index < _maxOperations && due < _endTimestamp;
+    }
+
+    /// <summary>Waits until an open-loop operation is due (no wait when behind schedule or closed loop).</summary>
+    public static ValueTask WaitUntilAsync(long due, CancellationToken ct)
+    {
+        long ahead = due - Stopwatch.GetTimestamp();
+        // Below a millisecond the timer cannot do better than sending now.
+        return ahead * 1000 / Stopwatch.Frequency >= 1
+            ? new ValueTask(Task.Delay(TimeSpan.FromSeconds((double)ahead / Stopwatch.Frequency), ct))
+            : ValueTask.CompletedTask;
+    }
+
+    /// <summary>True once a fixed-duration slice has run its time.</summary>
+    public bool HasEnded() => Stopwatch.GetTimestamp() >= _endTimestamp;
+
+    public bool IsWarmup(long index, long startTimestamp) => index < _warmupOperations || startTimestamp < _warmupEndTimestamp;
+
+    private static long Ticks(double seconds) => (long)(seconds * Stopwatch.Frequency);
+}
