@@ -1,0 +1,93 @@
+using System.Net;
+using Microsoft.AspNetCore.Builder;
+using Microsoft.AspNetCore.Hosting;
+using Microsoft.AspNetCore.Hosting.Server;
+using Microsoft.AspNetCore.Hosting.Server.Features;
+using Microsoft.AspNetCore.Http;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Logging;
+
+namespace StorageBench.Tests;
+
+/// <summary>
+/// A loopback reverse proxy in front of Azurite that answers 503 ServerBusy — as Azure Storage does
+/// when it throttles — to every Nth request the predicate selects, and forwards everything else.
+/// Azure's real throttling cannot happen on this machine; this is the stand-in, and it counts exactly
+/// what it injected.
+/// </summary>
+public sealed class ThrottlingProxy : IAsyncDisposable
+{
+    private static readonly HashSet<string> HopHeaders = new(StringComparer.OrdinalIgnoreCase) { "Host", "Connection", "Transfer-Encoding", "Keep-Alive", "Expect" };
+    private readonly WebApplication _app;
+    private readonly HttpClient _upstream = new(new SocketsHttpHandler { AllowAutoRedirect = false, UseCookies = false });
+    private long _selected;
+    private long _injected;
+
+    private ThrottlingProxy(WebApplication app) => _app = app;
+
+    public Uri Address { get; private set; } = null!;
+
+    public long Injected => Interlocked.Read(ref _injected);
+
+    public static async Task<ThrottlingProxy> StartAsync(Uri upstream, int everyNth, Func<HttpRequest, bool> selects)
+    {
+        var builder = WebApplication.CreateSlimBuilder();
+        builder.Logging.ClearProviders();
+        builder.WebHost.ConfigureKestrel(k => k.Listen(IPAddress.Loopback, 0));
+        var app = builder.Build();
+        var proxy = new ThrottlingProxy(app);
+        app.Run(context => proxy.HandleAsync(context, upstream, everyNth, selects));
+        await app.StartAsync();
+        var address = app.Services.GetRequiredService<IServer>().Features.Get<IServerAddressesFeature>()!.Addresses.Single();
+        proxy.Address = new Uri(address);
+        return proxy;
+    }
+
+    private async Task HandleAsync(HttpContext context, Uri upstream, int everyNth, Func<HttpRequest, bool> selects)
+    {
+        if (selects(context.Request) && Interlocked.Increment(ref _selected) % everyNth == 0)
+        {
+            Interlocked.Increment(ref _injected);
+            context.Response.StatusCode = 503;
+            context.Response.Headers["x-ms-error-code"] = "ServerBusy";
+            context.Response.ContentType = "application/json";
+            await context.Response.WriteAsync("""{"odata.error":{"code":"ServerBusy","message":{"lang":"en-US","value":"Injected by the test proxy."}}}""");
+            return;
+        }
+
+        var request = new HttpRequestMessage(new HttpMethod(context.Request.Method),
+            new Uri(upstream, context.Request.Path.Value + context.Request.QueryString.Value));
+        if (context.Request.ContentLength > 0 || context.Request.Headers.TransferEncoding.Count > 0)
+        {
+            request.Content = new StreamContent(context.Request.Body);
+        }
+        foreach (var (name, values) in context.Request.Headers)
+        {
+            if (HopHeaders.Contains(name))
+            {
+                continue;
+            }
+            if (!request.Headers.TryAddWithoutValidation(name, values.ToArray()))
+            {
+                request.Content?.Headers.TryAddWithoutValidation(name, values.ToArray());
+            }
+        }
+        using var response = await _upstream.SendAsync(request, HttpCompletionOption.ResponseHeadersRead, context.RequestAborted);
+        context.Response.StatusCode = (int)response.StatusCode;
+        foreach (var (name, values) in response.Headers.Concat(response.Content.Headers))
+        {
+            if (!HopHeaders.Contains(name))
+            {
+                context.Response.Headers[name] = values.ToArray();
+            }
+        }
+        await response.Content.CopyToAsync(context.Response.Body, context.RequestAborted);
+    }
+
+    public async ValueTask DisposeAsync()
+    {
+        await _app.StopAsync();
+        await _app.DisposeAsync();
+        _upstream.Dispose();
+    }
+}

@@ -1,0 +1,51 @@
+using StorageBench.Engine.Spec;
+using StorageBench.Engine.Workloads;
+using StorageBench.Orchestration;
+using StorageBench.Orchestration.Hosting;
+using StorageBench.Results;
+
+namespace StorageBench.Tests;
+
+[Collection(AzuriteCollection.Name)]
+public class ThrottlingTests(AzuriteFixture azurite)
+{
+    [Fact]
+    public async Task InjectedThrottlingFromAFakeServiceProxyIsCountedExactlyAndNotRetriedAway()
+    {
+        // Every 4th write into a benchmark table (POST to /devstoreaccount1/sbt… or its $batch) gets 503 ServerBusy.
+        var tableEndpoint = new Uri($"http://127.0.0.1:{new Uri(ExtractTableEndpoint(azurite.ConnectionString)).Port}/");
+        await using var proxy = await ThrottlingProxy.StartAsync(tableEndpoint, everyNth: 4,
+            r => r.Method == "POST" && (r.Path.Value!.Contains("/sbt") || r.Path.Value.EndsWith("$batch")));
+        string proxied = azurite.ConnectionString.Replace(ExtractTableEndpoint(azurite.ConnectionString), $"{proxy.Address.ToString().TrimEnd('/')}/devstoreaccount1");
+        var target = StorageTarget.FromConnectionString(proxied);
+
+        // Results go straight to Azurite: only benchmark writes pass the proxy.
+        var host = BenchmarkHost.Create(target, new ResultsTableStore(azurite.Target), TimeProvider.System);
+        const string spec = """
+            { "scenario": "throttle", "startDelaySeconds": 0,
+              "tableInsert": { "entityCount": 2000, "entitySizeBytes": 256, "batchSize": 50, "partitionCount": 2, "concurrency": 4, "slices": 2 } }
+            """;
+        var started = await new RunStarter(host, TimeProvider.System).StartAsync(spec, "test", null, default);
+        var summary = RunStarter.SummaryOf(await host.WaitForCompletionAsync(started.RunId!, default))!;
+        var table = summary.Workloads.Single();
+
+        Assert.Equal(10, proxy.Injected);                 // 40 batches, every 4th throttled
+        Assert.Equal(proxy.Injected, table.Throttled);
+        Assert.Equal(40, table.Operations);
+        Assert.Equal(30, table.Succeeded);
+        Assert.Equal(1500, table.Entities);
+        Assert.True(table.Verified.Matched, table.Verified.Detail);   // storage holds exactly the 1,500 that succeeded
+        Assert.Equal(30, table.LatencyMs.Samples);                    // 503s are counted, not timed
+
+        // With SDK retries on, the same injection is absorbed: effective throughput, nothing throttled.
+        var retrying = RunSpecParser.ParseOrThrow(spec) with { Client = new ClientSettings { SdkRetries = true } };
+        var second = await new RunStarter(host, TimeProvider.System).StartAsync(retrying, "test", null, default);
+        var retried = RunStarter.SummaryOf(await host.WaitForCompletionAsync(second.RunId!, default))!.Workloads.Single();
+        Assert.Equal(0, retried.Throttled);
+        Assert.Equal(2000, retried.Entities);
+        Assert.True(retried.Verified.Matched);
+    }
+
+    private static string ExtractTableEndpoint(string connectionString) =>
+        connectionString.Split(';').Single(p => p.StartsWith("TableEndpoint=", StringComparison.Ordinal))["TableEndpoint=".Length..];
+}
