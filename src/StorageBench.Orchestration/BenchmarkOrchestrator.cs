@@ -6,9 +6,10 @@ using StorageBench.Engine.Statistics;
 namespace StorageBench.Orchestration;
 
 /// <summary>
-/// One benchmark run: plan → prepare → fan out one activity per slice (synchronized start) → fan in
-/// (merge histograms and timelines) → verify against storage → delete the run's table/container
-/// (also after a failure) → store the result. Deterministic: only the context's clock and activities.
+/// One benchmark run: for each step (one, or one per sweep/saturation value) plan → prepare → fan out
+/// one activity per slice (synchronized start) → fan in (merge histograms and timelines) → verify
+/// against storage → delete the step's table/container (also after a failure); then store the result.
+/// Deterministic: only the context's clock and activities.
 /// </summary>
 public static class BenchmarkOrchestrator
 {
@@ -19,65 +20,36 @@ public static class BenchmarkOrchestrator
         string runId = context.InstanceId;
         var spec = request.Spec;
         var startedUtc = context.CurrentUtcDateTime;
-        var errors = RunSpecValidator.Validate(spec);
-        if (errors.Count > 0 || !Planner.IsValidRunId(runId))
+        var invalid = Invalid(runId, spec);
+        if (invalid.Count > 0)
         {
             // A rejected spec starts nothing and writes nothing, not even a result row.
-            var why = errors.Select(e => e.ToString()).ToList();
-            if (!Planner.IsValidRunId(runId))
-            {
-                why.Add($"runId: \"{runId}\" must be 1-48 lowercase letters, digits or '-'");
-            }
             return new RunSummary
             {
                 RunId = runId, Status = RunStatus.Invalid, StartedUtc = startedUtc, EndedUtc = startedUtc, Spec = spec,
-                Environment = new RunEnvironment("", 0, request.Host, "", "", 0), Errors = why,
+                Environment = new RunEnvironment("", 0, request.Host, "", "", 0), Errors = invalid,
             };
         }
 
         var env = await context.CallActivityAsync<EnvironmentInfo>(ActivityNames.DescribeEnvironment, null);
-        var targets = new TargetsInput(runId, spec.TableInsert is not null, spec.BlobUpload is not null);
         var workloads = new List<WorkloadSummary>();
         var allSlices = new List<SliceResult>();
         var failures = new List<string>();
-        try
+        var search = spec.Saturation is { } sat ? new SaturationSearch(sat) : null;
+        var (parameter, values) = spec.Sweep is { } sweep ? (sweep.Parameter, sweep.Values)
+            : search is not null ? (search.Parameter, search.Values)
+            : ((string?)null, new[] { 0.0 });
+
+        int index = 0;
+        foreach (double value in values)
         {
-            context.SetCustomStatus(new RunProgress("preparing", null, 0));
-            await context.CallActivityAsync<bool>(ActivityNames.PrepareTargets, targets);
-            if (spec.TableInsert is { } table)
+            var stepSpec = parameter is null ? spec : SpecVariants.Apply(spec, parameter, value);
+            string stepId = parameter is null ? runId : $"{runId}-{index++}";
+            var step = await RunStepAsync(context, stepId, stepSpec, allSlices, failures);
+            workloads.AddRange(step.Select(w => parameter is null ? w : w with { StepParameter = parameter, StepValue = value }));
+            if (failures.Count > 0 || (search is not null && !search.Continue(value, step)))
             {
-                var plans = Planner.PlanTable(runId, table, spec.Client, StartAt(context, spec));
-                var slices = await FanOutAsync(context, ActivityNames.RunTableSlice, plans, "tableInsert");
-                var verified = await context.CallActivityAsync<VerificationResult>(ActivityNames.VerifyTable,
-                    new VerifyTableInput(Planner.TableName(runId), slices.Sum(s => s.Units + s.WarmupUnits)));
-                workloads.Add(SummaryCalculator.SummarizeTable(table, slices, verified));
-                allSlices.AddRange(slices);
-            }
-            if (spec.BlobUpload is { } blob)
-            {
-                var plans = Planner.PlanBlob(runId, blob, spec.Client, StartAt(context, spec));
-                var slices = await FanOutAsync(context, ActivityNames.RunBlobSlice, plans, "blobUpload");
-                var verified = await context.CallActivityAsync<VerificationResult>(ActivityNames.VerifyBlobs,
-                    new VerifyBlobsInput(Planner.ContainerName(runId), slices.Sum(s => s.Objects), blob.BlobSizeBytes,
-                        blob.VerifyContent ? [.. slices.OrderBy(s => s.SliceIndex).Select(s => s.ContentMd5)] : null));
-                workloads.Add(SummaryCalculator.SummarizeBlob(blob, slices, verified));
-                allSlices.AddRange(slices);
-            }
-        }
-        catch (Exception ex)
-        {
-            failures.Add(ex.Message);
-        }
-        finally
-        {
-            context.SetCustomStatus(new RunProgress("cleaning up", null, 0));
-            try
-            {
-                await context.CallActivityAsync<bool>(ActivityNames.DeleteTargets, targets);
-            }
-            catch (Exception ex)
-            {
-                failures.Add("cleanup: " + ex.Message);
+                break;
             }
         }
 
@@ -92,6 +64,7 @@ public static class BenchmarkOrchestrator
                 env.Machine, env.Runtime, env.ProcessorCount),
             Workloads = workloads,
             Errors = failures,
+            Saturation = search?.Result(),
         };
         context.SetCustomStatus(new RunProgress("storing result", null, 0));
         try
@@ -103,6 +76,65 @@ public static class BenchmarkOrchestrator
             summary = summary with { Status = RunStatus.Failed, Errors = [.. failures, "storing result: " + ex.Message] };
         }
         return summary;
+    }
+
+    private static List<string> Invalid(string runId, RunSpec spec)
+    {
+        var why = RunSpecValidator.Validate(spec).Select(e => e.ToString()).ToList();
+        if (!Planner.IsValidRunId(runId))
+        {
+            why.Add($"runId: \"{runId}\" must be 1-48 lowercase letters, digits or '-'");
+        }
+        return why;
+    }
+
+    /// <summary>Runs the workloads of one step into its own table/container, and always deletes them.</summary>
+    private static async Task<List<WorkloadSummary>> RunStepAsync(IRunOrchestrationContext context, string stepId, RunSpec spec,
+        List<SliceResult> allSlices, List<string> failures)
+    {
+        var workloads = new List<WorkloadSummary>();
+        var targets = new TargetsInput(stepId, spec.TableInsert is not null, spec.BlobUpload is not null);
+        try
+        {
+            context.SetCustomStatus(new RunProgress("preparing " + stepId, null, 0));
+            await context.CallActivityAsync<bool>(ActivityNames.PrepareTargets, targets);
+            if (spec.TableInsert is { } table)
+            {
+                var plans = Planner.PlanTable(stepId, table, spec.Client, StartAt(context, spec));
+                var slices = await FanOutAsync(context, ActivityNames.RunTableSlice, plans, "tableInsert");
+                var verified = await context.CallActivityAsync<VerificationResult>(ActivityNames.VerifyTable,
+                    new VerifyTableInput(Planner.TableName(stepId), slices.Sum(s => s.Units + s.WarmupUnits)));
+                workloads.Add(SummaryCalculator.SummarizeTable(table, slices, verified));
+                allSlices.AddRange(slices);
+            }
+            if (spec.BlobUpload is { } blob)
+            {
+                var plans = Planner.PlanBlob(stepId, blob, spec.Client, StartAt(context, spec));
+                var slices = await FanOutAsync(context, ActivityNames.RunBlobSlice, plans, "blobUpload");
+                var verified = await context.CallActivityAsync<VerificationResult>(ActivityNames.VerifyBlobs,
+                    new VerifyBlobsInput(Planner.ContainerName(stepId), slices.Sum(s => s.Objects), blob.BlobSizeBytes,
+                        blob.VerifyContent ? [.. slices.OrderBy(s => s.SliceIndex).Select(s => s.ContentMd5)] : null));
+                workloads.Add(SummaryCalculator.SummarizeBlob(blob, slices, verified));
+                allSlices.AddRange(slices);
+            }
+        }
+        catch (Exception ex)
+        {
+            failures.Add(ex.Message);
+        }
+        finally
+        {
+            context.SetCustomStatus(new RunProgress("cleaning up " + stepId, null, 0));
+            try
+            {
+                await context.CallActivityAsync<bool>(ActivityNames.DeleteTargets, targets);
+            }
+            catch (Exception ex)
+            {
+                failures.Add("cleanup: " + ex.Message);
+            }
+        }
+        return workloads;
     }
 
     /// <summary>All slices of a workload begin at one instant chosen here, so they really run together.</summary>

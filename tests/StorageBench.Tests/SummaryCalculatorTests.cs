@@ -20,7 +20,7 @@ public class SummaryCalculatorTests
         }
         return new SliceResult
         {
-            Workload = "tableInsert", SliceIndex = index, Host = "h", StartedUtc = start, EndedUtc = end,
+            StepId = "r", Workload = "tableInsert", SliceIndex = index, Host = "h", StartedUtc = start, EndedUtc = end,
             Counts = new OutcomeCounts { Operations = n, Succeeded = n }, Units = units,
             LatencyHistogram = LatencyHistograms.Encode(h), Timeline = timeline ?? [],
         };

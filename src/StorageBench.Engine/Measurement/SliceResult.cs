@@ -9,6 +9,8 @@ namespace StorageBench.Engine.Measurement;
 /// </summary>
 public sealed record SliceResult
 {
+    /// <summary>The run (or sweep step) whose table/container this slice wrote to.</summary>
+    public required string StepId { get; init; }
     public required string Workload { get; init; }
     public required int SliceIndex { get; init; }
     public required string Host { get; init; }
@@ -31,7 +33,7 @@ public sealed record SliceResult
     public string? ContentMd5 { get; init; }
 
     /// <summary>Merges worker recorders into one slice result.</summary>
-    public static SliceResult FromWorkers(string workload, int sliceIndex, double cpuSecondsAtStart, IReadOnlyCollection<WorkerRecorder> workers,
+    public static SliceResult FromWorkers(string stepId, string workload, int sliceIndex, double cpuSecondsAtStart, IReadOnlyCollection<WorkerRecorder> workers,
         long objects = 0, long objectUnits = 0, string? contentMd5 = null)
     {
         var histogram = LatencyHistograms.Create();
@@ -57,6 +59,7 @@ public sealed record SliceResult
         using var process = Process.GetCurrentProcess();
         return new SliceResult
         {
+            StepId = stepId,
             Workload = workload,
             SliceIndex = sliceIndex,
             Host = Environment.MachineName,

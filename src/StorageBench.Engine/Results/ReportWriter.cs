@@ -29,6 +29,11 @@ public static class ReportWriter
         {
             b.AppendLine(CultureInfo.InvariantCulture, $"- error: {e}");
         }
+        if (s.Saturation is { } sat)
+        {
+            b.AppendLine(CultureInfo.InvariantCulture,
+                $"Saturation search on `{sat.Parameter}`: highest sustainable {(sat.HighestSustainableValue is { } h ? F(h, "0.##") : "none")} ({(sat.ThroughputAtHighest is { } t ? F(t, "0.#") + " " + sat.ThroughputUnit : "n/a")}); knee {(sat.KneeValue is { } k ? F(k, "0.##") : "not reached")}: {sat.Reason}.");
+        }
         if (s.Workloads.Count == 0)
         {
             return b.ToString();
@@ -40,7 +45,7 @@ public static class ReportWriter
         {
             string amount = w.Entities is { } e ? F(e) : F((w.Bytes ?? 0) / 1e6, "0.0") + " MB";
             b.AppendLine(CultureInfo.InvariantCulture,
-                $"| {w.Workload} | {w.Slices} | {F(w.Operations)} | {F(w.Succeeded)} | {F(w.Failed)} | {F(w.Throttled)} | {F(w.TimedOut)} | {amount} | {F(w.DurationSeconds, "0.00")} | {Rate(w.Throughput)} | {(w.AllSlicesActiveThroughput is { } a ? Rate(a) : "n/a")} | {F(w.PeakPerSecond, "0.#")} {w.PeakUnit} | {(w.Verified.Matched ? "yes" : "NO")} ({F(w.Verified.Actual)}/{F(w.Verified.Expected)} {w.Verified.Unit}) |");
+                $"| {Label(w)} | {w.Slices} | {F(w.Operations)} | {F(w.Succeeded)} | {F(w.Failed)} | {F(w.Throttled)} | {F(w.TimedOut)} | {amount} | {F(w.DurationSeconds, "0.00")} | {Rate(w.Throughput)} | {(w.AllSlicesActiveThroughput is { } a ? Rate(a) : "n/a")} | {F(w.PeakPerSecond, "0.#")} {w.PeakUnit} | {(w.Verified.Matched ? "yes" : "NO")} ({F(w.Verified.Actual)}/{F(w.Verified.Expected)} {w.Verified.Unit}) |");
         }
         b.AppendLine();
         b.AppendLine("Latency of successful requests (ms), from the merged histogram of all slices:");
@@ -51,15 +56,18 @@ public static class ReportWriter
         {
             var l = w.LatencyMs;
             b.AppendLine(CultureInfo.InvariantCulture,
-                $"| {w.Workload} | {F(l.Samples)} | {Ms(l.Min)} | {Ms(l.P50)} | {Ms(l.Mean)} | {Ms(l.P70)} | {Ms(l.P80)} | {Ms(l.P90)} | {Ms(l.P95)} | {Ms(l.P99)} | {Ms(l.P999)} | {Ms(l.Max)} |");
+                $"| {Label(w)} | {F(l.Samples)} | {Ms(l.Min)} | {Ms(l.P50)} | {Ms(l.Mean)} | {Ms(l.P70)} | {Ms(l.P80)} | {Ms(l.P90)} | {Ms(l.P95)} | {Ms(l.P99)} | {Ms(l.P999)} | {Ms(l.Max)} |");
         }
         b.AppendLine();
         foreach (var w in s.Workloads)
         {
-            b.AppendLine(CultureInfo.InvariantCulture, $"- {w.Workload}: {w.Measures}. Verified: {w.Verified.Detail}.");
+            b.AppendLine(CultureInfo.InvariantCulture, $"- {Label(w)}: {w.Measures}. Verified: {w.Verified.Detail}.");
         }
         return b.ToString();
     }
+
+    private static string Label(WorkloadSummary w) =>
+        w.StepParameter is null ? w.Workload : $"{w.Workload} {w.StepParameter.Split('.')[^1]}={F(w.StepValue ?? 0, "0.##")}";
 
     private static string Rate(Throughput t) => t.EntitiesPerSecond is { } e
         ? $"{F(e, "0.0")} entities/s ({F(t.KilobytesPerSecond ?? 0, "0.0")} KB/s)"

@@ -25,7 +25,10 @@ public sealed class ResultsTableStore(StorageTarget target, string runsTable = R
         await runs.CreateIfNotExistsAsync(ct).ConfigureAwait(false);
         await slices.CreateIfNotExistsAsync(ct).ConfigureAwait(false);
 
-        await runs.UpsertEntityAsync(RunRow(summary), TableUpdateMode.Replace, ct).ConfigureAwait(false);
+        foreach (var row in RunRows(summary))
+        {
+            await runs.UpsertEntityAsync(row, TableUpdateMode.Replace, ct).ConfigureAwait(false);
+        }
         var sliceRows = sliceResults.Select(s => SliceRow(summary.RunId, s)).ToList();
         foreach (var chunk in sliceRows.Chunk(100))
         {
@@ -33,9 +36,26 @@ public sealed class ResultsTableStore(StorageTarget target, string runsTable = R
         }
     }
 
-    public static TableEntity RunRow(RunSummary s)
+    /// <summary>One row per run, or for sweeps and searches one row per step value (RowKey suffix -000, -001, …).</summary>
+    public static IReadOnlyList<TableEntity> RunRows(RunSummary s)
     {
-        var row = new TableEntity(s.Spec?.Scenario ?? "(invalid)", RunRowKey(s.StartedUtc, s.RunId))
+        var steps = s.Workloads.GroupBy(w => w.StepValue).ToList();
+        if (steps.Count <= 1 && s.Workloads.All(w => w.StepParameter is null))
+        {
+            return [RunRow(s, RunRowKey(s.StartedUtc, s.RunId), s.Workloads)];
+        }
+        return [.. steps.Select((g, i) =>
+        {
+            var row = RunRow(s, $"{RunRowKey(s.StartedUtc, s.RunId)}-{i:D3}", [.. g]);
+            row["StepParameter"] = g.First().StepParameter;
+            row["StepValue"] = g.Key ?? 0;
+            return row;
+        })];
+    }
+
+    private static TableEntity RunRow(RunSummary s, string rowKey, IReadOnlyList<WorkloadSummary> workloads)
+    {
+        var row = new TableEntity(s.Spec?.Scenario ?? "(invalid)", rowKey)
         {
             ["RunId"] = s.RunId,
             ["Status"] = s.Status,
@@ -46,7 +66,7 @@ public sealed class ResultsTableStore(StorageTarget target, string runsTable = R
             ["Instances"] = (long)s.Environment.Instances,
             ["Errors"] = string.Join("\n", s.Errors),
         };
-        foreach (var w in s.Workloads)
+        foreach (var w in workloads)
         {
             string p = w.Workload == TableInsertWorkload.Name ? "Table" : "Blob";
             row[p + "Operations"] = w.Operations;
@@ -69,7 +89,7 @@ public sealed class ResultsTableStore(StorageTarget target, string runsTable = R
         return row;
     }
 
-    private static TableEntity SliceRow(string runId, SliceResult s) => new(runId, $"{s.Workload}-{s.SliceIndex:D4}")
+    private static TableEntity SliceRow(string runId, SliceResult s) => new(runId, $"{s.StepId}-{s.Workload}-{s.SliceIndex:D4}")
     {
         ["Host"] = s.Host,
         ["StartedUtc"] = DateTime.SpecifyKind(s.StartedUtc, DateTimeKind.Utc),

@@ -14,6 +14,40 @@ public sealed record RunSpec
     public TableInsertSpec? TableInsert { get; init; }
 
     public BlobUploadSpec? BlobUpload { get; init; }
+
+    /// <summary>Run the workloads once per value of one parameter (e.g. tableInsert.batchSize [1, 4, 16, 32, 64, 100]).</summary>
+    public SweepSpec? Sweep { get; init; }
+
+    /// <summary>Step one parameter up until throttling or p99 passes a bound; report the highest sustainable value.</summary>
+    public SaturationSpec? Saturation { get; init; }
+}
+
+/// <param name="Parameter">A numeric field's path in the spec, e.g. "tableInsert.batchSize".</param>
+public sealed record SweepSpec(string Parameter, double[] Values);
+
+/// <summary>
+/// Steps Parameter from Start, multiplying by Factor (or adding Step when Step is above 0), up to Max.
+/// A step breaks the bound when its throttled share of requests exceeds MaxThrottledShare or its p99
+/// exceeds MaxP99Ms; the search stops there.
+/// </summary>
+public sealed record SaturationSpec
+{
+    public string Parameter { get; init; } = "tableInsert.concurrency";
+    public double Start { get; init; } = 1;
+    public double Factor { get; init; } = 2;
+    public double Step { get; init; }
+    public double Max { get; init; } = 256;
+    public double MaxThrottledShare { get; init; } = 0.01;
+    public double MaxP99Ms { get; init; } = 1_000;
+
+    /// <summary>Every value the search may try, in order.</summary>
+    public IEnumerable<double> Values()
+    {
+        for (double v = Start; v <= Max; v = Step > 0 ? v + Step : v * Factor)
+        {
+            yield return v;
+        }
+    }
 }
 
 /// <summary>How long a workload runs and which of its operations count. Shared by both workloads.</summary>

@@ -38,6 +38,10 @@ public static partial class RunSpecValidator
         {
             ValidateBlob(b, errors);
         }
+        if (errors.Count == 0)
+        {
+            ValidateSteps(spec, errors);
+        }
         return errors;
     }
 
@@ -97,6 +101,45 @@ public static partial class RunSpecValidator
         if (b.Slices > b.BlobCount && b.BlobCount >= 1)
         {
             errors.Add(new(p + "slices", Num(b.Slices), $"exceeds blobCount {Num(b.BlobCount)}: every slice needs at least one blob"));
+        }
+    }
+
+    private static void ValidateSteps(RunSpec spec, List<ValidationError> errors)
+    {
+        if (spec.Sweep is not null && spec.Saturation is not null)
+        {
+            errors.Add(new("sweep/saturation", "(both set)", "are exclusive: a run sweeps or searches, not both"));
+            return;
+        }
+        if (spec.Sweep is { } sweep)
+        {
+            if (sweep.Values is null || sweep.Values.Length is 0 or > 100)
+            {
+                errors.Add(new("sweep.values", sweep.Values is null ? "null" : $"({sweep.Values.Length} values)", "must list 1 to 100 values"));
+                return;
+            }
+            errors.AddRange(SpecVariants.Validate(spec, "sweep", sweep.Parameter ?? "", sweep.Values));
+        }
+        if (spec.Saturation is { } s)
+        {
+            Range(errors, "saturation.start", s.Start, double.Epsilon, 1e9);
+            Range(errors, "saturation.max", s.Max, s.Start, 1e9, "(and at least start)");
+            Range(errors, "saturation.step", s.Step, 0, 1e9, "(0 = multiply by factor)");
+            if (s.Step <= 0)
+            {
+                Range(errors, "saturation.factor", s.Factor, 1.01, 100, "(each step must grow)");
+            }
+            Range(errors, "saturation.maxThrottledShare", s.MaxThrottledShare, 0, 1);
+            Range(errors, "saturation.maxP99Ms", s.MaxP99Ms, 0.001, 3_600_000);
+            if (errors.Count == 0)
+            {
+                if (s.Values().Take(101).Count() > 100)
+                {
+                    errors.Add(new("saturation.max", Num(s.Max), "allows more than 100 steps; raise factor or step"));
+                    return;
+                }
+                errors.AddRange(SpecVariants.Validate(spec, "saturation", s.Parameter ?? "", s.Values()));
+            }
         }
     }
 

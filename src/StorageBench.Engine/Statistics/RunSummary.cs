@@ -23,7 +23,16 @@ public sealed record RunSummary
     public IReadOnlyList<WorkloadSummary> Workloads { get; init; } = [];
     /// <summary>Why the run is not Completed (validation errors, activity failures).</summary>
     public IReadOnlyList<string> Errors { get; init; } = [];
+    /// <summary>Set when the spec asked for a saturation search.</summary>
+    public SaturationResult? Saturation { get; init; }
 }
+
+/// <summary>
+/// Where the search ended. HighestSustainable is the last value whose step stayed within both bounds
+/// (null when the first step already broke one); Knee is the first value that broke one (null when none did).
+/// </summary>
+public sealed record SaturationResult(string Parameter, double? HighestSustainableValue, double? ThroughputAtHighest, string ThroughputUnit,
+    double? KneeValue, string Reason);
 
 /// <param name="TargetKind">Azurite or AzureStorage.</param>
 /// <param name="Instances">Distinct machines that ran slices.</param>
@@ -33,6 +42,9 @@ public sealed record RunEnvironment(string TargetKind, int Instances, string Hos
 public sealed record WorkloadSummary
 {
     public required string Workload { get; init; }
+    /// <summary>For sweep and saturation steps: the parameter varied and this step's value.</summary>
+    public string? StepParameter { get; init; }
+    public double? StepValue { get; init; }
     /// <summary>Plain words for what one operation and one latency sample are.</summary>
     public required string Measures { get; init; }
     public required int Slices { get; init; }

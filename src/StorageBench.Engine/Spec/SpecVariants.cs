@@ -1,0 +1,54 @@
+using System.Globalization;
+using System.Text.Json;
+using System.Text.Json.Nodes;
+
+namespace StorageBench.Engine.Spec;
+
+/// <summary>Makes the per-step specs of a sweep or saturation search: the base spec with one numeric field set.</summary>
+public static class SpecVariants
+{
+    /// <summary>The spec with <paramref name="parameter"/> set to <paramref name="value"/>, and no sweep or saturation of its own.</summary>
+    public static RunSpec Apply(RunSpec spec, string parameter, double value)
+    {
+        var root = JsonSerializer.SerializeToNode(spec with { Sweep = null, Saturation = null }, RunSpecParser.Options)!.AsObject();
+        var (parent, leaf) = Locate(root, parameter) ?? throw new ArgumentException($"{parameter} is not a numeric field of the spec", nameof(parameter));
+        parent[leaf] = value == Math.Floor(value) && Math.Abs(value) < 1e15 ? JsonValue.Create((long)value) : JsonValue.Create(value);
+        return root.Deserialize<RunSpec>(RunSpecParser.Options)!;
+    }
+
+    /// <summary>Errors for a sweep or search: an unknown parameter, or a value that makes an invalid spec.</summary>
+    public static IEnumerable<ValidationError> Validate(RunSpec spec, string field, string parameter, IEnumerable<double> values)
+    {
+        var root = JsonSerializer.SerializeToNode(spec with { Sweep = null, Saturation = null }, RunSpecParser.Options)!.AsObject();
+        if (Locate(root, parameter) is null)
+        {
+            yield return new ValidationError(field + ".parameter", $"\"{parameter}\"",
+                "must name a numeric field of a workload the spec runs, e.g. tableInsert.batchSize or blobUpload.blockSizeBytes");
+            yield break;
+        }
+        int i = 0;
+        foreach (double value in values)
+        {
+            foreach (var e in RunSpecValidator.Validate(Apply(spec, parameter, value)))
+            {
+                yield return e with { Field = $"{field} value {value.ToString(CultureInfo.InvariantCulture)} → {e.Field}" };
+            }
+            i++;
+        }
+        if (i == 0)
+        {
+            yield return new ValidationError(field, "(no values)", "must produce at least one value");
+        }
+    }
+
+    private static (JsonObject Parent, string Leaf)? Locate(JsonObject root, string path)
+    {
+        var parts = path.Split('.');
+        JsonObject? node = root;
+        for (int i = 0; i < parts.Length - 1 && node is not null; i++)
+        {
+            node = node[parts[i]] as JsonObject;
+        }
+        return node?[parts[^1]] is JsonValue v && v.GetValueKind() == JsonValueKind.Number ? (node, parts[^1]) : null;
+    }
+}

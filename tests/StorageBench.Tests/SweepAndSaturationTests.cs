@@ -1,0 +1,125 @@
+using StorageBench.Engine.Planning;
+using StorageBench.Engine.Spec;
+using StorageBench.Engine.Statistics;
+using StorageBench.Orchestration;
+using StorageBench.Orchestration.Hosting;
+using StorageBench.Results;
+
+namespace StorageBench.Tests;
+
+public class SweepAndSaturationUnitTests
+{
+    private static IReadOnlyList<ValidationError> Errors(string json) => RunSpecParser.Parse(json).Errors;
+
+    [Fact]
+    public void ASweepValueThatBreaksARuleIsRejectedNamingTheValueAndTheRule()
+    {
+        var e = Assert.Single(Errors("""{ "scenario": "s", "tableInsert": {}, "sweep": { "parameter": "tableInsert.batchSize", "values": [1, 100, 150] } }"""));
+        Assert.Equal("sweep value 150 → tableInsert.batchSize: 150 exceeds the service limit of 100 entities per transaction", e.ToString());
+    }
+
+    [Theory]
+    [InlineData("""{ "scenario": "s", "tableInsert": {}, "sweep": { "parameter": "tableInsert.nope", "values": [1] } }""", "sweep.parameter")]
+    [InlineData("""{ "scenario": "s", "tableInsert": {}, "sweep": { "parameter": "blobUpload.blockSizeBytes", "values": [1] } }""", "sweep.parameter")]
+    [InlineData("""{ "scenario": "s", "tableInsert": {}, "sweep": { "parameter": "tableInsert.batchSize", "values": [] } }""", "sweep.values")]
+    [InlineData("""{ "scenario": "s", "tableInsert": {}, "sweep": { "parameter": "tableInsert.batchSize", "values": [1] }, "saturation": {} }""", "sweep/saturation")]
+    [InlineData("""{ "scenario": "s", "tableInsert": {}, "saturation": { "factor": 1 } }""", "saturation.factor")]
+    [InlineData("""{ "scenario": "s", "tableInsert": {}, "saturation": { "start": 1, "step": 1, "max": 1000 } }""", "saturation.max")]
+    public void BrokenSweepsAndSearchesNameTheirField(string json, string field) =>
+        Assert.Contains(Errors(json), e => e.Field == field);
+
+    [Fact]
+    public void AVariantChangesOnlyTheSweptFieldAndDropsTheSweep()
+    {
+        var spec = RunSpecParser.ParseOrThrow("""{ "scenario": "s", "tableInsert": { "entityCount": 500 }, "sweep": { "parameter": "tableInsert.batchSize", "values": [4] } }""");
+        var variant = SpecVariants.Apply(spec, "tableInsert.batchSize", 4);
+        Assert.Equal(4, variant.TableInsert!.BatchSize);
+        Assert.Equal(500, variant.TableInsert.EntityCount);
+        Assert.Null(variant.Sweep);
+        Assert.Equal(0.5, SpecVariants.Apply(spec, "client.requestTimeoutSeconds", 0.5).Client.RequestTimeoutSeconds);
+    }
+
+    [Fact]
+    public void SaturationSearchReportsTheLastSustainableStepAndTheKnee()
+    {
+        var search = new SaturationSearch(new SaturationSpec { Parameter = "tableInsert.concurrency", Start = 1, Factor = 2, Max = 64, MaxThrottledShare = 0.01, MaxP99Ms = 500 });
+        Assert.Equal([1, 2, 4, 8, 16, 32, 64], search.Values);
+
+        Assert.True(search.Continue(1, [Step(ops: 100, throttled: 0, p99: 50, rate: 500)]));
+        Assert.True(search.Continue(2, [Step(ops: 100, throttled: 1, p99: 80, rate: 900)]));   // 1% is within the bound
+        Assert.False(search.Continue(4, [Step(ops: 100, throttled: 5, p99: 90, rate: 950)]));
+
+        var result = search.Result();
+        Assert.Equal(2, result.HighestSustainableValue);
+        Assert.Equal(900, result.ThroughputAtHighest);
+        Assert.Equal(4, result.KneeValue);
+        Assert.Contains("throttled share", result.Reason);
+    }
+
+    [Fact]
+    public void SaturationSearchStopsOnTheLatencyBoundToo()
+    {
+        var search = new SaturationSearch(new SaturationSpec { Parameter = "tableInsert.targetOperationsPerSecond", Start = 100, Step = 100, Max = 500, MaxP99Ms = 200 });
+        Assert.False(search.Continue(100, [Step(ops: 100, throttled: 0, p99: 250, rate: 100)]));
+        var result = search.Result();
+        Assert.Null(result.HighestSustainableValue);
+        Assert.Equal(100, result.KneeValue);
+        Assert.Contains("p99", result.Reason);
+    }
+
+    private static WorkloadSummary Step(long ops, long throttled, double p99, double rate) => new()
+    {
+        Workload = "tableInsert", Measures = "", Slices = 1, Operations = ops, Succeeded = ops - throttled, Failed = throttled,
+        Throttled = throttled, TimedOut = 0, ServerErrors = 0, ClientErrors = 0, NetworkErrors = 0, DurationSeconds = 1,
+        Throughput = new Throughput(ops, rate, 0, null, null), PeakPerSecond = rate, PeakUnit = "entities/s",
+        LatencyMs = new LatencySummary(ops, 1, 1, 1, 1, 1, 1, 1, p99, p99, p99),
+        Verified = new VerificationResult(true, 0, 0, "entities", ""), LatencyHistogram = "",
+    };
+}
+
+[Collection(AzuriteCollection.Name)]
+public class SweepEndToEndTests(AzuriteFixture azurite)
+{
+    [Fact]
+    public async Task ABatchSizeSweepGivesOneVerifiedSummaryAndOneResultRowPerValue()
+    {
+        var host = BenchmarkHost.Create(azurite.Target, new ResultsTableStore(azurite.Target), TimeProvider.System);
+        const string spec = """
+            { "scenario": "sweep-e2e", "startDelaySeconds": 0,
+              "tableInsert": { "entityCount": 200, "entitySizeBytes": 128, "concurrency": 4 },
+              "sweep": { "parameter": "tableInsert.batchSize", "values": [1, 10, 100] } }
+            """;
+        var started = await new RunStarter(host, TimeProvider.System).StartAsync(spec, "test", null, default);
+        var summary = RunStarter.SummaryOf(await host.WaitForCompletionAsync(started.RunId!, default))!;
+
+        Assert.Equal(RunStatus.Completed, summary.Status);
+        Assert.Equal([1.0, 10.0, 100.0], summary.Workloads.Select(w => w.StepValue!.Value));
+        Assert.Equal([200L, 20L, 2L], summary.Workloads.Select(w => w.Operations));
+        Assert.All(summary.Workloads, w => Assert.True(w.Verified.Matched && w.Entities == 200));
+
+        var rows = (await new ResultsTableStore(azurite.Target).ListRunsAsync("sweep-e2e", 10, default)).Where(r => r.GetString("RunId") == summary.RunId).ToList();
+        Assert.Equal(3, rows.Count);
+        Assert.Equal([1.0, 10.0, 100.0], rows.Select(r => r.GetDouble("StepValue")!.Value).Order());
+        var tables = await azurite.TableNamesAsync();
+        Assert.DoesNotContain(tables, t => t.StartsWith(Planner.TableName(summary.RunId), StringComparison.Ordinal));
+        Assert.Contains("tableInsert batchSize=10", ReportWriter.Markdown(summary));
+    }
+
+    [Fact]
+    public async Task ASaturationSearchThatNeverBreaksABoundReportsItsMaximum()
+    {
+        var host = BenchmarkHost.Create(azurite.Target, new ResultsTableStore(azurite.Target), TimeProvider.System);
+        const string spec = """
+            { "scenario": "saturation-e2e", "startDelaySeconds": 0,
+              "tableInsert": { "entityCount": 300, "entitySizeBytes": 128, "batchSize": 10 },
+              "saturation": { "parameter": "tableInsert.concurrency", "start": 1, "factor": 2, "max": 4, "maxP99Ms": 60000 } }
+            """;
+        var started = await new RunStarter(host, TimeProvider.System).StartAsync(spec, "test", null, default);
+        var summary = RunStarter.SummaryOf(await host.WaitForCompletionAsync(started.RunId!, default))!;
+
+        Assert.Equal([1.0, 2.0, 4.0], summary.Workloads.Select(w => w.StepValue!.Value));
+        Assert.Equal(4, summary.Saturation!.HighestSustainableValue);
+        Assert.Null(summary.Saturation.KneeValue);
+        Assert.True(summary.Saturation.ThroughputAtHighest > 0);
+    }
+}
