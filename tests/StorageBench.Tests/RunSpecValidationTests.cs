@@ -26,6 +26,14 @@ public class RunSpecValidationTests
         Assert.False(spec.Client.SdkRetries);
     }
 
+    [Fact]
+    public void EveryCommittedSpecIsValid()
+    {
+        var files = Directory.GetFiles(Path.Combine(RepoRoot(), "specs"), "*.json");
+        Assert.True(files.Length >= 6);
+        Assert.All(files, f => Assert.Empty(RunSpecParser.Parse(File.ReadAllText(f)).Errors));
+    }
+
     [Theory]
     [InlineData("""{ "scenario": "", "tableInsert": {} }""", "scenario")]
     [InlineData("""{ "scenario": "has space", "tableInsert": {} }""", "scenario")]

@@ -72,6 +72,18 @@ public class SummaryCalculatorTests
     }
 
     [Fact]
+    public void PeakIgnoresPartlyCoveredSecondsAndIsAbsentWithoutAWholeOne()
+    {
+        long s0 = (T0.Ticks - DateTime.UnixEpoch.Ticks) / TimeSpan.TicksPerSecond;
+        // 0.5 s into second 0 until 0.5 s into second 2: only second 1 is whole.
+        var run = Slice(0, [1000], T0.AddSeconds(0.5), T0.AddSeconds(2.5), [new(s0, 1, 900), new(s0 + 1, 1, 100), new(s0 + 2, 1, 900)], units: 1900);
+        Assert.Equal(100.0, SummaryCalculator.SummarizeTable(new TableInsertSpec(), [run], Ok).PeakPerSecond);
+
+        var shortRun = Slice(0, [1000], T0.AddSeconds(0.2), T0.AddSeconds(0.8), [new(s0, 1, 50)], units: 50);
+        Assert.Null(SummaryCalculator.SummarizeTable(new TableInsertSpec(), [shortRun], Ok).PeakPerSecond);
+    }
+
+    [Fact]
     public void BlobThroughputIsInDecimalMegabytesAndMegabits()
     {
         var slice = Slice(0, [1000], T0, T0.AddSeconds(2), units: 20_000_000) with { Workload = "blobUpload", Objects = 1 };

@@ -45,7 +45,7 @@ public static class ReportWriter
         {
             string amount = w.Entities is { } e ? F(e) : F((w.Bytes ?? 0) / 1e6, "0.0") + " MB";
             b.AppendLine(CultureInfo.InvariantCulture,
-                $"| {Label(w)} | {w.Slices} | {F(w.Operations)} | {F(w.Succeeded)} | {F(w.Failed)} | {F(w.Throttled)} | {F(w.TimedOut)} | {amount} | {F(w.DurationSeconds, "0.00")} | {Rate(w.Throughput)} | {(w.AllSlicesActiveThroughput is { } a ? Rate(a) : "n/a")} | {F(w.PeakPerSecond, "0.#")} {w.PeakUnit} | {(w.Verified.Matched ? "yes" : "NO")} ({F(w.Verified.Actual)}/{F(w.Verified.Expected)} {w.Verified.Unit}) |");
+                $"| {Label(w)} | {w.Slices} | {F(w.Operations)} | {F(w.Succeeded)} | {F(w.Failed)} | {F(w.Throttled)} | {F(w.TimedOut)} | {amount} | {F(w.DurationSeconds, "0.00")} | {Rate(w.Throughput)} | {(w.AllSlicesActiveThroughput is { } a ? Rate(a) : "n/a")} | {(w.PeakPerSecond is { } peak ? $"{F(peak, "0.#")} {w.PeakUnit}" : "n/a")} | {(w.Verified.Matched ? "yes" : "NO")} ({F(w.Verified.Actual)}/{F(w.Verified.Expected)} {w.Verified.Unit}) |");
         }
         b.AppendLine();
         b.AppendLine("Latency of successful requests (ms), from the merged histogram of all slices:");
@@ -61,7 +61,10 @@ public static class ReportWriter
         b.AppendLine();
         foreach (var w in s.Workloads)
         {
-            b.AppendLine(CultureInfo.InvariantCulture, $"- {Label(w)}: {w.Measures}. Verified: {w.Verified.Detail}.");
+            string cpu = w.ClientCpuMicrosecondsPerEntity is { } perEntity ? $"{F(perEntity, "0.#")} µs per entity"
+                : w.ClientCpuMicrosecondsPerMegabyte is { } perMb ? $"{F(perMb, "0")} µs per MB" : "n/a";
+            string warmup = w.WarmupOperations > 0 ? $" {F(w.WarmupOperations)} warm-up requests excluded." : "";
+            b.AppendLine(CultureInfo.InvariantCulture, $"- {Label(w)}: {w.Measures}.{warmup} Driver CPU {F(w.ClientCpuSeconds, "0.00")} s ({cpu}). Verified: {w.Verified.Detail}.");
         }
         return b.ToString();
     }

@@ -78,7 +78,10 @@ public sealed class ResultsTableStore(StorageTarget target, string runsTable = R
             row[p + "DurationSeconds"] = w.DurationSeconds;
             row[p + "OperationsPerSecond"] = w.Throughput.OperationsPerSecond;
             row[p + (w.Entities is null ? "MegabytesPerSecond" : "EntitiesPerSecond")] = w.Throughput.MegabytesPerSecond ?? w.Throughput.EntitiesPerSecond ?? 0;
-            row[p + "PeakPerSecond"] = w.PeakPerSecond;
+            if (w.PeakPerSecond is { } peak)
+            {
+                row[p + "PeakPerSecond"] = peak;   // absent when the run covered no whole second
+            }
             row[p + "LatencyP50Ms"] = w.LatencyMs.P50;
             row[p + "LatencyP90Ms"] = w.LatencyMs.P90;
             row[p + "LatencyP99Ms"] = w.LatencyMs.P99;

@@ -1,3 +1,4 @@
+using System.Text.Json.Serialization;
 using StorageBench.Engine.Measurement;
 using StorageBench.Engine.Spec;
 
@@ -68,8 +69,12 @@ public sealed record WorkloadSummary
     /// <summary>Over the whole seconds in which every slice was running; null when that window is under one second.</summary>
     public Throughput? AllSlicesActiveThroughput { get; init; }
     public double AllSlicesActiveSeconds { get; init; }
-    /// <summary>Best single UTC second, summed across slices: entities/s (table) or MB/s (blob).</summary>
-    public required double PeakPerSecond { get; init; }
+    /// <summary>
+    /// Best single UTC second wholly inside the measured window, summed across slices: entities/s
+    /// (table) or MB/s (blob). Null when the run covers no whole second.
+    /// </summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.Never)]
+    public double? PeakPerSecond { get; init; }
     public required string PeakUnit { get; init; }
     public required LatencySummary LatencyMs { get; init; }
     public required VerificationResult Verified { get; init; }

@@ -42,7 +42,10 @@ public static class SummaryCalculator
             allActive = Rates(inWindow.Sum(p => p.Operations), inWindow.Sum(p => p.Units), windowSeconds, unitsAreEntities, entitySizeBytes);
         }
 
-        long peakUnits = timeline.Count == 0 ? 0 : timeline.Max(p => p.Units);
+        // Peak: only seconds the measured window covers whole; a partly covered edge second would understate it.
+        long fullFirst = CeilSecond(start), fullEnd = FloorSecond(end);
+        var fullSeconds = timeline.Where(p => p.UnixSecond >= fullFirst && p.UnixSecond < fullEnd).ToList();
+        double? peakUnits = fullSeconds.Count == 0 ? null : fullSeconds.Max(p => p.Units);
         double cpu = ClientCpuSeconds(slices);
         long allUnits = units + slices.Sum(s => s.WarmupUnits);
         return new WorkloadSummary
