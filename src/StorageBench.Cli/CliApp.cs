@@ -78,6 +78,11 @@ public static class CliApp
             await stdout.WriteLineAsync().ConfigureAwait(false);
             await stdout.WriteLineAsync(ReportWriter.Markdown(summary)).ConfigureAwait(false);
             await stdout.WriteLineAsync($"Wrote {string.Join(", ", files)}").ConfigureAwait(false);
+            using (var self = System.Diagnostics.Process.GetCurrentProcess())
+            {
+                // The driver's own footprint (Azurite is a separate process): memory must not grow with run length.
+                await stdout.WriteLineAsync($"Driver peak working set: {self.PeakWorkingSet64 / 1_048_576.0:0.0} MiB").ConfigureAwait(false);
+            }
             return ExitCode(summary);
         }
         finally

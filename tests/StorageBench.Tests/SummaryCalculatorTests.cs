@@ -69,6 +69,7 @@ public class SummaryCalculatorTests
         Assert.Equal(2.0, summary.AllSlicesActiveSeconds);
         Assert.Equal(500.0, summary.AllSlicesActiveThroughput!.EntitiesPerSecond); // (100+300+100+500)/2
         Assert.Equal(4, summary.Timeline.Count);
+        Assert.Equal([100.0, 400.0], summary.PerSlice.Select(p => p.UnitsPerSecond));   // 400 in 4 s; 800 in 2 s
     }
 
     [Fact]

@@ -87,7 +87,13 @@ public sealed record WorkloadSummary
     public IReadOnlyList<LatencyBin> LatencyDistribution { get; init; } = [];
     /// <summary>Merged HdrHistogram (µs), compressed base64, so percentiles can be recomputed later.</summary>
     public required string LatencyHistogram { get; init; }
+    /// <summary>Each slice's own figures, to spot a slow instance or partition.</summary>
+    public IReadOnlyList<SliceSummary> PerSlice { get; init; } = [];
 }
+
+/// <param name="UnitsPerSecond">Entities/s (table) or MB/s (blob) over the slice's own measured window.</param>
+public sealed record SliceSummary(int SliceIndex, string Host, long Operations, long Succeeded, long Throttled, long Failed, long Units,
+    double DurationSeconds, double UnitsPerSecond, LatencySummary LatencyMs);
 
 /// <summary>Rates over a window. Decimal units: 1 KB = 1,000 bytes, 1 MB = 10^6 bytes, Mbps = 10^6 bits/s.</summary>
 public sealed record Throughput(double OperationsPerSecond, double? EntitiesPerSecond, double? KilobytesPerSecond, double? MegabytesPerSecond, double? MegabitsPerSecond);

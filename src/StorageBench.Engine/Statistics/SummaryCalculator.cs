@@ -69,6 +69,7 @@ public static class SummaryCalculator
             ClientCpuMicrosecondsPerEntity = unitsAreEntities && allUnits > 0 ? cpu * 1e6 / allUnits : null,
             ClientCpuMicrosecondsPerMegabyte = !unitsAreEntities && allUnits > 0 ? cpu * 1e6 / (allUnits / 1e6) : null,
             LatencyDistribution = Distribution(histogram, bins: 40),
+            PerSlice = [.. slices.OrderBy(s => s.SliceIndex).Select(s => SliceSummaryOf(s, unitsAreEntities))],
             DurationSeconds = duration,
             Throughput = Rates(counts.Succeeded, units, duration, unitsAreEntities, entitySizeBytes),
             AllSlicesActiveThroughput = allActive,
@@ -80,6 +81,14 @@ public static class SummaryCalculator
             Timeline = timeline,
             LatencyHistogram = LatencyHistograms.Encode(histogram),
         };
+    }
+
+    private static SliceSummary SliceSummaryOf(SliceResult s, bool unitsAreEntities)
+    {
+        double seconds = (s.EndedUtc - s.StartedUtc).TotalSeconds;
+        double perSecond = seconds > 0 ? s.Units / seconds / (unitsAreEntities ? 1 : 1e6) : 0;
+        return new SliceSummary(s.SliceIndex, s.Host, s.Counts.Operations, s.Counts.Succeeded, s.Counts.Throttled, s.Counts.Failed, s.Units,
+            seconds, perSecond, Latency(LatencyHistograms.Decode(s.LatencyHistogram)));
     }
 
     public static LatencySummary Latency(HistogramBase h)

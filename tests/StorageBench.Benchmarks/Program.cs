@@ -1,0 +1,192 @@
+using System.Diagnostics;
+using System.Globalization;
+using System.Runtime.InteropServices;
+using System.Text;
+using System.Text.Json;
+using StorageBench.Cli;
+using StorageBench.Engine.Measurement;
+using StorageBench.Engine.Planning;
+using StorageBench.Engine.Spec;
+using StorageBench.Engine.Statistics;
+using StorageBench.Engine.Verification;
+using StorageBench.Engine.Workloads;
+using StorageBench.Orchestration;
+using StorageBench.Orchestration.Hosting;
+using StorageBench.Results;
+
+// Usage: StorageBench.Benchmarks <path to storagebench.dll> <output markdown> [seconds=30]
+// 1. Pipeline vs the engine's tightest loop (same spec, same Azurite), single partition and 16 partitions.
+// 2. Driver peak working set for a run and a 10x longer run (separate CLI processes).
+// 3. Client CPU per entity (1, 4, 64 KB) and per MB (4 MiB blocks).
+string cliDll = args[0];
+string output = args[1];
+double seconds = args.Length > 2 ? double.Parse(args[2], CultureInfo.InvariantCulture) : 30;
+var md = new StringBuilder();
+var inv = CultureInfo.InvariantCulture;
+
+await using var azurite = await AzuriteServer.StartAsync();
+var target = StorageTarget.FromConnectionString(azurite.ConnectionString);
+Console.WriteLine($"Azurite on {azurite.TablePort}; {seconds} s per throughput run");
+
+// A discarded run first, so neither side of the comparison pays for JIT or Azurite's own warm-up.
+await TightLoopAsync(target, new RunSpec
+{
+    Scenario = "bench-warmup",
+    TableInsert = new TableInsertSpec { EntitySizeBytes = 1024, BatchSize = 100, Concurrency = 8, Slices = 2, DurationSeconds = 5 },
+});
+
+// --- 1. pipeline vs tightest loop -------------------------------------------------------------
+md.AppendLine("## 1. Pipeline overhead: orchestrated run vs the engine's tightest loop");
+md.AppendLine();
+md.AppendLine(string.Create(inv, $"Same spec, same Azurite; {seconds:0} s per run (1 s warm-up excluded), 1 KB entities, EGT of 100, 2 slices × 8 in flight. ") +
+    "\"Loop\" calls `TableInsertWorkload.RunAsync` for each slice directly; \"pipeline\" goes through `RunStarter` → orchestrator → activities (JSON boundary) → verification → results table. " +
+    "After one discarded 5 s warm-up run, each row runs loop, pipeline, loop, pipeline; the table shows each mean and the single runs.");
+md.AppendLine();
+md.AppendLine("| partitions | loop entities/s | pipeline entities/s | pipeline / loop | target |");
+md.AppendLine("|---:|---:|---:|---:|---|");
+foreach (int partitions in new[] { 1, 16 })
+{
+    var spec = new RunSpec
+    {
+        Scenario = "bench-overhead",
+        StartDelaySeconds = 0.5,
+        TableInsert = new TableInsertSpec { EntitySizeBytes = 1024, BatchSize = 100, PartitionCount = partitions, Concurrency = 8, Slices = 2, DurationSeconds = seconds, WarmupSeconds = 1 },
+    };
+    var loop = new List<double>();
+    var pipeline = new List<double>();
+    for (int round = 0; round < 2; round++)
+    {
+        loop.Add(await TightLoopAsync(target, spec));
+        pipeline.Add((await PipelineAsync(target, spec)).Workloads[0].Throughput.EntitiesPerSecond!.Value);
+        Console.WriteLine($"partitions {partitions} round {round}: loop {loop[^1]:0} pipeline {pipeline[^1]:0} entities/s");
+    }
+    double ratio = pipeline.Average() / loop.Average();
+    md.AppendLine(inv, $"| {partitions} | {loop.Average():0} ({string.Join(", ", loop.Select(v => v.ToString("0", inv)))}) | {pipeline.Average():0} ({string.Join(", ", pipeline.Select(v => v.ToString("0", inv)))}) | {ratio:P1} | ≥ 90% {(ratio >= 0.9 ? "holds" : "MISSED")} |");
+}
+
+// --- 2. memory vs run length ------------------------------------------------------------------
+md.AppendLine();
+md.AppendLine("## 2. Driver memory against run length");
+md.AppendLine();
+double shortRun = Math.Max(5, seconds / 3);
+md.AppendLine(inv, $"Peak working set of the CLI process (`Driver peak working set`, from /proc via .NET; Azurite is a separate process), one process per run, " +
+    $"1 KB entities, EGT of 100, 4 partitions, 2 slices × 8 in flight, for {shortRun:0} s and {10 * shortRun:0} s.");
+md.AppendLine();
+md.AppendLine("The longer run writes fewer entities per second: Azurite's in-memory store slows as it fills (its process, not the driver's).");
+md.AppendLine();
+md.AppendLine("| run length | entities written | peak working set | change | target |");
+md.AppendLine("|---:|---:|---:|---:|---|");
+double? baseline = null;
+foreach (double length in new[] { shortRun, 10 * shortRun })
+{
+    string specFile = Path.Combine(Path.GetTempPath(), $"bench-mem-{length}.json");
+    await File.WriteAllTextAsync(specFile, JsonSerializer.Serialize(new RunSpec
+    {
+        Scenario = "bench-memory",
+        StartDelaySeconds = 0.5,
+        TableInsert = new TableInsertSpec { EntitySizeBytes = 1024, BatchSize = 100, PartitionCount = 4, Concurrency = 8, Slices = 2, DurationSeconds = length },
+    }, RunSpecParser.Options));
+    var (peakMiB, entities) = await CliRunAsync(cliDll, specFile, azurite.ConnectionString);
+    baseline ??= peakMiB;
+    double change = peakMiB / baseline.Value - 1;
+    Console.WriteLine($"{length} s: {peakMiB:0.0} MiB, {entities} entities");
+    md.AppendLine(inv, $"| {length:0} s | {entities:N0} | {peakMiB:0.0} MiB | {change:+0.0%;-0.0%;0.0%} | {(length == shortRun ? "baseline" : change <= 0.10 ? "within 10%: holds" : "over 10%: MISSED")} |");
+}
+
+// --- 3. client CPU per operation --------------------------------------------------------------
+md.AppendLine();
+md.AppendLine("## 3. Client CPU per entity and per MB");
+md.AppendLine();
+md.AppendLine(string.Create(inv, $"Driver process CPU (user + system) from the first slice start to the last slice end, through the pipeline, {shortRun:0} s each, ") +
+    "2 slices; includes the Azure SDK's serialization and HTTP stack. Azurite runs on the same 2 cores, so the rates are Azurite's, not Azure's.");
+md.AppendLine();
+md.AppendLine("| workload | throughput | client CPU | per unit |");
+md.AppendLine("|---|---:|---:|---:|");
+foreach (var (label, entitySize, batch) in new[] { ("1 KB entities, EGT 100", 1024, 100), ("4 KB entities, EGT 100", 4096, 100), ("64 KB entities, EGT 32", 65536, 32) })
+{
+    var w = (await PipelineAsync(target, new RunSpec
+    {
+        Scenario = "bench-cpu",
+        StartDelaySeconds = 0.5,
+        TableInsert = new TableInsertSpec { EntitySizeBytes = entitySize, BatchSize = batch, PartitionCount = 4, Concurrency = 8, Slices = 2, DurationSeconds = shortRun },
+    })).Workloads[0];
+    Console.WriteLine($"{label}: {w.ClientCpuMicrosecondsPerEntity:0.0} µs/entity");
+    md.AppendLine(inv, $"| {label} | {w.Throughput.EntitiesPerSecond:0} entities/s | {w.ClientCpuSeconds:0.00} s | {w.ClientCpuMicrosecondsPerEntity:0.0} µs/entity |");
+}
+{
+    var w = (await PipelineAsync(target, new RunSpec
+    {
+        Scenario = "bench-cpu",
+        StartDelaySeconds = 0.5,
+        BlobUpload = new BlobUploadSpec { BlobSizeBytes = 32L * 1024 * 1024, BlockSizeBytes = 4 * 1024 * 1024, ParallelBlocks = 8, Slices = 2, DurationSeconds = shortRun },
+    })).Workloads[0];
+    Console.WriteLine($"4 MiB blocks: {w.ClientCpuMicrosecondsPerMegabyte:0} µs/MB");
+    md.AppendLine(inv, $"| 4 MiB blocks, 32 MiB blobs, 8 in flight | {w.Throughput.MegabytesPerSecond:0.0} MB/s | {w.ClientCpuSeconds:0.00} s | {w.ClientCpuMicrosecondsPerMegabyte:0} µs/MB |");
+}
+
+string header = $"""
+    # Benchmarks
+
+    Written by `./scripts/benchmark.sh` on {DateTime.UtcNow:yyyy-MM-dd HH:mm} UTC. Machine: {Environment.ProcessorCount} cores,
+    {GC.GetGCMemoryInfo().TotalAvailableMemoryBytes / 1_073_741_824.0:0} GiB, {RuntimeInformation.OSDescription}, {RuntimeInformation.FrameworkDescription};
+    target: Azurite (in-memory, loopback) on the same machine. Every figure below comes from that run.
+
+
+    """;
+await File.WriteAllTextAsync(output, header + md);
+Console.WriteLine($"Wrote {output}");
+
+static async Task<double> TightLoopAsync(StorageTarget target, RunSpec spec)
+{
+    string runId = Planner.NewRunId(DateTime.UtcNow);
+    using var clients = target.CreateClients(new ClientSettings { SdkRetries = true });
+    await clients.Tables.CreateTableAsync(Planner.TableName(runId));
+    try
+    {
+        var plans = Planner.PlanTable(runId, spec.TableInsert!, spec.Client, DateTime.UtcNow.AddSeconds(spec.StartDelaySeconds));
+        var slices = await Task.WhenAll(plans.Select(p => TableInsertWorkload.RunAsync(p, target, TimeProvider.System, default)));
+        var verified = await GroundTruth.VerifyTableAsync(target, Planner.TableName(runId), slices.Sum(s => s.Units + s.WarmupUnits), default);
+        if (!verified.Matched)
+        {
+            throw new InvalidOperationException("tight loop did not verify: " + verified);
+        }
+        return SummaryCalculator.SummarizeTable(spec.TableInsert!, slices, verified).Throughput.EntitiesPerSecond!.Value;
+    }
+    finally
+    {
+        await clients.Tables.DeleteTableAsync(Planner.TableName(runId));
+    }
+}
+
+static async Task<RunSummary> PipelineAsync(StorageTarget target, RunSpec spec)
+{
+    var host = BenchmarkHost.Create(target, new ResultsTableStore(target), TimeProvider.System);
+    var started = await new RunStarter(host, TimeProvider.System).StartAsync(spec, "benchmark", null, default);
+    var summary = RunStarter.SummaryOf(await host.WaitForCompletionAsync(started.RunId!, default))!;
+    if (summary.Status != RunStatus.Completed || summary.Workloads.Any(w => !w.Verified.Matched))
+    {
+        throw new InvalidOperationException($"pipeline run {summary.RunId} ended {summary.Status}: {string.Join("; ", summary.Errors)}");
+    }
+    return summary;
+}
+
+static async Task<(double PeakMiB, long Entities)> CliRunAsync(string cliDll, string specFile, string connection)
+{
+    var psi = new ProcessStartInfo("dotnet") { RedirectStandardOutput = true, UseShellExecute = false };
+    foreach (var a in new[] { cliDll, "run", "--spec", specFile, "--connection-string", connection, "--out", Path.Combine(Path.GetTempPath(), "bench-mem-out") })
+    {
+        psi.ArgumentList.Add(a);
+    }
+    using var process = Process.Start(psi)!;
+    string stdout = await process.StandardOutput.ReadToEndAsync();
+    await process.WaitForExitAsync();
+    if (process.ExitCode != 0)
+    {
+        throw new InvalidOperationException("CLI run failed: " + stdout);
+    }
+    string peakLine = stdout.Split('\n').Single(l => l.StartsWith("Driver peak working set:", StringComparison.Ordinal));
+    double peak = double.Parse(peakLine.Split(':')[1].Trim().Split(' ')[0], CultureInfo.InvariantCulture);
+    using var json = JsonDocument.Parse(await File.ReadAllTextAsync(Path.Combine(Path.GetTempPath(), "bench-mem-out", "summary.json")));
+    long entities = json.RootElement.GetProperty("workloads")[0].GetProperty("entities").GetInt64();
+    return (peak, entities);
+}
