@@ -11,7 +11,9 @@ namespace StorageBench.Tests;
 
 /// <summary>
 /// A loopback reverse proxy in front of Azurite that answers 503 ServerBusy — as Azure Storage does
-/// when it throttles — to every Nth request the predicate selects, and forwards everything else.
+/// when it throttles — to every Nth request the predicate selects, or to any selected request that
+/// would put more than maxInFlight selected requests in flight (a service at capacity), and forwards
+/// everything else.
 /// Azure's real throttling cannot happen on this machine; this is the stand-in, and it counts exactly
 /// what it injected.
 /// </summary>
@@ -22,6 +24,7 @@ public sealed class ThrottlingProxy : IAsyncDisposable
     private readonly HttpClient _upstream = new(new SocketsHttpHandler { AllowAutoRedirect = false, UseCookies = false });
     private long _selected;
     private long _injected;
+    private long _inFlight;
 
     private ThrottlingProxy(WebApplication app) => _app = app;
 
@@ -29,32 +32,56 @@ public sealed class ThrottlingProxy : IAsyncDisposable
 
     public long Injected => Interlocked.Read(ref _injected);
 
-    public static async Task<ThrottlingProxy> StartAsync(Uri upstream, int everyNth, Func<HttpRequest, bool> selects)
+    public static async Task<ThrottlingProxy> StartAsync(Uri upstream, int everyNth, Func<HttpRequest, bool> selects, long maxInFlight = long.MaxValue)
     {
         var builder = WebApplication.CreateSlimBuilder();
         builder.Logging.ClearProviders();
         builder.WebHost.ConfigureKestrel(k => k.Listen(IPAddress.Loopback, 0));
         var app = builder.Build();
         var proxy = new ThrottlingProxy(app);
-        app.Run(context => proxy.HandleAsync(context, upstream, everyNth, selects));
+        app.Run(context => proxy.HandleAsync(context, upstream, everyNth, selects, maxInFlight));
         await app.StartAsync();
         var address = app.Services.GetRequiredService<IServer>().Features.Get<IServerAddressesFeature>()!.Addresses.Single();
         proxy.Address = new Uri(address);
         return proxy;
     }
 
-    private async Task HandleAsync(HttpContext context, Uri upstream, int everyNth, Func<HttpRequest, bool> selects)
+    private async Task HandleAsync(HttpContext context, Uri upstream, int everyNth, Func<HttpRequest, bool> selects, long maxInFlight)
     {
-        if (selects(context.Request) && Interlocked.Increment(ref _selected) % everyNth == 0)
+        if (!selects(context.Request))
+        {
+            await ForwardAsync(context, upstream);
+            return;
+        }
+        long inFlight = Interlocked.Increment(ref _inFlight);
+        try
+        {
+            if (Interlocked.Increment(ref _selected) % everyNth == 0 || inFlight > maxInFlight)
+            {
+                await ThrottleAsync(context);
+                return;
+            }
+            await ForwardAsync(context, upstream);
+        }
+        finally
+        {
+            Interlocked.Decrement(ref _inFlight);
+        }
+    }
+
+    private async Task ThrottleAsync(HttpContext context)
+    {
         {
             Interlocked.Increment(ref _injected);
             context.Response.StatusCode = 503;
             context.Response.Headers["x-ms-error-code"] = "ServerBusy";
             context.Response.ContentType = "application/json";
             await context.Response.WriteAsync("""{"odata.error":{"code":"ServerBusy","message":{"lang":"en-US","value":"Injected by the test proxy."}}}""");
-            return;
         }
+    }
 
+    private async Task ForwardAsync(HttpContext context, Uri upstream)
+    {
         var request = new HttpRequestMessage(new HttpMethod(context.Request.Method),
             new Uri(upstream, context.Request.Path.Value + context.Request.QueryString.Value));
         if (context.Request.ContentLength > 0 || context.Request.Headers.TransferEncoding.Count > 0)

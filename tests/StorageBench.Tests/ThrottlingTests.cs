@@ -46,6 +46,36 @@ public class ThrottlingTests(AzuriteFixture azurite)
         Assert.True(retried.Verified.Matched);
     }
 
+    [Fact]
+    public async Task SaturationSearchFindsTheKneeOfAFakeServiceWithCapacityForTwoRequestsInFlight()
+    {
+        var tableEndpoint = new Uri($"http://127.0.0.1:{new Uri(ExtractTableEndpoint(azurite.ConnectionString)).Port}/");
+        await using var proxy = await ThrottlingProxy.StartAsync(tableEndpoint, everyNth: int.MaxValue,
+            r => r.Method == "POST" && (r.Path.Value!.Contains("/sbt") || r.Path.Value.EndsWith("$batch")), maxInFlight: 2);
+        string proxied = azurite.ConnectionString.Replace(ExtractTableEndpoint(azurite.ConnectionString), $"{proxy.Address.ToString().TrimEnd('/')}/devstoreaccount1");
+        var target = StorageTarget.FromConnectionString(proxied);
+        var host = BenchmarkHost.Create(target, new ResultsTableStore(azurite.Target), TimeProvider.System);
+        // 1 and 2 in flight fit the capacity (a rare overlap as one response ends and the next request
+        // begins is tolerated by the 10% bound); 8 in flight cannot.
+        const string spec = """
+            { "scenario": "saturation-knee", "startDelaySeconds": 0,
+              "tableInsert": { "entityCount": 400, "entitySizeBytes": 128, "batchSize": 10 },
+              "saturation": { "parameter": "tableInsert.concurrency", "start": 1, "factor": 2, "max": 32, "maxThrottledShare": 0.10, "maxP99Ms": 60000 } }
+            """;
+
+        var started = await new RunStarter(host, TimeProvider.System).StartAsync(spec, "test", null, default);
+        var summary = RunStarter.SummaryOf(await host.WaitForCompletionAsync(started.RunId!, default))!;
+
+        var result = summary.Saturation!;
+        Assert.InRange(result.HighestSustainableValue!.Value, 2, 4);
+        Assert.Equal(result.HighestSustainableValue * 2, result.KneeValue);
+        Assert.True(result.KneeValue <= 8, $"knee at {result.KneeValue}: {result.Reason}");
+        Assert.Contains("throttled share", result.Reason);
+        Assert.Equal(summary.Workloads.Count, summary.Workloads.Select(w => w.StepValue).Distinct().Count());
+        Assert.Equal(result.KneeValue, summary.Workloads[^1].StepValue);   // the search stopped at the knee
+        Assert.All(summary.Workloads, w => Assert.True(w.Verified.Matched, w.Verified.Detail));
+    }
+
     private static string ExtractTableEndpoint(string connectionString) =>
         connectionString.Split(';').Single(p => p.StartsWith("TableEndpoint=", StringComparison.Ordinal))["TableEndpoint=".Length..];
 }
