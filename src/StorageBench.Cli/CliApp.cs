@@ -18,27 +18,51 @@ public static class CliApp
           --out DIR                where summary.json and summary.md go (default: out/<runId>)
           --connection-string CS   storage account to test (default: start Azurite on loopback;
                                    also read from STORAGEBENCH_CONNECTION_STRING)
+        usage: storagebench runs --connection-string CS [--scenario S] [--since DATE] [--until DATE]
+                                 [--where "Column>=Number"]... [--max N]
+          lists stored runs, newest first within a scenario; --where filters on a numeric results
+          column (e.g. TableEntities>=5000000000, TableLatencyP99Ms<200)
         exit codes: 0 completed and verified, 1 run failed or unverified, 2 bad arguments or spec
         """;
 
+    private static readonly string[] RunOptions = ["--spec", "--out", "--connection-string"];
+    private static readonly string[] RunsOptions = ["--connection-string", "--scenario", "--since", "--until", "--where", "--max"];
+
     public static async Task<int> RunAsync(string[] args, TextWriter stdout, TextWriter stderr, CancellationToken ct)
     {
-        if (args.Length == 0 || args[0] != "run")
+        string command = args.Length > 0 ? args[0] : "";
+        var options = ParseOptions(args, command switch { "run" => RunOptions, "runs" => RunsOptions, _ => null });
+        if (options is null)
         {
-            await stderr.WriteLineAsync(Usage).ConfigureAwait(false);
+            await stderr.WriteLineAsync($"error: unknown command or option in '{string.Join(' ', args)}'{Environment.NewLine}{Usage}").ConfigureAwait(false);
             return 2;
         }
-        var options = new Dictionary<string, string>();
-        for (int i = 1; i < args.Length; i++)
-        {
-            if (args[i] is not ("--spec" or "--out" or "--connection-string") || i + 1 >= args.Length)
-            {
-                await stderr.WriteLineAsync($"error: unknown or incomplete option '{args[i]}'{Environment.NewLine}{Usage}").ConfigureAwait(false);
-                return 2;
-            }
-            options[args[i]] = args[++i];
-        }
+        return command == "run"
+            ? await RunCommandAsync(options, stdout, stderr, ct).ConfigureAwait(false)
+            : await RunsCommandAsync(options, stdout, stderr, ct).ConfigureAwait(false);
+    }
 
+    /// <summary>"--name value" pairs; --where may repeat (values joined by newlines). Null on anything unknown.</summary>
+    private static Dictionary<string, string>? ParseOptions(string[] args, string[]? allowed)
+    {
+        if (allowed is null)
+        {
+            return null;
+        }
+        var options = new Dictionary<string, string>();
+        for (int i = 1; i < args.Length; i += 2)
+        {
+            if (!allowed.Contains(args[i]) || i + 1 >= args.Length)
+            {
+                return null;
+            }
+            options[args[i]] = options.TryGetValue(args[i], out var earlier) ? earlier + "\n" + args[i + 1] : args[i + 1];
+        }
+        return options;
+    }
+
+    private static async Task<int> RunCommandAsync(Dictionary<string, string> options, TextWriter stdout, TextWriter stderr, CancellationToken ct)
+    {
         string specJson;
         try
         {
@@ -93,6 +117,56 @@ public static class CliApp
             }
         }
     }
+
+    private static async Task<int> RunsCommandAsync(Dictionary<string, string> options, TextWriter stdout, TextWriter stderr, CancellationToken ct)
+    {
+        string? connection = options.GetValueOrDefault("--connection-string") ?? Environment.GetEnvironmentVariable("STORAGEBENCH_CONNECTION_STRING");
+        RunFilter filter;
+        int max;
+        try
+        {
+            if (connection is null)
+            {
+                throw new FormatException("--connection-string: required (the results table lives in a storage account)");
+            }
+            filter = new RunFilter(
+                options.GetValueOrDefault("--scenario"),
+                options.TryGetValue("--since", out var since) ? ParseDate("--since", since) : null,
+                options.TryGetValue("--until", out var until) ? ParseDate("--until", until) : null,
+                options.TryGetValue("--where", out var where) ? [.. where.Split('\n').Select(RunFilter.ParseThreshold)] : null);
+            max = options.TryGetValue("--max", out var m) ? int.TryParse(m, out int n) && n > 0 ? n : throw new FormatException($"--max: \"{m}\" must be a positive whole number") : 100;
+        }
+        catch (FormatException ex)
+        {
+            await stderr.WriteLineAsync("error: " + ex.Message).ConfigureAwait(false);
+            return 2;
+        }
+        var rows = await new ResultsTableStore(StorageTarget.FromConnectionString(connection)).QueryRunsAsync(filter, max, ct).ConfigureAwait(false);
+        await stdout.WriteLineAsync(RunsTable(rows)).ConfigureAwait(false);
+        return 0;
+    }
+
+    /// <summary>The run rows as a Markdown table: identity, then the headline figures of each workload present.</summary>
+    public static string RunsTable(IReadOnlyList<Azure.Data.Tables.TableEntity> rows)
+    {
+        var b = new System.Text.StringBuilder();
+        b.AppendLine("| scenario | run | step | started (UTC) | status | table entities/s | table p99 ms | blob MB/s | blob p99 ms | verified |");
+        b.AppendLine("|---|---|---:|---|---|---:|---:|---:|---:|---|");
+        foreach (var r in rows)
+        {
+            string Num(string column, string format) => r.TryGetValue(column, out var v) && v is double d ? d.ToString(format, System.Globalization.CultureInfo.InvariantCulture) : "";
+            string verified = string.Join(" ", new[] { "TableVerified", "BlobVerified" }.Where(r.ContainsKey).Select(c => r.GetBoolean(c) == true ? "yes" : "NO"));
+            b.AppendLine(System.Globalization.CultureInfo.InvariantCulture,
+                $"| {r.PartitionKey} | {r.GetString("RunId")} | {Num("StepValue", "0.##")} | {r.GetDateTimeOffset("StartedUtc")?.UtcDateTime:u} | {r.GetString("Status")} | {Num("TableEntitiesPerSecond", "0.0")} | {Num("TableLatencyP99Ms", "0.0")} | {Num("BlobMegabytesPerSecond", "0.00")} | {Num("BlobLatencyP99Ms", "0.0")} | {verified} |");
+        }
+        b.Append(System.Globalization.CultureInfo.InvariantCulture, $"{rows.Count} run row(s)");
+        return b.ToString();
+    }
+
+    private static DateTime ParseDate(string option, string text) =>
+        DateTime.TryParse(text, System.Globalization.CultureInfo.InvariantCulture, System.Globalization.DateTimeStyles.AdjustToUniversal | System.Globalization.DateTimeStyles.AssumeUniversal, out var d)
+            ? d
+            : throw new FormatException($"{option}: \"{text}\" is not a date (use 2026-11-22 or 2026-11-22T02:00:00Z)");
 
     public static int ExitCode(RunSummary summary) =>
         summary.Status == RunStatus.Completed && summary.Workloads.All(w => w.Verified.Matched) ? 0 : summary.Status == RunStatus.Invalid ? 2 : 1;

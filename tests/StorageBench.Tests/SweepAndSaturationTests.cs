@@ -67,14 +67,7 @@ public class SweepAndSaturationUnitTests
         Assert.Contains("p99", result.Reason);
     }
 
-    private static WorkloadSummary Step(long ops, long throttled, double p99, double rate) => new()
-    {
-        Workload = "tableInsert", Measures = "", Slices = 1, Operations = ops, Succeeded = ops - throttled, Failed = throttled,
-        Throttled = throttled, TimedOut = 0, ServerErrors = 0, ClientErrors = 0, NetworkErrors = 0, DurationSeconds = 1,
-        Throughput = new Throughput(ops, rate, 0, null, null), PeakPerSecond = rate, PeakUnit = "entities/s",
-        LatencyMs = new LatencySummary(ops, 1, 1, 1, 1, 1, 1, 1, p99, p99, p99),
-        Verified = new VerificationResult(true, 0, 0, "entities", ""), LatencyHistogram = "",
-    };
+    private static WorkloadSummary Step(long ops, long throttled, double p99, double rate) => TestData.TableWorkload(ops, throttled, p99, rate);
 }
 
 [Collection(AzuriteCollection.Name)]

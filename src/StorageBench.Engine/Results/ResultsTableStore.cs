@@ -107,12 +107,21 @@ public sealed class ResultsTableStore(StorageTarget target, string runsTable = R
     };
 
     /// <summary>Newest first, for one scenario.</summary>
-    public async Task<IReadOnlyList<TableEntity>> ListRunsAsync(string scenario, int max, CancellationToken ct)
+    public Task<IReadOnlyList<TableEntity>> ListRunsAsync(string scenario, int max, CancellationToken ct) =>
+        QueryRunsAsync(new RunFilter(scenario), max, ct);
+
+    /// <summary>Run rows matching the filter (newest first within a scenario), at most <paramref name="max"/>.</summary>
+    public async Task<IReadOnlyList<TableEntity>> QueryRunsAsync(RunFilter filter, int max, CancellationToken ct)
     {
         using var clients = target.CreateClients(new() { SdkRetries = true });
         var runs = clients.Tables.GetTableClient(runsTable);
         var list = new List<TableEntity>();
-        await foreach (var e in runs.QueryAsync<TableEntity>(TableClient.CreateQueryFilter($"PartitionKey eq {scenario}"), cancellationToken: ct))
+        string odata = filter.ToODataFilter();
+        if (!await ExistsAsync(clients, runsTable, ct).ConfigureAwait(false))
+        {
+            return list;
+        }
+        await foreach (var e in runs.QueryAsync<TableEntity>(odata.Length == 0 ? null : odata, cancellationToken: ct))
         {
             list.Add(e);
             if (list.Count >= max)
@@ -121,6 +130,15 @@ public sealed class ResultsTableStore(StorageTarget target, string runsTable = R
             }
         }
         return list;
+    }
+
+    private static async Task<bool> ExistsAsync(StorageClients clients, string table, CancellationToken ct)
+    {
+        await foreach (var _ in clients.Tables.QueryAsync(TableClient.CreateQueryFilter($"TableName eq {table}"), cancellationToken: ct))
+        {
+            return true;
+        }
+        return false;
     }
 
     public async Task<IReadOnlyList<TableEntity>> ListSlicesAsync(string runId, CancellationToken ct)
