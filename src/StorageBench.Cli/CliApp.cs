@@ -18,6 +18,7 @@ public static class CliApp
           --out DIR                where summary.json and summary.md go (default: out/<runId>)
           --connection-string CS   storage account to test (default: start Azurite on loopback;
                                    also read from STORAGEBENCH_CONNECTION_STRING)
+          with APPLICATIONINSIGHTS_CONNECTION_STRING set, the run is also sent to Application Insights
         usage: storagebench runs --connection-string CS [--scenario S] [--since DATE] [--until DATE]
                                  [--where "Column>=Number"]... [--max N]
           lists stored runs, newest first within a scenario; --where filters on a numeric results
@@ -173,7 +174,9 @@ public static class CliApp
 
     private static async Task<RunSummary> RunOnInProcessHostAsync(RunSpec spec, StorageTarget target, TextWriter stdout, CancellationToken ct)
     {
-        var host = BenchmarkHost.Create(target, new ResultsTableStore(target), TimeProvider.System, shutdown: ct);
+        // Telemetry only when a connection is configured: a local run must not need Azure.
+        using var telemetry = Environment.GetEnvironmentVariable("APPLICATIONINSIGHTS_CONNECTION_STRING") is { Length: > 0 } ai ? new TelemetryEmitter(ai) : null;
+        var host = BenchmarkHost.Create(target, new ResultsTableStore(target), TimeProvider.System, shutdown: ct, telemetry: telemetry);
         var started = await new RunStarter(host, TimeProvider.System).StartAsync(spec, "local-cli", null, ct).ConfigureAwait(false);
         string runId = started.RunId!;
         await stdout.WriteLineAsync($"Run {runId} started (scenario {spec.Scenario}).").ConfigureAwait(false);

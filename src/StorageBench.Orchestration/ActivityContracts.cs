@@ -14,11 +14,14 @@ public static class ActivityNames
     public const string VerifyTable = "VerifyTable";
     public const string VerifyBlobs = "VerifyBlobs";
     public const string StoreResult = "StoreResult";
+    public const string CheckRegression = "CheckRegression";
+    public const string EmitTelemetry = "EmitTelemetry";
     public const string DeleteTargets = "DeleteTargets";
 }
 
 /// <summary>The orchestrator's input. Host names what started it (local-cli, http, timer).</summary>
-public sealed record RunRequest(RunSpec Spec, string Host);
+/// <param name="CheckRegression">Compare the result with the scenario's trailing baseline (the nightly run does).</param>
+public sealed record RunRequest(RunSpec Spec, string Host, bool CheckRegression = false);
 
 /// <summary>Custom status while running: which phase, for progress in the status endpoint.</summary>
 public sealed record RunProgress(string Phase, string? Workload, int Slices);

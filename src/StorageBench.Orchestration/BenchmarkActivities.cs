@@ -13,8 +13,12 @@ namespace StorageBench.Orchestration;
 /// The activities: each one a thin call into the engine or the results store. A host (the in-process
 /// host, or a Function App) binds each method to its <see cref="ActivityNames"/> entry.
 /// </summary>
-public sealed class BenchmarkActivities(StorageTarget target, ResultsTableStore results, TimeProvider time)
+/// <param name="telemetry">Null when no Application Insights connection is configured: telemetry is then skipped.</param>
+public sealed class BenchmarkActivities(StorageTarget target, ResultsTableStore results, TimeProvider time, TelemetryEmitter? telemetry = null,
+    RegressionRule? regressionRule = null)
 {
+    private readonly RegressionRule _rule = regressionRule ?? new RegressionRule();
+
     public Task<EnvironmentInfo> DescribeEnvironmentAsync() => Task.FromResult(new EnvironmentInfo(
         target.Kind, Environment.MachineName, RuntimeInformation.FrameworkDescription, Environment.ProcessorCount));
 
@@ -45,6 +49,24 @@ public sealed class BenchmarkActivities(StorageTarget target, ResultsTableStore 
     public async Task<bool> StoreResultAsync(StoreResultInput input, CancellationToken ct)
     {
         await results.SaveAsync(input.Summary, input.Slices, ct).ConfigureAwait(false);
+        return true;
+    }
+
+    public async Task<RegressionVerdict> CheckRegressionAsync(RunSummary summary, CancellationToken ct) =>
+        _rule.Evaluate(await results.BaselineAsync(summary, _rule.MaxBaselineRuns, ct).ConfigureAwait(false));
+
+    /// <summary>Sends the run (and its regression verdict, if any) to Application Insights; false when not configured.</summary>
+    public async Task<bool> EmitTelemetryAsync(RunSummary summary, CancellationToken ct)
+    {
+        if (telemetry is null)
+        {
+            return false;
+        }
+        await telemetry.EmitAsync(summary, ct).ConfigureAwait(false);
+        if (summary.Regression is { } verdict)
+        {
+            await telemetry.EmitRegressionAsync(summary, verdict, ct).ConfigureAwait(false);
+        }
         return true;
     }
 

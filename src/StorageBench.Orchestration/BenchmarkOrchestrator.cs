@@ -66,6 +66,11 @@ public static class BenchmarkOrchestrator
             Errors = failures,
             Saturation = search?.Result(),
         };
+        if (request.CheckRegression && summary.Status == RunStatus.Completed)
+        {
+            context.SetCustomStatus(new RunProgress("checking regression", null, 0));
+            summary = summary with { Regression = await context.CallActivityAsync<RegressionVerdict>(ActivityNames.CheckRegression, summary) };
+        }
         context.SetCustomStatus(new RunProgress("storing result", null, 0));
         try
         {
@@ -73,7 +78,16 @@ public static class BenchmarkOrchestrator
         }
         catch (Exception ex)
         {
-            summary = summary with { Status = RunStatus.Failed, Errors = [.. failures, "storing result: " + ex.Message] };
+            summary = summary with { Status = RunStatus.Failed, Errors = [.. summary.Errors, "storing result: " + ex.Message] };
+        }
+        try
+        {
+            await context.CallActivityAsync<bool>(ActivityNames.EmitTelemetry, summary);
+        }
+        catch (Exception ex)
+        {
+            // The benchmark itself stands; the missing telemetry is reported, not hidden.
+            summary = summary with { Errors = [.. summary.Errors, "telemetry: " + ex.Message] };
         }
         return summary;
     }

@@ -15,14 +15,18 @@ public sealed class RunStarter(IRunOrchestrationClient client, TimeProvider time
     public sealed record StartResult(bool Started, string? RunId, IReadOnlyList<ValidationError> Errors, bool AlreadyExisted = false);
 
     /// <summary>Starts a run from spec JSON; instanceId null means a fresh time-ordered id.</summary>
-    public async Task<StartResult> StartAsync(string specJson, string host, string? instanceId, CancellationToken ct)
+    public async Task<StartResult> StartAsync(string specJson, string host, string? instanceId, CancellationToken ct, bool checkRegression = false)
     {
         var (spec, errors) = RunSpecParser.Parse(specJson);
-        return spec is null ? new StartResult(false, null, errors) : await StartAsync(spec, host, instanceId, ct).ConfigureAwait(false);
+        return spec is null ? new StartResult(false, null, errors) : await StartAsync(spec, host, instanceId, ct, checkRegression).ConfigureAwait(false);
     }
 
+    /// <summary>The nightly timer's start: one instance per UTC date, checked against the scenario's baseline.</summary>
+    public Task<StartResult> StartNightlyAsync(string specJson, CancellationToken ct) =>
+        StartAsync(specJson, "timer", NightlyInstanceId(time.GetUtcNow().UtcDateTime), ct, checkRegression: true);
+
     /// <summary>Starts a run from a spec object, validating it first.</summary>
-    public async Task<StartResult> StartAsync(RunSpec spec, string host, string? instanceId, CancellationToken ct)
+    public async Task<StartResult> StartAsync(RunSpec spec, string host, string? instanceId, CancellationToken ct, bool checkRegression = false)
     {
         var errors = RunSpecValidator.Validate(spec);
         if (errors.Count > 0)
@@ -34,7 +38,7 @@ public sealed class RunStarter(IRunOrchestrationClient client, TimeProvider time
         {
             return new StartResult(false, null, [new ValidationError("runId", $"\"{runId}\"", "must be 1-48 lowercase letters, digits or '-'")]);
         }
-        bool created = await client.TryScheduleAsync(BenchmarkOrchestrator.Name, runId, new RunRequest(spec, host), ct).ConfigureAwait(false);
+        bool created = await client.TryScheduleAsync(BenchmarkOrchestrator.Name, runId, new RunRequest(spec, host, checkRegression), ct).ConfigureAwait(false);
         return new StartResult(created, runId, [], AlreadyExisted: !created);
     }
 

@@ -1,11 +1,4 @@
-using System.Net;
-using Microsoft.AspNetCore.Builder;
-using Microsoft.AspNetCore.Hosting;
-using Microsoft.AspNetCore.Hosting.Server;
-using Microsoft.AspNetCore.Hosting.Server.Features;
 using Microsoft.AspNetCore.Http;
-using Microsoft.Extensions.DependencyInjection;
-using Microsoft.Extensions.Logging;
 
 namespace StorageBench.Tests;
 
@@ -20,29 +13,21 @@ namespace StorageBench.Tests;
 public sealed class ThrottlingProxy : IAsyncDisposable
 {
     private static readonly HashSet<string> HopHeaders = new(StringComparer.OrdinalIgnoreCase) { "Host", "Connection", "Transfer-Encoding", "Keep-Alive", "Expect" };
-    private readonly WebApplication _app;
     private readonly HttpClient _upstream = new(new SocketsHttpHandler { AllowAutoRedirect = false, UseCookies = false });
     private long _selected;
     private long _injected;
     private long _inFlight;
 
-    private ThrottlingProxy(WebApplication app) => _app = app;
+    private LoopbackServer? _server;
 
-    public Uri Address { get; private set; } = null!;
+    public Uri Address => _server!.Address;
 
     public long Injected => Interlocked.Read(ref _injected);
 
     public static async Task<ThrottlingProxy> StartAsync(Uri upstream, int everyNth, Func<HttpRequest, bool> selects, long maxInFlight = long.MaxValue)
     {
-        var builder = WebApplication.CreateSlimBuilder();
-        builder.Logging.ClearProviders();
-        builder.WebHost.ConfigureKestrel(k => k.Listen(IPAddress.Loopback, 0));
-        var app = builder.Build();
-        var proxy = new ThrottlingProxy(app);
-        app.Run(context => proxy.HandleAsync(context, upstream, everyNth, selects, maxInFlight));
-        await app.StartAsync();
-        var address = app.Services.GetRequiredService<IServer>().Features.Get<IServerAddressesFeature>()!.Addresses.Single();
-        proxy.Address = new Uri(address);
+        var proxy = new ThrottlingProxy();
+        proxy._server = await LoopbackServer.StartAsync(context => proxy.HandleAsync(context, upstream, everyNth, selects, maxInFlight));
         return proxy;
     }
 
@@ -113,8 +98,7 @@ public sealed class ThrottlingProxy : IAsyncDisposable
 
     public async ValueTask DisposeAsync()
     {
-        await _app.StopAsync();
-        await _app.DisposeAsync();
+        await _server!.DisposeAsync();
         _upstream.Dispose();
     }
 }

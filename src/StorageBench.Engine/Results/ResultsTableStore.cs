@@ -66,6 +66,11 @@ public sealed class ResultsTableStore(StorageTarget target, string runsTable = R
             ["Instances"] = (long)s.Environment.Instances,
             ["Errors"] = string.Join("\n", s.Errors),
         };
+        if (s.Regression is { } regression)
+        {
+            row["RegressionVerdict"] = regression.Verdict;
+            row["RegressionReason"] = regression.Reason;
+        }
         foreach (var w in workloads)
         {
             string p = w.Workload == TableInsertWorkload.Name ? "Table" : "Blob";
@@ -130,6 +135,28 @@ public sealed class ResultsTableStore(StorageTarget target, string runsTable = R
             }
         }
         return list;
+    }
+
+    /// <summary>
+    /// The trailing baseline for a run: metric histories from the scenario's earlier completed,
+    /// non-sweep runs (newest first), for each headline metric the current run has.
+    /// </summary>
+    public async Task<IReadOnlyList<MetricHistory>> BaselineAsync(RunSummary current, int maxRuns, CancellationToken ct)
+    {
+        var rows = (await QueryRunsAsync(new RunFilter(current.Spec!.Scenario, UntilUtc: current.StartedUtc), maxRuns * 4 + 10, ct).ConfigureAwait(false))
+            .Where(r => r.GetString("Status") == "Completed" && !r.ContainsKey("StepParameter") && r.GetString("RunId") != current.RunId)
+            .Take(maxRuns)
+            .ToList();
+        var currentRow = RunRows(current)[0];
+        var metrics = new List<MetricHistory>();
+        foreach (var (column, higherIsBetter) in new[] { ("TableEntitiesPerSecond", true), ("TableLatencyP99Ms", false), ("BlobMegabytesPerSecond", true), ("BlobLatencyP99Ms", false) })
+        {
+            if (currentRow.GetDouble(column) is { } value)
+            {
+                metrics.Add(new MetricHistory(column, higherIsBetter, value, [.. rows.Select(r => r.GetDouble(column)).OfType<double>()]));
+            }
+        }
+        return metrics;
     }
 
     private static async Task<bool> ExistsAsync(StorageClients clients, string table, CancellationToken ct)

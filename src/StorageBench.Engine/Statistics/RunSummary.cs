@@ -26,6 +26,8 @@ public sealed record RunSummary
     public IReadOnlyList<string> Errors { get; init; } = [];
     /// <summary>Set when the spec asked for a saturation search.</summary>
     public SaturationResult? Saturation { get; init; }
+    /// <summary>Set for runs checked against their trailing baseline (the nightly run).</summary>
+    public RegressionVerdict? Regression { get; init; }
 }
 
 /// <summary>

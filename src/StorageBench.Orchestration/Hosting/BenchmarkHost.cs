@@ -9,9 +9,9 @@ namespace StorageBench.Orchestration.Hosting;
 public static class BenchmarkHost
 {
     public static InProcessOrchestrationHost Create(StorageTarget target, ResultsTableStore results, TimeProvider time,
-        int maxConcurrentActivities = 0, CancellationToken shutdown = default)
+        int maxConcurrentActivities = 0, CancellationToken shutdown = default, TelemetryEmitter? telemetry = null)
     {
-        var a = new BenchmarkActivities(target, results, time);
+        var a = new BenchmarkActivities(target, results, time, telemetry);
         var host = new InProcessOrchestrationHost(maxConcurrentActivities > 0 ? maxConcurrentActivities : 10 * Environment.ProcessorCount, time, shutdown);
         return host
             .AddOrchestrator<RunRequest, RunSummary>(BenchmarkOrchestrator.Name, BenchmarkOrchestrator.RunAsync)
@@ -22,6 +22,8 @@ public static class BenchmarkHost
             .AddActivity<VerifyTableInput, VerificationResult>(ActivityNames.VerifyTable, a.VerifyTableAsync)
             .AddActivity<VerifyBlobsInput, VerificationResult>(ActivityNames.VerifyBlobs, a.VerifyBlobsAsync)
             .AddActivity<StoreResultInput, bool>(ActivityNames.StoreResult, a.StoreResultAsync)
+            .AddActivity<RunSummary, RegressionVerdict>(ActivityNames.CheckRegression, a.CheckRegressionAsync)
+            .AddActivity<RunSummary, bool>(ActivityNames.EmitTelemetry, a.EmitTelemetryAsync)
             .AddActivity<TargetsInput, bool>(ActivityNames.DeleteTargets, a.DeleteTargetsAsync);
     }
 }

@@ -1,0 +1,64 @@
+using System.Globalization;
+
+namespace StorageBench.Engine.Statistics;
+
+/// <summary>The nightly verdict, with the evidence for it.</summary>
+public sealed record RegressionVerdict(string Verdict, string Reason, int BaselineRuns, IReadOnlyList<MetricVerdict> Metrics)
+{
+    public const string Ok = "ok";
+    public const string Regressed = "regressed";
+    public const string Improved = "improved";
+    public const string InsufficientBaseline = "insufficient-baseline";
+}
+
+/// <summary>One metric against its baseline: median and MAD of the trailing runs, and the band a run may move within.</summary>
+public sealed record MetricVerdict(string Metric, bool HigherIsBetter, double Current, double BaselineMedian, double BaselineMad, double AllowedChange, string Verdict);
+
+/// <summary>A metric's current value and its values in the trailing runs (newest first).</summary>
+public sealed record MetricHistory(string Metric, bool HigherIsBetter, double Current, IReadOnlyList<double> Baseline);
+
+/// <summary>
+/// Robust comparison with a trailing baseline: the median of the last runs, and the median absolute
+/// deviation (MAD, scaled by 1.4826 to estimate σ) as the noise. A run regresses when it falls more
+/// than max(k·σ, minimum relative change × median) on the bad side. One noisy night cannot move a
+/// median, and a noisy scenario widens its own band.
+/// </summary>
+public sealed record RegressionRule(int MinBaselineRuns = 5, int MaxBaselineRuns = 14, double Sigmas = 3, double MinRelativeChange = 0.05)
+{
+    public RegressionVerdict Evaluate(IReadOnlyList<MetricHistory> metrics)
+    {
+        int runs = metrics.Count == 0 ? 0 : metrics.Min(m => Math.Min(m.Baseline.Count, MaxBaselineRuns));
+        if (runs < MinBaselineRuns)
+        {
+            return new RegressionVerdict(RegressionVerdict.InsufficientBaseline,
+                $"{runs} earlier completed run(s) of this scenario; at least {MinBaselineRuns} are needed", runs, []);
+        }
+        var verdicts = metrics.Select(Judge).ToList();
+        var regressed = verdicts.Where(v => v.Verdict == RegressionVerdict.Regressed).ToList();
+        var improved = verdicts.Where(v => v.Verdict == RegressionVerdict.Improved).ToList();
+        var (verdict, named) = regressed.Count > 0 ? (RegressionVerdict.Regressed, regressed)
+            : improved.Count > 0 ? (RegressionVerdict.Improved, improved)
+            : (RegressionVerdict.Ok, verdicts);
+        string reason = string.Join("; ", named.Select(v => string.Create(CultureInfo.InvariantCulture,
+            $"{v.Metric} {v.Current:0.###} vs median {v.BaselineMedian:0.###} (allowed ±{v.AllowedChange:0.###})")));
+        return new RegressionVerdict(verdict, reason, runs, verdicts);
+    }
+
+    private MetricVerdict Judge(MetricHistory m)
+    {
+        var baseline = m.Baseline.Take(MaxBaselineRuns).ToArray();
+        double median = Median(baseline);
+        double mad = Median([.. baseline.Select(x => Math.Abs(x - median))]);
+        double allowed = Math.Max(Sigmas * 1.4826 * mad, MinRelativeChange * Math.Abs(median));
+        double better = m.HigherIsBetter ? m.Current - median : median - m.Current;
+        string verdict = better < -allowed ? RegressionVerdict.Regressed : better > allowed ? RegressionVerdict.Improved : RegressionVerdict.Ok;
+        return new MetricVerdict(m.Metric, m.HigherIsBetter, m.Current, median, mad, allowed, verdict);
+    }
+
+    public static double Median(IReadOnlyList<double> values)
+    {
+        var sorted = values.Order().ToArray();
+        int n = sorted.Length;
+        return n == 0 ? double.NaN : n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+    }
+}
