@@ -5,7 +5,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
-"$root/scripts/install.sh"
+"$root/scripts/install.sh" --browser
 results="$root/tests/StorageBench.Tests/TestResults"
 rm -rf "$results"
 dotnet test "$root/tests/StorageBench.Tests/StorageBench.Tests.csproj" -c Release --nologo \

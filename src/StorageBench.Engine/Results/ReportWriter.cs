@@ -5,7 +5,7 @@ using StorageBench.Engine.Statistics;
 
 namespace StorageBench.Results;
 
-/// <summary>Writes summary.json and summary.md beside each other; the Markdown is also what the CLI prints.</summary>
+/// <summary>Writes summary.json, summary.md and summary.html beside each other; the Markdown is also what the CLI prints.</summary>
 public static class ReportWriter
 {
     public static async Task<IReadOnlyList<string>> WriteAsync(RunSummary summary, string directory, CancellationToken ct)
@@ -13,9 +13,11 @@ public static class ReportWriter
         Directory.CreateDirectory(directory);
         string json = Path.Combine(directory, "summary.json");
         string md = Path.Combine(directory, "summary.md");
+        string html = Path.Combine(directory, "summary.html");
         await File.WriteAllTextAsync(json, JsonSerializer.Serialize(summary, JsonDefaults.Options), ct).ConfigureAwait(false);
         await File.WriteAllTextAsync(md, Markdown(summary), ct).ConfigureAwait(false);
-        return [json, md];
+        await File.WriteAllTextAsync(html, HtmlReportWriter.Render(summary), ct).ConfigureAwait(false);
+        return [json, md, html];
     }
 
     public static string Markdown(RunSummary s)
@@ -69,7 +71,7 @@ public static class ReportWriter
         return b.ToString();
     }
 
-    private static string Label(WorkloadSummary w) =>
+    public static string Label(WorkloadSummary w) =>
         w.StepParameter is null ? w.Workload : $"{w.Workload} {w.StepParameter.Split('.')[^1]}={F(w.StepValue ?? 0, "0.##")}";
 
     private static string Rate(Throughput t) => t.EntitiesPerSecond is { } e
