@@ -1,0 +1,57 @@
+#!/usr/bin/env node
+// Parses and semantically checks KQL against the Application Insights workspace schema (AppEvents)
+// with Kusto.Language (the npm build of Microsoft's Kusto.Language, @kusto/language-service-next).
+// Usage: node scripts/kql-check.js FILE.kql|FILE.json ...   (a .json workbook: every query in it)
+// Prints one JSON object per query: {file, query, diagnostics:[{severity, message, start}]}; exits 1
+// when any query has an error or a warning.
+'use strict';
+const fs = require('fs');
+const path = require('path');
+const lib = path.join(__dirname, '..', 'node_modules', '@kusto', 'language-service-next');
+require(path.join(lib, 'bridge.js'));
+require(path.join(lib, 'Kusto.Language.Bridge.js'));
+const K = Kusto.Language, S = K.Symbols;
+
+// The workspace-based Application Insights table for custom events (Log Analytics "AppEvents").
+const appEvents = new S.TableSymbol.$ctor7('AppEvents', '(' + [
+  'TenantId:string', 'TimeGenerated:datetime', 'Name:string', 'Properties:dynamic', 'Measurements:dynamic',
+  'OperationName:string', 'OperationId:string', 'ParentId:string', 'SyntheticSource:string', 'SessionId:string',
+  'UserId:string', 'UserAuthenticatedId:string', 'UserAccountId:string', 'AppVersion:string', 'AppRoleName:string',
+  'AppRoleInstance:string', 'ClientType:string', 'ClientModel:string', 'ClientOS:string', 'ClientIP:string',
+  'ClientCity:string', 'ClientStateOrProvince:string', 'ClientCountryOrRegion:string', 'ClientBrowser:string',
+  'ResourceGUID:string', 'IKey:string', 'SDKVersion:string', 'ItemCount:int', 'ReferencedItemId:string',
+  'ReferencedType:string', 'SourceSystem:string', 'Type:string', '_ResourceId:string',
+].join(', ') + ')', null);
+const db = new S.DatabaseSymbol.ctor('workspace', [appEvents]);
+const globals = K.GlobalState.Default.WithCluster(new S.ClusterSymbol.ctor('loganalytics', [db])).WithDatabase(db);
+
+function queriesOf(file) {
+  const text = fs.readFileSync(file, 'utf8');
+  if (!file.endsWith('.json')) return [text];
+  const found = [];
+  (function walk(node) {
+    if (Array.isArray(node)) node.forEach(walk);
+    else if (node && typeof node === 'object') {
+      if (typeof node.query === 'string') found.push(node.query);
+      Object.values(node).forEach(walk);
+    }
+  })(JSON.parse(text));
+  return found;
+}
+
+let failed = false;
+const files = process.argv.slice(2);
+if (files.length === 0) { console.error('usage: kql-check.js FILE...'); process.exit(2); }
+for (const file of files) {
+  for (const query of queriesOf(file)) {
+    const d = K.KustoCode.ParseAndAnalyze(query, globals).GetDiagnostics();
+    const diagnostics = [];
+    for (let i = 0; i < d.Count; i++) {
+      const x = d.getItem(i);
+      diagnostics.push({ severity: String(x.Severity), message: x.Message, start: x.Start });
+    }
+    if (diagnostics.length > 0) failed = true;
+    console.log(JSON.stringify({ file: path.basename(file), query: query.split('\n').find(l => l && !l.startsWith('//')) || '', diagnostics }));
+  }
+}
+process.exit(failed ? 1 : 0);
