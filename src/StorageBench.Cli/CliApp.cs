@@ -23,24 +23,47 @@ public static class CliApp
                                  [--where "Column>=Number"]... [--max N]
           lists stored runs, newest first within a scenario; --where filters on a numeric results
           column (e.g. TableEntities>=5000000000, TableLatencyP99Ms<200)
+        usage: storagebench query NAME [--results DIR]
+          runs a named query over the local runs in DIR (default: out): runs, throughput-trend,
+          latency-trend, throttling-share, sweep-curve (C# equivalents of queries/NAME.kql)
         exit codes: 0 completed and verified, 1 run failed or unverified, 2 bad arguments or spec
         """;
 
     private static readonly string[] RunOptions = ["--spec", "--out", "--connection-string"];
     private static readonly string[] RunsOptions = ["--connection-string", "--scenario", "--since", "--until", "--where", "--max"];
+    private static readonly string[] QueryOptions = ["--results"];
 
     public static async Task<int> RunAsync(string[] args, TextWriter stdout, TextWriter stderr, CancellationToken ct)
     {
         string command = args.Length > 0 ? args[0] : "";
-        var options = ParseOptions(args, command switch { "run" => RunOptions, "runs" => RunsOptions, _ => null });
+        // "query" takes the query name first, then options.
+        string[] optionArgs = command == "query" && args.Length > 1 ? args[1..] : args;
+        var options = ParseOptions(optionArgs, command switch { "run" => RunOptions, "runs" => RunsOptions, "query" when args.Length > 1 => QueryOptions, _ => null });
         if (options is null)
         {
             await stderr.WriteLineAsync($"error: unknown command or option in '{string.Join(' ', args)}'{Environment.NewLine}{Usage}").ConfigureAwait(false);
             return 2;
         }
-        return command == "run"
-            ? await RunCommandAsync(options, stdout, stderr, ct).ConfigureAwait(false)
-            : await RunsCommandAsync(options, stdout, stderr, ct).ConfigureAwait(false);
+        return command switch
+        {
+            "run" => await RunCommandAsync(options, stdout, stderr, ct).ConfigureAwait(false),
+            "runs" => await RunsCommandAsync(options, stdout, stderr, ct).ConfigureAwait(false),
+            _ => await QueryCommandAsync(args[1], options, stdout, stderr).ConfigureAwait(false),
+        };
+    }
+
+    private static async Task<int> QueryCommandAsync(string name, Dictionary<string, string> options, TextWriter stdout, TextWriter stderr)
+    {
+        if (!LocalQueries.Named.TryGetValue(name, out var query))
+        {
+            await stderr.WriteLineAsync($"error: query \"{name}\" is not one of {string.Join(", ", LocalQueries.Named.Keys)}").ConfigureAwait(false);
+            return 2;
+        }
+        string results = options.GetValueOrDefault("--results") ?? "out";
+        var events = LocalQueries.LoadEvents(results);
+        await stdout.WriteLineAsync($"{name} over {events.Count(e => e.Name == TelemetryEmitter.RunEvent)} run(s) in {Path.GetFullPath(results)}:").ConfigureAwait(false);
+        await stdout.WriteLineAsync(query(events).ToMarkdown()).ConfigureAwait(false);
+        return 0;
     }
 
     /// <summary>"--name value" pairs; --where may repeat (values joined by newlines). Null on anything unknown.</summary>

@@ -63,10 +63,6 @@ public sealed class BenchmarkActivities(StorageTarget target, ResultsTableStore 
             return false;
         }
         await telemetry.EmitAsync(summary, ct).ConfigureAwait(false);
-        if (summary.Regression is { } verdict)
-        {
-            await telemetry.EmitRegressionAsync(summary, verdict, ct).ConfigureAwait(false);
-        }
         return true;
     }
 

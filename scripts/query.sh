@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Runs a named query over the local runs (out/*/summary.json, written by ./scripts/bench.sh) and prints
+# the table. Names: runs, throughput-trend, latency-trend, throttling-share, sweep-curve.
+#   ./scripts/query.sh NAME [--results DIR]
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+dotnet build "$root/src/StorageBench.Cli/StorageBench.Cli.csproj" -c Release --nologo -v quiet -clp:ErrorsOnly >&2
+exec dotnet "$root/src/StorageBench.Cli/bin/Release/net10.0/storagebench.dll" query "${@:-runs}"
