@@ -16,8 +16,8 @@ public static class CliApp
         usage: storagebench run [--spec FILE] [--out DIR] [--connection-string CS]
           --spec FILE              run spec JSON (default: the built-in quick scenario, specs/quick.json)
           --out DIR                where summary.json and summary.md go (default: out/<runId>)
-          --connection-string CS   storage account to test (default: start Azurite on loopback;
-                                   also read from STORAGEBENCH_CONNECTION_STRING)
+          --connection-string CS   storage account to test (default: the STORAGEBENCH_TARGET_* settings
+                                   if set, else Azurite started on loopback)
           with APPLICATIONINSIGHTS_CONNECTION_STRING set, the run is also sent to Application Insights
         usage: storagebench runs --connection-string CS [--scenario S] [--since DATE] [--until DATE]
                                  [--where "Column>=Number"]... [--max N]
@@ -109,18 +109,24 @@ public static class CliApp
             return 2;
         }
 
-        string? connection = options.GetValueOrDefault("--connection-string") ?? Environment.GetEnvironmentVariable("STORAGEBENCH_CONNECTION_STRING");
         AzuriteServer? azurite = null;
         try
         {
-            if (connection is null)
+            string? bad = null;
+            StorageTarget? target = options.TryGetValue("--connection-string", out var cs) ? StorageTarget.FromConnectionString(cs) : SettingsTarget(out bad);
+            if (target is null && bad is not null)
+            {
+                await stderr.WriteLineAsync("error: " + bad).ConfigureAwait(false);
+                return 2;
+            }
+            if (target is null)
             {
                 await stdout.WriteLineAsync("Starting Azurite on loopback (in-memory)...").ConfigureAwait(false);
                 azurite = await AzuriteServer.StartAsync(ct).ConfigureAwait(false);
-                connection = azurite.ConnectionString;
+                target = StorageTarget.FromConnectionString(azurite.ConnectionString);
                 await stdout.WriteLineAsync($"Azurite: blob 127.0.0.1:{azurite.BlobPort}, table 127.0.0.1:{azurite.TablePort}").ConfigureAwait(false);
             }
-            var summary = await RunOnInProcessHostAsync(spec, StorageTarget.FromConnectionString(connection), stdout, ct).ConfigureAwait(false);
+            var summary = await RunOnInProcessHostAsync(spec, target, stdout, ct).ConfigureAwait(false);
             string outDir = options.GetValueOrDefault("--out") ?? Path.Combine("out", summary.RunId);
             var files = await ReportWriter.WriteAsync(summary, outDir, ct).ConfigureAwait(false);
             await stdout.WriteLineAsync().ConfigureAwait(false);
@@ -144,14 +150,15 @@ public static class CliApp
 
     private static async Task<int> RunsCommandAsync(Dictionary<string, string> options, TextWriter stdout, TextWriter stderr, CancellationToken ct)
     {
-        string? connection = options.GetValueOrDefault("--connection-string") ?? Environment.GetEnvironmentVariable("STORAGEBENCH_CONNECTION_STRING");
+        StorageTarget? results = options.TryGetValue("--connection-string", out var cs) ? StorageTarget.FromConnectionString(cs)
+            : SettingsTarget(out _) is { } settingsTarget ? TargetSettings.Results(Environment.GetEnvironmentVariable, settingsTarget) : null;
         RunFilter filter;
         int max;
         try
         {
-            if (connection is null)
+            if (results is null)
             {
-                throw new FormatException("--connection-string: required (the results table lives in a storage account)");
+                throw new FormatException("--connection-string: required (the results table lives in a storage account), or the STORAGEBENCH_TARGET_* settings");
             }
             filter = new RunFilter(
                 options.GetValueOrDefault("--scenario"),
@@ -165,7 +172,7 @@ public static class CliApp
             await stderr.WriteLineAsync("error: " + ex.Message).ConfigureAwait(false);
             return 2;
         }
-        var rows = await new ResultsTableStore(StorageTarget.FromConnectionString(connection)).QueryRunsAsync(filter, max, ct).ConfigureAwait(false);
+        var rows = await new ResultsTableStore(results).QueryRunsAsync(filter, max, ct).ConfigureAwait(false);
         await stdout.WriteLineAsync(RunsTable(rows)).ConfigureAwait(false);
         return 0;
     }
@@ -192,6 +199,21 @@ public static class CliApp
             ? d
             : throw new FormatException($"{option}: \"{text}\" is not a date (use 2026-11-22 or 2026-11-22T02:00:00Z)");
 
+    /// <summary>The target named by the STORAGEBENCH_TARGET_* settings; null (with <paramref name="error"/> when they are malformed) otherwise.</summary>
+    private static StorageTarget? SettingsTarget(out string? error)
+    {
+        error = null;
+        try
+        {
+            return TargetSettings.Target(Environment.GetEnvironmentVariable);
+        }
+        catch (ArgumentException ex)
+        {
+            error = ex.Message;
+            return null;
+        }
+    }
+
     public static int ExitCode(RunSummary summary) =>
         summary.Status == RunStatus.Completed && summary.Workloads.All(w => w.Verified.Matched) ? 0 : summary.Status == RunStatus.Invalid ? 2 : 1;
 
@@ -199,7 +221,8 @@ public static class CliApp
     {
         // Telemetry only when a connection is configured: a local run must not need Azure.
         using var telemetry = Environment.GetEnvironmentVariable("APPLICATIONINSIGHTS_CONNECTION_STRING") is { Length: > 0 } ai ? new TelemetryEmitter(ai) : null;
-        var host = BenchmarkHost.Create(target, new ResultsTableStore(target), TimeProvider.System, shutdown: ct, telemetry: telemetry);
+        var results = new ResultsTableStore(TargetSettings.Results(Environment.GetEnvironmentVariable, target));
+        var host = BenchmarkHost.Create(target, results, TimeProvider.System, shutdown: ct, telemetry: telemetry);
         var started = await new RunStarter(host, TimeProvider.System).StartAsync(spec, "local-cli", null, ct).ConfigureAwait(false);
         string runId = started.RunId!;
         await stdout.WriteLineAsync($"Run {runId} started (scenario {spec.Scenario}).").ConfigureAwait(false);

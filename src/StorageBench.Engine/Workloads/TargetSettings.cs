@@ -1,0 +1,56 @@
+namespace StorageBench.Engine.Workloads;
+
+/// <summary>
+/// Where the benchmark writes and where results go, from app settings / environment variables —
+/// the same names locally (local.settings.json, the shell) and in Azure (infra/bicep sets them):
+/// <list type="bullet">
+/// <item>STORAGEBENCH_TARGET_CONNECTION_STRING — a connection string (Azurite, or a key-based account), or</item>
+/// <item>STORAGEBENCH_TARGET_TABLE_ENDPOINTS and STORAGEBENCH_TARGET_BLOB_ENDPOINTS — endpoints reached with
+/// Azure.Identity (the Function App's managed identity); comma-separated, the first account is used;</item>
+/// <item>STORAGEBENCH_RESULTS_CONNECTION_STRING or STORAGEBENCH_RESULTS_TABLE_ENDPOINT — where the results
+/// tables live (default: the target).</item>
+/// </list>
+/// </summary>
+public static class TargetSettings
+{
+    public const string TargetConnectionString = "STORAGEBENCH_TARGET_CONNECTION_STRING";
+    public const string TargetTableEndpoints = "STORAGEBENCH_TARGET_TABLE_ENDPOINTS";
+    public const string TargetBlobEndpoints = "STORAGEBENCH_TARGET_BLOB_ENDPOINTS";
+    public const string ResultsConnectionString = "STORAGEBENCH_RESULTS_CONNECTION_STRING";
+    public const string ResultsTableEndpoint = "STORAGEBENCH_RESULTS_TABLE_ENDPOINT";
+
+    /// <summary>The target, or null when no setting names one. A half-given endpoint pair is an error naming both settings.</summary>
+    public static StorageTarget? Target(Func<string, string?> setting)
+    {
+        if (Value(setting, TargetConnectionString) is { } cs)
+        {
+            return StorageTarget.FromConnectionString(cs);
+        }
+        var (table, blob) = (Value(setting, TargetTableEndpoints), Value(setting, TargetBlobEndpoints));
+        if (table is null && blob is null)
+        {
+            return null;
+        }
+        if (table is null || blob is null)
+        {
+            throw new ArgumentException($"{TargetTableEndpoints} and {TargetBlobEndpoints} go together: set both, or {TargetConnectionString}");
+        }
+        return StorageTarget.FromEndpoints(FirstUri(TargetTableEndpoints, table), FirstUri(TargetBlobEndpoints, blob));
+    }
+
+    /// <summary>Where results go: its own setting, else the target.</summary>
+    public static StorageTarget Results(Func<string, string?> setting, StorageTarget target) =>
+        Value(setting, ResultsConnectionString) is { } cs ? StorageTarget.FromConnectionString(cs)
+        : Value(setting, ResultsTableEndpoint) is { } endpoint ? StorageTarget.FromEndpoints(FirstUri(ResultsTableEndpoint, endpoint), target.BlobEndpoint ?? FirstUri(ResultsTableEndpoint, endpoint))
+        : target;
+
+    private static string? Value(Func<string, string?> setting, string name) => setting(name) is { Length: > 0 } v ? v.Trim() : null;
+
+    private static Uri FirstUri(string name, string list)
+    {
+        string first = list.Split(',', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries).FirstOrDefault() ?? "";
+        return Uri.TryCreate(first, UriKind.Absolute, out var uri) && uri.Scheme is "https" or "http"
+            ? uri
+            : throw new ArgumentException($"{name}: \"{first}\" is not an http(s) endpoint");
+    }
+}

@@ -1,0 +1,46 @@
+using StorageBench.Engine.Workloads;
+
+namespace StorageBench.Tests;
+
+public class TargetSettingsTests
+{
+    private static Func<string, string?> Settings(params (string Name, string Value)[] values) =>
+        name => values.FirstOrDefault(v => v.Name == name).Value;
+
+    [Fact]
+    public void AConnectionStringNamesTheTargetAndResultsDefaultToIt()
+    {
+        var target = TargetSettings.Target(Settings((TargetSettings.TargetConnectionString, "UseDevelopmentStorage=true")))!;
+        Assert.Equal("Azurite", target.Kind);
+        Assert.Same(target, TargetSettings.Results(Settings(), target));
+    }
+
+    [Fact]
+    public void EndpointsNameAnIdentityTargetAndTheFirstOfSeveralAccountsIsUsed()
+    {
+        var target = TargetSettings.Target(Settings(
+            (TargetSettings.TargetTableEndpoints, "https://a.table.core.windows.net/, https://b.table.core.windows.net/"),
+            (TargetSettings.TargetBlobEndpoints, "https://a.blob.core.windows.net/,https://b.blob.core.windows.net/")))!;
+        Assert.Null(target.ConnectionString);
+        Assert.Equal("AzureStorage", target.Kind);
+        Assert.Equal(new Uri("https://a.table.core.windows.net/"), target.TableEndpoint);
+        Assert.Equal(new Uri("https://a.blob.core.windows.net/"), target.BlobEndpoint);
+
+        var results = TargetSettings.Results(Settings((TargetSettings.ResultsTableEndpoint, "https://host.table.core.windows.net/")), target);
+        Assert.Equal(new Uri("https://host.table.core.windows.net/"), results.TableEndpoint);
+        // Building identity-based clients needs no call to Azure.
+        using var clients = target.CreateClients(new());
+        Assert.Equal("a", clients.Tables.AccountName);
+    }
+
+    [Fact]
+    public void NoSettingMeansNoTargetAndAHalfGivenPairOrABadEndpointIsAClearError()
+    {
+        Assert.Null(TargetSettings.Target(Settings()));
+        var half = Assert.Throws<ArgumentException>(() => TargetSettings.Target(Settings((TargetSettings.TargetTableEndpoints, "https://a.table.core.windows.net/"))));
+        Assert.Contains("STORAGEBENCH_TARGET_TABLE_ENDPOINTS and STORAGEBENCH_TARGET_BLOB_ENDPOINTS go together", half.Message);
+        var bad = Assert.Throws<ArgumentException>(() => TargetSettings.Target(Settings(
+            (TargetSettings.TargetTableEndpoints, "not-a-url"), (TargetSettings.TargetBlobEndpoints, "https://a.blob.core.windows.net/"))));
+        Assert.Contains("STORAGEBENCH_TARGET_TABLE_ENDPOINTS: \"not-a-url\" is not an http(s) endpoint", bad.Message);
+    }
+}
