@@ -23,6 +23,8 @@ public static class CliApp
                                  [--where "Column>=Number"]... [--max N]
           lists stored runs, newest first within a scenario; --where filters on a numeric results
           column (e.g. TableEntities>=5000000000, TableLatencyP99Ms<200)
+        usage: storagebench serve [--port N] [--connection-string CS]
+          the runs API on 127.0.0.1 (default port 7071): POST /api/runs with a spec, GET /api/runs/{id}
         usage: storagebench query NAME [--results DIR]
           runs a named query over the local runs in DIR (default: out): runs, throughput-trend,
           latency-trend, throttling-share, sweep-curve (C# equivalents of queries/NAME.kql)
@@ -32,13 +34,17 @@ public static class CliApp
     private static readonly string[] RunOptions = ["--spec", "--out", "--connection-string"];
     private static readonly string[] RunsOptions = ["--connection-string", "--scenario", "--since", "--until", "--where", "--max"];
     private static readonly string[] QueryOptions = ["--results"];
+    private static readonly string[] ServeOptions = ["--port", "--connection-string"];
 
     public static async Task<int> RunAsync(string[] args, TextWriter stdout, TextWriter stderr, CancellationToken ct)
     {
         string command = args.Length > 0 ? args[0] : "";
         // "query" takes the query name first, then options.
         string[] optionArgs = command == "query" && args.Length > 1 ? args[1..] : args;
-        var options = ParseOptions(optionArgs, command switch { "run" => RunOptions, "runs" => RunsOptions, "query" when args.Length > 1 => QueryOptions, _ => null });
+        var options = ParseOptions(optionArgs, command switch
+        {
+            "run" => RunOptions, "runs" => RunsOptions, "serve" => ServeOptions, "query" when args.Length > 1 => QueryOptions, _ => null,
+        });
         if (options is null)
         {
             await stderr.WriteLineAsync($"error: unknown command or option in '{string.Join(' ', args)}'{Environment.NewLine}{Usage}").ConfigureAwait(false);
@@ -48,6 +54,7 @@ public static class CliApp
         {
             "run" => await RunCommandAsync(options, stdout, stderr, ct).ConfigureAwait(false),
             "runs" => await RunsCommandAsync(options, stdout, stderr, ct).ConfigureAwait(false),
+            "serve" => await ServeCommandAsync(options, stdout, stderr, ct).ConfigureAwait(false),
             _ => await QueryCommandAsync(args[1], options, stdout, stderr).ConfigureAwait(false),
         };
     }
@@ -109,23 +116,14 @@ public static class CliApp
             return 2;
         }
 
-        AzuriteServer? azurite = null;
+        var (target, azurite, error) = await ResolveTargetAsync(options, stdout, ct).ConfigureAwait(false);
+        if (target is null)
+        {
+            await stderr.WriteLineAsync("error: " + error).ConfigureAwait(false);
+            return 2;
+        }
         try
         {
-            string? bad = null;
-            StorageTarget? target = options.TryGetValue("--connection-string", out var cs) ? StorageTarget.FromConnectionString(cs) : SettingsTarget(out bad);
-            if (target is null && bad is not null)
-            {
-                await stderr.WriteLineAsync("error: " + bad).ConfigureAwait(false);
-                return 2;
-            }
-            if (target is null)
-            {
-                await stdout.WriteLineAsync("Starting Azurite on loopback (in-memory)...").ConfigureAwait(false);
-                azurite = await AzuriteServer.StartAsync(ct).ConfigureAwait(false);
-                target = StorageTarget.FromConnectionString(azurite.ConnectionString);
-                await stdout.WriteLineAsync($"Azurite: blob 127.0.0.1:{azurite.BlobPort}, table 127.0.0.1:{azurite.TablePort}").ConfigureAwait(false);
-            }
             var summary = await RunOnInProcessHostAsync(spec, target, stdout, ct).ConfigureAwait(false);
             string outDir = options.GetValueOrDefault("--out") ?? Path.Combine("out", summary.RunId);
             var files = await ReportWriter.WriteAsync(summary, outDir, ct).ConfigureAwait(false);
@@ -217,12 +215,74 @@ public static class CliApp
     public static int ExitCode(RunSummary summary) =>
         summary.Status == RunStatus.Completed && summary.Workloads.All(w => w.Verified.Matched) ? 0 : summary.Status == RunStatus.Invalid ? 2 : 1;
 
+    private static async Task<int> ServeCommandAsync(Dictionary<string, string> options, TextWriter stdout, TextWriter stderr, CancellationToken ct)
+    {
+        if (!int.TryParse(options.GetValueOrDefault("--port", "7071"), out int port) || port is < 0 or > 65535)
+        {
+            await stderr.WriteLineAsync($"error: --port: \"{options["--port"]}\" must be a port number from 0 to 65535").ConfigureAwait(false);
+            return 2;
+        }
+        var (target, azurite, error) = await ResolveTargetAsync(options, stdout, ct).ConfigureAwait(false);
+        if (target is null)
+        {
+            await stderr.WriteLineAsync("error: " + error).ConfigureAwait(false);
+            return 2;
+        }
+        try
+        {
+            using var telemetry = Telemetry();
+            var host = CreateHost(target, telemetry, ct);
+            await using var server = await LocalApiServer.StartAsync(new RunsApi(host, TimeProvider.System, "local-api"), port, ct).ConfigureAwait(false);
+            await stdout.WriteLineAsync($"""
+                Runs API on {server.Address} (loopback only; Ctrl+C stops it and Azurite):
+                  curl -X POST {server.Address}api/runs -H "Content-Type: application/json" --data @specs/quick.json
+                  curl {server.Address}api/runs/<id>
+                """).ConfigureAwait(false);
+            await server.WaitForShutdownAsync(ct).ConfigureAwait(false);
+            return 0;
+        }
+        finally
+        {
+            if (azurite is not null)
+            {
+                await azurite.DisposeAsync().ConfigureAwait(false);
+            }
+        }
+    }
+
+    /// <summary>The target: --connection-string, else the STORAGEBENCH_TARGET_* settings, else a fresh Azurite (returned for disposal).</summary>
+    private static async Task<(StorageTarget? Target, AzuriteServer? Azurite, string? Error)> ResolveTargetAsync(Dictionary<string, string> options, TextWriter stdout, CancellationToken ct)
+    {
+        if (options.TryGetValue("--connection-string", out var cs))
+        {
+            return (StorageTarget.FromConnectionString(cs), null, null);
+        }
+        if (SettingsTarget(out var bad) is { } fromSettings)
+        {
+            return (fromSettings, null, null);
+        }
+        if (bad is not null)
+        {
+            return (null, null, bad);
+        }
+        await stdout.WriteLineAsync("Starting Azurite on loopback (in-memory)...").ConfigureAwait(false);
+        var azurite = await AzuriteServer.StartAsync(ct).ConfigureAwait(false);
+        await stdout.WriteLineAsync($"Azurite: blob 127.0.0.1:{azurite.BlobPort}, table 127.0.0.1:{azurite.TablePort}").ConfigureAwait(false);
+        return (StorageTarget.FromConnectionString(azurite.ConnectionString), azurite, null);
+    }
+
+    /// <summary>Telemetry only when a connection is configured: a local run must not need Azure.</summary>
+    private static TelemetryEmitter? Telemetry() =>
+        Environment.GetEnvironmentVariable("APPLICATIONINSIGHTS_CONNECTION_STRING") is { Length: > 0 } ai ? new TelemetryEmitter(ai) : null;
+
+    private static InProcessOrchestrationHost CreateHost(StorageTarget target, TelemetryEmitter? telemetry, CancellationToken ct) =>
+        BenchmarkHost.Create(target, new ResultsTableStore(TargetSettings.Results(Environment.GetEnvironmentVariable, target)), TimeProvider.System,
+            shutdown: ct, telemetry: telemetry);
+
     private static async Task<RunSummary> RunOnInProcessHostAsync(RunSpec spec, StorageTarget target, TextWriter stdout, CancellationToken ct)
     {
-        // Telemetry only when a connection is configured: a local run must not need Azure.
-        using var telemetry = Environment.GetEnvironmentVariable("APPLICATIONINSIGHTS_CONNECTION_STRING") is { Length: > 0 } ai ? new TelemetryEmitter(ai) : null;
-        var results = new ResultsTableStore(TargetSettings.Results(Environment.GetEnvironmentVariable, target));
-        var host = BenchmarkHost.Create(target, results, TimeProvider.System, shutdown: ct, telemetry: telemetry);
+        using var telemetry = Telemetry();
+        var host = CreateHost(target, telemetry, ct);
         var started = await new RunStarter(host, TimeProvider.System).StartAsync(spec, "local-cli", null, ct).ConfigureAwait(false);
         string runId = started.RunId!;
         await stdout.WriteLineAsync($"Run {runId} started (scenario {spec.Scenario}).").ConfigureAwait(false);
