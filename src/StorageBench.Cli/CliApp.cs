@@ -116,13 +116,7 @@ public static class CliApp
             return 2;
         }
 
-        var (target, azurite, error) = await ResolveTargetAsync(options, stdout, ct).ConfigureAwait(false);
-        if (target is null)
-        {
-            await stderr.WriteLineAsync("error: " + error).ConfigureAwait(false);
-            return 2;
-        }
-        try
+        return await WithTargetAsync(options, stdout, stderr, async target =>
         {
             var summary = await RunOnInProcessHostAsync(spec, target, stdout, ct).ConfigureAwait(false);
             string outDir = options.GetValueOrDefault("--out") ?? Path.Combine("out", summary.RunId);
@@ -136,14 +130,7 @@ public static class CliApp
                 await stdout.WriteLineAsync($"Driver peak working set: {self.PeakWorkingSet64 / 1_048_576.0:0.0} MiB").ConfigureAwait(false);
             }
             return ExitCode(summary);
-        }
-        finally
-        {
-            if (azurite is not null)
-            {
-                await azurite.DisposeAsync().ConfigureAwait(false);
-            }
-        }
+        }, ct).ConfigureAwait(false);
     }
 
     private static async Task<int> RunsCommandAsync(Dictionary<string, string> options, TextWriter stdout, TextWriter stderr, CancellationToken ct)
@@ -222,13 +209,7 @@ public static class CliApp
             await stderr.WriteLineAsync($"error: --port: \"{options["--port"]}\" must be a port number from 0 to 65535").ConfigureAwait(false);
             return 2;
         }
-        var (target, azurite, error) = await ResolveTargetAsync(options, stdout, ct).ConfigureAwait(false);
-        if (target is null)
-        {
-            await stderr.WriteLineAsync("error: " + error).ConfigureAwait(false);
-            return 2;
-        }
-        try
+        return await WithTargetAsync(options, stdout, stderr, async target =>
         {
             using var telemetry = Telemetry();
             var host = CreateHost(target, telemetry, ct);
@@ -240,13 +221,21 @@ public static class CliApp
                 """).ConfigureAwait(false);
             await server.WaitForShutdownAsync(ct).ConfigureAwait(false);
             return 0;
-        }
-        finally
+        }, ct).ConfigureAwait(false);
+    }
+
+    /// <summary>Runs <paramref name="body"/> against the resolved target; a bad setting is exit 2; an Azurite started here is always stopped.</summary>
+    private static async Task<int> WithTargetAsync(Dictionary<string, string> options, TextWriter stdout, TextWriter stderr, Func<StorageTarget, Task<int>> body, CancellationToken ct)
+    {
+        var (target, azurite, error) = await ResolveTargetAsync(options, stdout, ct).ConfigureAwait(false);
+        if (target is null)
         {
-            if (azurite is not null)
-            {
-                await azurite.DisposeAsync().ConfigureAwait(false);
-            }
+            await stderr.WriteLineAsync("error: " + error).ConfigureAwait(false);
+            return 2;
+        }
+        await using (azurite)
+        {
+            return await body(target).ConfigureAwait(false);
         }
     }
 

@@ -2,6 +2,8 @@ using Azure.Data.Tables;
 using Azure.Storage.Blobs;
 using StorageBench.Cli;
 using StorageBench.Engine.Workloads;
+using StorageBench.Orchestration.Hosting;
+using StorageBench.Results;
 
 namespace StorageBench.Tests;
 
@@ -17,6 +19,10 @@ public sealed class AzuriteFixture : IAsyncLifetime
     public TableServiceClient Tables => new(ConnectionString);
 
     public BlobServiceClient Blobs => new(ConnectionString);
+
+    /// <summary>An in-process host wired to this Azurite (or another target), results in this Azurite.</summary>
+    public InProcessOrchestrationHost NewHost(StorageTarget? target = null, TelemetryEmitter? telemetry = null) =>
+        BenchmarkHost.Create(target ?? Target, new ResultsTableStore(Target), TimeProvider.System, telemetry: telemetry);
 
     public async Task InitializeAsync() => _server = await AzuriteServer.StartAsync();
 

@@ -30,7 +30,7 @@ public class EndToEndTests(AzuriteFixture azurite)
     [Fact]
     public async Task SpecRunsThroughOrchestratorIntoTheResultsTableAndCleansUp()
     {
-        var host = BenchmarkHost.Create(azurite.Target, new ResultsTableStore(azurite.Target), TimeProvider.System);
+        var host = azurite.NewHost();
         var started = await new RunStarter(host, TimeProvider.System).StartAsync(SmallSpec, "test", null, default);
         Assert.True(started.Started, string.Join("; ", started.Errors));
 
@@ -148,7 +148,7 @@ public class EndToEndTests(AzuriteFixture azurite)
     [Fact]
     public async Task TheNightlyInstanceIdStartsOneRunPerDayEvenWhenTheTimerFiresTwice()
     {
-        var host = BenchmarkHost.Create(azurite.Target, new ResultsTableStore(azurite.Target), TimeProvider.System);
+        var host = azurite.NewHost();
         var starter = new RunStarter(host, TimeProvider.System);
         string id = RunStarter.NightlyInstanceId(new DateTime(2026, 11, 22, 2, 0, 0, DateTimeKind.Utc)) + "-" + Guid.NewGuid().ToString("N")[..6];
         const string spec = """{ "scenario": "nightly-test", "startDelaySeconds": 0, "tableInsert": { "entityCount": 10, "batchSize": 10 } }""";

@@ -16,14 +16,13 @@ public partial class HtmlReportTests(AzuriteFixture azurite)
     [Fact]
     public async Task TheReportOpensOfflineInHeadlessChromiumWithNoConsoleErrorsAndVisibleCharts()
     {
-        var host = BenchmarkHost.Create(azurite.Target, new ResultsTableStore(azurite.Target), TimeProvider.System);
+        var host = azurite.NewHost();
         const string spec = """
             { "scenario": "report", "startDelaySeconds": 0,
               "tableInsert": { "entityCount": 1500, "entitySizeBytes": 512, "concurrency": 2 },
               "sweep": { "parameter": "tableInsert.batchSize", "values": [10, 50, 100] } }
             """;
-        var started = await new RunStarter(host, TimeProvider.System).StartAsync(spec, "test", null, default);
-        var summary = RunStarter.SummaryOf(await host.WaitForCompletionAsync(started.RunId!, default))!;
+        var summary = await Pipeline.RunAsync(host, spec);
         string dir = Path.Combine(RunSpecValidationTests.RepoRoot(), "tests", "StorageBench.Tests", "TestResults", "report");
         var files = await ReportWriter.WriteAsync(summary, dir, default);
         string html = files.Single(f => f.EndsWith(".html", StringComparison.Ordinal));

@@ -1,7 +1,9 @@
 using System.Collections.Concurrent;
 using System.IO.Compression;
 using System.Text.Json;
+using Microsoft.AspNetCore.Builder;
 using Microsoft.AspNetCore.Http;
+using StorageBench.Cli;
 
 namespace StorageBench.Tests;
 
@@ -26,7 +28,7 @@ public sealed class IngestionListener : IAsyncDisposable
     public static async Task<IngestionListener> StartAsync()
     {
         var listener = new IngestionListener();
-        listener._server = await LoopbackServer.StartAsync(listener.HandleAsync);
+        listener._server = await LoopbackServer.StartAsync(0, app => app.Run(listener.HandleAsync));
         return listener;
     }
 

@@ -14,7 +14,7 @@ public class RunsApiTests(AzuriteFixture azurite)
 {
     private const string Spec = """{ "scenario": "api", "startDelaySeconds": 0, "tableInsert": { "entityCount": 500, "batchSize": 100 } }""";
 
-    private RunsApi NewApi() => new(BenchmarkHost.Create(azurite.Target, new ResultsTableStore(azurite.Target), TimeProvider.System), TimeProvider.System, "http");
+    private RunsApi NewApi() => new(azurite.NewHost(), TimeProvider.System, "http");
 
     [Fact]
     public async Task ARejectedSpecIs400WithFieldValueAndRuleAndStartsNothing()

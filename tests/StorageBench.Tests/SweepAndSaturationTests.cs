@@ -76,14 +76,13 @@ public class SweepEndToEndTests(AzuriteFixture azurite)
     [Fact]
     public async Task ABatchSizeSweepGivesOneVerifiedSummaryAndOneResultRowPerValue()
     {
-        var host = BenchmarkHost.Create(azurite.Target, new ResultsTableStore(azurite.Target), TimeProvider.System);
+        var host = azurite.NewHost();
         const string spec = """
             { "scenario": "sweep-e2e", "startDelaySeconds": 0,
               "tableInsert": { "entityCount": 200, "entitySizeBytes": 128, "concurrency": 4 },
               "sweep": { "parameter": "tableInsert.batchSize", "values": [1, 10, 100] } }
             """;
-        var started = await new RunStarter(host, TimeProvider.System).StartAsync(spec, "test", null, default);
-        var summary = RunStarter.SummaryOf(await host.WaitForCompletionAsync(started.RunId!, default))!;
+        var summary = await Pipeline.RunAsync(host, spec);
 
         Assert.Equal(RunStatus.Completed, summary.Status);
         Assert.Equal([1.0, 10.0, 100.0], summary.Workloads.Select(w => w.StepValue!.Value));
@@ -101,14 +100,13 @@ public class SweepEndToEndTests(AzuriteFixture azurite)
     [Fact]
     public async Task ASaturationSearchThatNeverBreaksABoundReportsItsMaximum()
     {
-        var host = BenchmarkHost.Create(azurite.Target, new ResultsTableStore(azurite.Target), TimeProvider.System);
+        var host = azurite.NewHost();
         const string spec = """
             { "scenario": "saturation-e2e", "startDelaySeconds": 0,
               "tableInsert": { "entityCount": 300, "entitySizeBytes": 128, "batchSize": 10 },
               "saturation": { "parameter": "tableInsert.concurrency", "start": 1, "factor": 2, "max": 4, "maxP99Ms": 60000 } }
             """;
-        var started = await new RunStarter(host, TimeProvider.System).StartAsync(spec, "test", null, default);
-        var summary = RunStarter.SummaryOf(await host.WaitForCompletionAsync(started.RunId!, default))!;
+        var summary = await Pipeline.RunAsync(host, spec);
 
         Assert.Equal([1.0, 2.0, 4.0], summary.Workloads.Select(w => w.StepValue!.Value));
         Assert.Equal(4, summary.Saturation!.HighestSustainableValue);

@@ -15,14 +15,13 @@ public class TelemetryAndNightlyTests(AzuriteFixture azurite)
     {
         await using var ingestion = await IngestionListener.StartAsync();
         using var telemetry = new TelemetryEmitter(ingestion.ConnectionString);
-        var host = BenchmarkHost.Create(azurite.Target, new ResultsTableStore(azurite.Target), TimeProvider.System, telemetry: telemetry);
+        var host = azurite.NewHost(telemetry: telemetry);
         const string spec = """
             { "scenario": "telemetry", "startDelaySeconds": 0,
               "tableInsert": { "entityCount": 500, "entitySizeBytes": 256, "batchSize": 50, "partitionCount": 2 },
               "blobUpload": { "blobCount": 1, "blobSizeBytes": 100000, "blockSizeBytes": 50000 } }
             """;
-        var started = await new RunStarter(host, TimeProvider.System).StartAsync(spec, "test", null, default);
-        var summary = RunStarter.SummaryOf(await host.WaitForCompletionAsync(started.RunId!, default))!;
+        var summary = await Pipeline.RunAsync(host, spec);
         Assert.Empty(summary.Errors);
 
         Assert.Contains(ingestion.Paths, p => p.EndsWith("/track", StringComparison.Ordinal));

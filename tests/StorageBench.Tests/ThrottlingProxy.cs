@@ -1,4 +1,6 @@
+using Microsoft.AspNetCore.Builder;
 using Microsoft.AspNetCore.Http;
+using StorageBench.Cli;
 
 namespace StorageBench.Tests;
 
@@ -27,7 +29,7 @@ public sealed class ThrottlingProxy : IAsyncDisposable
     public static async Task<ThrottlingProxy> StartAsync(Uri upstream, int everyNth, Func<HttpRequest, bool> selects, long maxInFlight = long.MaxValue)
     {
         var proxy = new ThrottlingProxy();
-        proxy._server = await LoopbackServer.StartAsync(context => proxy.HandleAsync(context, upstream, everyNth, selects, maxInFlight));
+        proxy._server = await LoopbackServer.StartAsync(0, app => app.Run(context => proxy.HandleAsync(context, upstream, everyNth, selects, maxInFlight)));
         return proxy;
     }
 

@@ -20,13 +20,12 @@ public class ThrottlingTests(AzuriteFixture azurite)
         var target = StorageTarget.FromConnectionString(proxied);
 
         // Results go straight to Azurite: only benchmark writes pass the proxy.
-        var host = BenchmarkHost.Create(target, new ResultsTableStore(azurite.Target), TimeProvider.System);
+        var host = azurite.NewHost(target);
         const string spec = """
             { "scenario": "throttle", "startDelaySeconds": 0,
               "tableInsert": { "entityCount": 2000, "entitySizeBytes": 256, "batchSize": 50, "partitionCount": 2, "concurrency": 4, "slices": 2 } }
             """;
-        var started = await new RunStarter(host, TimeProvider.System).StartAsync(spec, "test", null, default);
-        var summary = RunStarter.SummaryOf(await host.WaitForCompletionAsync(started.RunId!, default))!;
+        var summary = await Pipeline.RunAsync(host, spec);
         var table = summary.Workloads.Single();
 
         Assert.Equal(10, proxy.Injected);                 // 40 batches, every 4th throttled
@@ -39,8 +38,7 @@ public class ThrottlingTests(AzuriteFixture azurite)
 
         // With SDK retries on, the same injection is absorbed: effective throughput, nothing throttled.
         var retrying = RunSpecParser.ParseOrThrow(spec) with { Client = new ClientSettings { SdkRetries = true } };
-        var second = await new RunStarter(host, TimeProvider.System).StartAsync(retrying, "test", null, default);
-        var retried = RunStarter.SummaryOf(await host.WaitForCompletionAsync(second.RunId!, default))!.Workloads.Single();
+        var retried = (await Pipeline.RunAsync(host, retrying)).Workloads.Single();
         Assert.Equal(0, retried.Throttled);
         Assert.Equal(2000, retried.Entities);
         Assert.True(retried.Verified.Matched);
@@ -54,7 +52,7 @@ public class ThrottlingTests(AzuriteFixture azurite)
             r => r.Method == "POST" && (r.Path.Value!.Contains("/sbt") || r.Path.Value.EndsWith("$batch")), maxInFlight: 2);
         string proxied = azurite.ConnectionString.Replace(ExtractTableEndpoint(azurite.ConnectionString), $"{proxy.Address.ToString().TrimEnd('/')}/devstoreaccount1");
         var target = StorageTarget.FromConnectionString(proxied);
-        var host = BenchmarkHost.Create(target, new ResultsTableStore(azurite.Target), TimeProvider.System);
+        var host = azurite.NewHost(target);
         // 1 and 2 in flight fit the capacity (a rare overlap as one response ends and the next request
         // begins is tolerated by the 10% bound); 8 in flight cannot.
         const string spec = """
@@ -63,8 +61,7 @@ public class ThrottlingTests(AzuriteFixture azurite)
               "saturation": { "parameter": "tableInsert.concurrency", "start": 1, "factor": 2, "max": 32, "maxThrottledShare": 0.10, "maxP99Ms": 60000 } }
             """;
 
-        var started = await new RunStarter(host, TimeProvider.System).StartAsync(spec, "test", null, default);
-        var summary = RunStarter.SummaryOf(await host.WaitForCompletionAsync(started.RunId!, default))!;
+        var summary = await Pipeline.RunAsync(host, spec);
 
         var result = summary.Saturation!;
         Assert.InRange(result.HighestSustainableValue!.Value, 2, 4);

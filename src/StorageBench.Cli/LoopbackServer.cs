@@ -3,13 +3,13 @@ using Microsoft.AspNetCore.Builder;
 using Microsoft.AspNetCore.Hosting;
 using Microsoft.AspNetCore.Hosting.Server;
 using Microsoft.AspNetCore.Hosting.Server.Features;
-using Microsoft.AspNetCore.Http;
 using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Logging;
 
-namespace StorageBench.Tests;
+namespace StorageBench.Cli;
 
-/// <summary>A Kestrel server on 127.0.0.1 and a free port, running one request handler; for test doubles of remote services.</summary>
+/// <summary>A minimal, quiet Kestrel app on 127.0.0.1 (port 0 = a free one) that knows the address it really bound.</summary>
 public sealed class LoopbackServer : IAsyncDisposable
 {
     private readonly WebApplication _app;
@@ -22,21 +22,23 @@ public sealed class LoopbackServer : IAsyncDisposable
 
     public Uri Address { get; }
 
-    public static async Task<LoopbackServer> StartAsync(RequestDelegate handler)
+    public static async Task<LoopbackServer> StartAsync(int port, Action<WebApplication> map, CancellationToken ct = default)
     {
         var builder = WebApplication.CreateSlimBuilder();
         builder.Logging.ClearProviders();
-        builder.WebHost.ConfigureKestrel(k => k.Listen(IPAddress.Loopback, 0));
+        builder.WebHost.ConfigureKestrel(k => k.Listen(IPAddress.Loopback, port));
         var app = builder.Build();
-        app.Run(handler);
-        await app.StartAsync();
+        map(app);
+        await app.StartAsync(ct).ConfigureAwait(false);
         var address = app.Services.GetRequiredService<IServer>().Features.Get<IServerAddressesFeature>()!.Addresses.Single();
         return new LoopbackServer(app, new Uri(address));
     }
 
+    public Task WaitForShutdownAsync(CancellationToken ct) => HostingAbstractionsHostExtensions.WaitForShutdownAsync(_app, ct);
+
     public async ValueTask DisposeAsync()
     {
-        await _app.StopAsync();
-        await _app.DisposeAsync();
+        await _app.StopAsync().ConfigureAwait(false);
+        await _app.DisposeAsync().ConfigureAwait(false);
     }
 }
