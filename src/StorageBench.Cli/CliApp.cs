@@ -116,9 +116,9 @@ public static class CliApp
             return 2;
         }
 
-        return await WithTargetAsync(options, stdout, stderr, async target =>
+        return await WithTargetsAsync(options, stdout, stderr, async targets =>
         {
-            var summary = await RunOnInProcessHostAsync(spec, target, stdout, ct).ConfigureAwait(false);
+            var summary = await RunOnInProcessHostAsync(spec, targets, stdout, ct).ConfigureAwait(false);
             string outDir = options.GetValueOrDefault("--out") ?? Path.Combine("out", summary.RunId);
             var files = await ReportWriter.WriteAsync(summary, outDir, ct).ConfigureAwait(false);
             await stdout.WriteLineAsync().ConfigureAwait(false);
@@ -136,7 +136,7 @@ public static class CliApp
     private static async Task<int> RunsCommandAsync(Dictionary<string, string> options, TextWriter stdout, TextWriter stderr, CancellationToken ct)
     {
         StorageTarget? results = options.TryGetValue("--connection-string", out var cs) ? StorageTarget.FromConnectionString(cs)
-            : SettingsTarget(out _) is { } settingsTarget ? TargetSettings.Results(Environment.GetEnvironmentVariable, settingsTarget) : null;
+            : SettingsTargets(out _) is [var first, ..] ? TargetSettings.Results(Environment.GetEnvironmentVariable, first) : null;
         RunFilter filter;
         int max;
         try
@@ -184,18 +184,18 @@ public static class CliApp
             ? d
             : throw new FormatException($"{option}: \"{text}\" is not a date (use 2026-11-22 or 2026-11-22T02:00:00Z)");
 
-    /// <summary>The target named by the STORAGEBENCH_TARGET_* settings; null (with <paramref name="error"/> when they are malformed) otherwise.</summary>
-    private static StorageTarget? SettingsTarget(out string? error)
+    /// <summary>The targets named by the STORAGEBENCH_TARGET_* settings; empty (with <paramref name="error"/> when they are malformed) otherwise.</summary>
+    private static IReadOnlyList<StorageTarget> SettingsTargets(out string? error)
     {
         error = null;
         try
         {
-            return TargetSettings.Target(Environment.GetEnvironmentVariable);
+            return TargetSettings.Targets(Environment.GetEnvironmentVariable);
         }
         catch (ArgumentException ex)
         {
             error = ex.Message;
-            return null;
+            return [];
         }
     }
 
@@ -209,10 +209,10 @@ public static class CliApp
             await stderr.WriteLineAsync($"error: --port: \"{options["--port"]}\" must be a port number from 0 to 65535").ConfigureAwait(false);
             return 2;
         }
-        return await WithTargetAsync(options, stdout, stderr, async target =>
+        return await WithTargetsAsync(options, stdout, stderr, async targets =>
         {
             using var telemetry = Telemetry();
-            var host = CreateHost(target, telemetry, ct);
+            var host = CreateHost(targets, telemetry, ct);
             await using var server = await LocalApiServer.StartAsync(new RunsApi(host, TimeProvider.System, "local-api"), port, ct).ConfigureAwait(false);
             await stdout.WriteLineAsync($"""
                 Runs API on {server.Address} (loopback only; Ctrl+C stops it and Azurite):
@@ -224,54 +224,52 @@ public static class CliApp
         }, ct).ConfigureAwait(false);
     }
 
-    /// <summary>Runs <paramref name="body"/> against the resolved target; a bad setting is exit 2; an Azurite started here is always stopped.</summary>
-    private static async Task<int> WithTargetAsync(Dictionary<string, string> options, TextWriter stdout, TextWriter stderr, Func<StorageTarget, Task<int>> body, CancellationToken ct)
+    /// <summary>Runs <paramref name="body"/> against the resolved targets; a bad setting is exit 2; an Azurite started here is always stopped.</summary>
+    private static async Task<int> WithTargetsAsync(Dictionary<string, string> options, TextWriter stdout, TextWriter stderr,
+        Func<IReadOnlyList<StorageTarget>, Task<int>> body, CancellationToken ct)
     {
-        var (target, azurite, error) = await ResolveTargetAsync(options, stdout, ct).ConfigureAwait(false);
-        if (target is null)
+        var (targets, azurite, error) = await ResolveTargetsAsync(options, stdout, ct).ConfigureAwait(false);
+        if (targets.Count == 0)
         {
             await stderr.WriteLineAsync("error: " + error).ConfigureAwait(false);
             return 2;
         }
         await using (azurite)
         {
-            return await body(target).ConfigureAwait(false);
+            return await body(targets).ConfigureAwait(false);
         }
     }
 
-    /// <summary>The target: --connection-string, else the STORAGEBENCH_TARGET_* settings, else a fresh Azurite (returned for disposal).</summary>
-    private static async Task<(StorageTarget? Target, AzuriteServer? Azurite, string? Error)> ResolveTargetAsync(Dictionary<string, string> options, TextWriter stdout, CancellationToken ct)
+    /// <summary>The targets: --connection-string, else the STORAGEBENCH_TARGET_* settings, else a fresh Azurite (returned for disposal).</summary>
+    private static async Task<(IReadOnlyList<StorageTarget> Targets, AzuriteServer? Azurite, string? Error)> ResolveTargetsAsync(Dictionary<string, string> options, TextWriter stdout, CancellationToken ct)
     {
         if (options.TryGetValue("--connection-string", out var cs))
         {
-            return (StorageTarget.FromConnectionString(cs), null, null);
+            return ([StorageTarget.FromConnectionString(cs)], null, null);
         }
-        if (SettingsTarget(out var bad) is { } fromSettings)
+        var fromSettings = SettingsTargets(out var bad);
+        if (fromSettings.Count > 0 || bad is not null)
         {
-            return (fromSettings, null, null);
-        }
-        if (bad is not null)
-        {
-            return (null, null, bad);
+            return (fromSettings, null, bad);
         }
         await stdout.WriteLineAsync("Starting Azurite on loopback (in-memory)...").ConfigureAwait(false);
         var azurite = await AzuriteServer.StartAsync(ct).ConfigureAwait(false);
         await stdout.WriteLineAsync($"Azurite: blob 127.0.0.1:{azurite.BlobPort}, table 127.0.0.1:{azurite.TablePort}").ConfigureAwait(false);
-        return (StorageTarget.FromConnectionString(azurite.ConnectionString), azurite, null);
+        return ([StorageTarget.FromConnectionString(azurite.ConnectionString)], azurite, null);
     }
 
     /// <summary>Telemetry only when a connection is configured: a local run must not need Azure.</summary>
     private static TelemetryEmitter? Telemetry() =>
         Environment.GetEnvironmentVariable("APPLICATIONINSIGHTS_CONNECTION_STRING") is { Length: > 0 } ai ? new TelemetryEmitter(ai) : null;
 
-    private static InProcessOrchestrationHost CreateHost(StorageTarget target, TelemetryEmitter? telemetry, CancellationToken ct) =>
-        BenchmarkHost.Create(target, new ResultsTableStore(TargetSettings.Results(Environment.GetEnvironmentVariable, target)), TimeProvider.System,
+    private static InProcessOrchestrationHost CreateHost(IReadOnlyList<StorageTarget> targets, TelemetryEmitter? telemetry, CancellationToken ct) =>
+        BenchmarkHost.Create(targets, new ResultsTableStore(TargetSettings.Results(Environment.GetEnvironmentVariable, targets[0])), TimeProvider.System,
             shutdown: ct, telemetry: telemetry);
 
-    private static async Task<RunSummary> RunOnInProcessHostAsync(RunSpec spec, StorageTarget target, TextWriter stdout, CancellationToken ct)
+    private static async Task<RunSummary> RunOnInProcessHostAsync(RunSpec spec, IReadOnlyList<StorageTarget> targets, TextWriter stdout, CancellationToken ct)
     {
         using var telemetry = Telemetry();
-        var host = CreateHost(target, telemetry, ct);
+        var host = CreateHost(targets, telemetry, ct);
         var started = await new RunStarter(host, TimeProvider.System).StartAsync(spec, "local-cli", null, ct).ConfigureAwait(false);
         string runId = started.RunId!;
         await stdout.WriteLineAsync($"Run {runId} started (scenario {spec.Scenario}).").ConfigureAwait(false);

@@ -37,4 +37,4 @@ public sealed record VerifyBlobsInput(string ContainerName, long ReportedBlobs, 
 public sealed record StoreResultInput(RunSummary Summary, SliceResult[] Slices);
 
 /// <summary>What the activity host looks like: deterministic facts the orchestrator may not read itself.</summary>
-public sealed record EnvironmentInfo(string TargetKind, string Machine, string Runtime, int ProcessorCount);
+public sealed record EnvironmentInfo(string TargetKind, string Machine, string Runtime, int ProcessorCount, int TargetAccounts = 1);

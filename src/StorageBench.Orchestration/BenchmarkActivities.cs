@@ -13,38 +13,43 @@ namespace StorageBench.Orchestration;
 /// The activities: each one a thin call into the engine or the results store. A host (the in-process
 /// host, or a Function App) binds each method to its <see cref="ActivityNames"/> entry.
 /// </summary>
+/// <param name="targets">The target accounts; a slice's plan names the one it writes to.</param>
 /// <param name="telemetry">Null when no Application Insights connection is configured: telemetry is then skipped.</param>
-public sealed class BenchmarkActivities(StorageTarget target, ResultsTableStore results, TimeProvider time, TelemetryEmitter? telemetry = null,
+public sealed class BenchmarkActivities(IReadOnlyList<StorageTarget> targets, ResultsTableStore results, TimeProvider time, TelemetryEmitter? telemetry = null,
     RegressionRule? regressionRule = null)
 {
     private readonly RegressionRule _rule = regressionRule ?? new RegressionRule();
 
     public Task<EnvironmentInfo> DescribeEnvironmentAsync() => Task.FromResult(new EnvironmentInfo(
-        target.Kind, Environment.MachineName, RuntimeInformation.FrameworkDescription, Environment.ProcessorCount));
+        targets[0].Kind, Environment.MachineName, RuntimeInformation.FrameworkDescription, Environment.ProcessorCount, targets.Count));
 
+    /// <summary>Creates the run's table and/or container in every target account.</summary>
     public async Task<bool> PrepareTargetsAsync(TargetsInput input, CancellationToken ct)
     {
-        using var clients = target.CreateClients(new() { SdkRetries = true });
-        if (input.Table)
+        foreach (var target in targets)
         {
-            await clients.Tables.CreateTableIfNotExistsAsync(Planner.TableName(input.RunId), ct).ConfigureAwait(false);
-        }
-        if (input.Blob)
-        {
-            await clients.Blobs.GetBlobContainerClient(Planner.ContainerName(input.RunId)).CreateIfNotExistsAsync(cancellationToken: ct).ConfigureAwait(false);
+            using var clients = target.CreateClients(new() { SdkRetries = true });
+            if (input.Table)
+            {
+                await clients.Tables.CreateTableIfNotExistsAsync(Planner.TableName(input.RunId), ct).ConfigureAwait(false);
+            }
+            if (input.Blob)
+            {
+                await clients.Blobs.GetBlobContainerClient(Planner.ContainerName(input.RunId)).CreateIfNotExistsAsync(cancellationToken: ct).ConfigureAwait(false);
+            }
         }
         return true;
     }
 
-    public Task<SliceResult> RunTableSliceAsync(TableSlicePlan plan, CancellationToken ct) => TableInsertWorkload.RunAsync(plan, target, time, ct);
+    public Task<SliceResult> RunTableSliceAsync(TableSlicePlan plan, CancellationToken ct) => TableInsertWorkload.RunAsync(plan, targets[plan.TargetIndex], time, ct);
 
-    public Task<SliceResult> RunBlobSliceAsync(BlobSlicePlan plan, CancellationToken ct) => BlobUploadWorkload.RunAsync(plan, target, time, ct);
+    public Task<SliceResult> RunBlobSliceAsync(BlobSlicePlan plan, CancellationToken ct) => BlobUploadWorkload.RunAsync(plan, targets[plan.TargetIndex], time, ct);
 
     public Task<VerificationResult> VerifyTableAsync(VerifyTableInput input, CancellationToken ct) =>
-        GroundTruth.VerifyTableAsync(target, input.TableName, input.ReportedEntities, ct);
+        GroundTruth.VerifyTableAsync(targets, input.TableName, input.ReportedEntities, ct);
 
     public Task<VerificationResult> VerifyBlobsAsync(VerifyBlobsInput input, CancellationToken ct) =>
-        GroundTruth.VerifyBlobsAsync(target, input.ContainerName, input.ReportedBlobs, input.BlobSizeBytes, input.ContentMd5BySlice, ct);
+        GroundTruth.VerifyBlobsAsync(targets, input.ContainerName, input.ReportedBlobs, input.BlobSizeBytes, input.ContentMd5BySlice, ct);
 
     public async Task<bool> StoreResultAsync(StoreResultInput input, CancellationToken ct)
     {
@@ -66,18 +71,21 @@ public sealed class BenchmarkActivities(StorageTarget target, ResultsTableStore 
         return true;
     }
 
-    /// <summary>Deletes the run's benchmark table and container, whichever exist. Safe to call after any failure.</summary>
+    /// <summary>Deletes the run's benchmark table and container in every target account, whichever exist. Safe after any failure.</summary>
     public async Task<bool> DeleteTargetsAsync(TargetsInput input, CancellationToken ct)
     {
-        using var clients = target.CreateClients(new() { SdkRetries = true });
-        try
+        foreach (var target in targets)
         {
-            await clients.Tables.DeleteTableAsync(Planner.TableName(input.RunId), ct).ConfigureAwait(false);
+            using var clients = target.CreateClients(new() { SdkRetries = true });
+            try
+            {
+                await clients.Tables.DeleteTableAsync(Planner.TableName(input.RunId), ct).ConfigureAwait(false);
+            }
+            catch (RequestFailedException ex) when (ex.Status == 404)
+            {
+            }
+            await clients.Blobs.GetBlobContainerClient(Planner.ContainerName(input.RunId)).DeleteIfExistsAsync(cancellationToken: ct).ConfigureAwait(false);
         }
-        catch (RequestFailedException ex) when (ex.Status == 404)
-        {
-        }
-        await clients.Blobs.GetBlobContainerClient(Planner.ContainerName(input.RunId)).DeleteIfExistsAsync(cancellationToken: ct).ConfigureAwait(false);
         return true;
     }
 }

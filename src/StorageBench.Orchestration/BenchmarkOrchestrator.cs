@@ -45,7 +45,7 @@ public static class BenchmarkOrchestrator
         {
             var stepSpec = parameter is null ? spec : SpecVariants.Apply(spec, parameter, value);
             string stepId = parameter is null ? runId : $"{runId}-{index++}";
-            var step = await RunStepAsync(context, stepId, stepSpec, allSlices, failures);
+            var step = await RunStepAsync(context, stepId, stepSpec, env.TargetAccounts, allSlices, failures);
             workloads.AddRange(step.Select(w => parameter is null ? w : w with { StepParameter = parameter, StepValue = value }));
             if (failures.Count > 0 || (search is not null && !search.Continue(value, step)))
             {
@@ -61,7 +61,7 @@ public static class BenchmarkOrchestrator
             EndedUtc = context.CurrentUtcDateTime,
             Spec = spec,
             Environment = new RunEnvironment(env.TargetKind, Math.Max(1, allSlices.Select(s => s.Host).Distinct().Count()), request.Host,
-                env.Machine, env.Runtime, env.ProcessorCount),
+                env.Machine, env.Runtime, env.ProcessorCount, env.TargetAccounts),
             Workloads = workloads,
             Errors = failures,
             Saturation = search?.Result(),
@@ -103,7 +103,7 @@ public static class BenchmarkOrchestrator
     }
 
     /// <summary>Runs the workloads of one step into its own table/container, and always deletes them.</summary>
-    private static async Task<List<WorkloadSummary>> RunStepAsync(IRunOrchestrationContext context, string stepId, RunSpec spec,
+    private static async Task<List<WorkloadSummary>> RunStepAsync(IRunOrchestrationContext context, string stepId, RunSpec spec, int targetAccounts,
         List<SliceResult> allSlices, List<string> failures)
     {
         var workloads = new List<WorkloadSummary>();
@@ -114,7 +114,7 @@ public static class BenchmarkOrchestrator
             await context.CallActivityAsync<bool>(ActivityNames.PrepareTargets, targets);
             if (spec.TableInsert is { } table)
             {
-                var plans = Planner.PlanTable(stepId, table, spec.Client, StartAt(context, spec));
+                var plans = Planner.PlanTable(stepId, table, spec.Client, StartAt(context, spec), targetAccounts);
                 var slices = await FanOutAsync(context, ActivityNames.RunTableSlice, plans, "tableInsert");
                 var verified = await context.CallActivityAsync<VerificationResult>(ActivityNames.VerifyTable,
                     new VerifyTableInput(Planner.TableName(stepId), slices.Sum(s => s.Units + s.WarmupUnits)));
@@ -123,7 +123,7 @@ public static class BenchmarkOrchestrator
             }
             if (spec.BlobUpload is { } blob)
             {
-                var plans = Planner.PlanBlob(stepId, blob, spec.Client, StartAt(context, spec));
+                var plans = Planner.PlanBlob(stepId, blob, spec.Client, StartAt(context, spec), targetAccounts);
                 var slices = await FanOutAsync(context, ActivityNames.RunBlobSlice, plans, "blobUpload");
                 var verified = await context.CallActivityAsync<VerificationResult>(ActivityNames.VerifyBlobs,
                     new VerifyBlobsInput(Planner.ContainerName(stepId), slices.Sum(s => s.Objects), blob.BlobSizeBytes,

@@ -5,6 +5,7 @@ using StorageBench.Engine.Measurement;
 using StorageBench.Engine.Planning;
 using StorageBench.Engine.Spec;
 using StorageBench.Engine.Statistics;
+using StorageBench.Engine.Workloads;
 using StorageBench.Orchestration;
 using StorageBench.Orchestration.Hosting;
 using StorageBench.Results;
@@ -124,7 +125,7 @@ public class EndToEndTests(AzuriteFixture azurite)
     public async Task AFailedSliceStillCleansUpAndIsRecordedAsFailed()
     {
         var store = new ResultsTableStore(azurite.Target);
-        var activities = new BenchmarkActivities(azurite.Target, store, TimeProvider.System);
+        var activities = new BenchmarkActivities([azurite.Target], store, TimeProvider.System);
         var host = new InProcessOrchestrationHost(8, TimeProvider.System)
             .AddOrchestrator<RunRequest, RunSummary>(BenchmarkOrchestrator.Name, BenchmarkOrchestrator.RunAsync)
             .AddActivity<object?, EnvironmentInfo>(ActivityNames.DescribeEnvironment, (_, _) => activities.DescribeEnvironmentAsync())
@@ -143,6 +144,34 @@ public class EndToEndTests(AzuriteFixture azurite)
         Assert.DoesNotContain(Planner.TableName(runId), await azurite.TableNamesAsync());
         var row = (await store.ListRunsAsync("e2e-fail", 10, default)).Single(r => r.GetString("RunId") == runId);
         Assert.Equal("Failed", row.GetString("Status"));
+    }
+
+    [Fact]
+    public async Task SlicesAreSpreadOverSeveralTargetAccountsAndGroundTruthCountsThemAll()
+    {
+        await using var second = await AzuriteServer.StartAsync();
+        var targets = new[] { azurite.Target, StorageTarget.FromConnectionString(second.ConnectionString) };
+        var host = BenchmarkHost.Create(targets, new ResultsTableStore(azurite.Target), TimeProvider.System);
+        var summary = await Pipeline.RunAsync(host, """
+            { "scenario": "two-accounts", "startDelaySeconds": 0,
+              "tableInsert": { "entityCount": 1000, "batchSize": 50, "slices": 4 },
+              "blobUpload": { "blobCount": 4, "blobSizeBytes": 70000, "blockSizeBytes": 35000, "slices": 2 } }
+            """);
+
+        Assert.Equal(RunStatus.Completed, summary.Status);
+        Assert.Equal(2, summary.Environment.TargetAccounts);
+        var table = summary.Workloads.Single(w => w.Workload == "tableInsert");
+        Assert.Equal([0, 1, 0, 1], table.PerSlice.Select(s => s.TargetAccount));
+        Assert.True(table.Verified.Matched, table.Verified.Detail);
+        Assert.Contains("across 2 accounts", table.Verified.Detail);
+        Assert.True(summary.Workloads.Single(w => w.Workload == "blobUpload").Verified.Matched);
+        // Cleaned up in both accounts.
+        var secondTables = new List<string>();
+        await foreach (var t in new Azure.Data.Tables.TableServiceClient(second.ConnectionString).QueryAsync())
+        {
+            secondTables.Add(t.Name);
+        }
+        Assert.Empty(secondTables);
     }
 
     [Fact]

@@ -10,17 +10,20 @@ public class TargetSettingsTests
     [Fact]
     public void AConnectionStringNamesTheTargetAndResultsDefaultToIt()
     {
-        var target = TargetSettings.Target(Settings((TargetSettings.TargetConnectionString, "UseDevelopmentStorage=true")))!;
+        var target = Assert.Single(TargetSettings.Targets(Settings((TargetSettings.TargetConnectionString, "UseDevelopmentStorage=true"))));
         Assert.Equal("Azurite", target.Kind);
         Assert.Same(target, TargetSettings.Results(Settings(), target));
     }
 
     [Fact]
-    public void EndpointsNameAnIdentityTargetAndTheFirstOfSeveralAccountsIsUsed()
+    public void EndpointsNameIdentityTargetsOneAccountPerEntry()
     {
-        var target = TargetSettings.Target(Settings(
+        var targets = TargetSettings.Targets(Settings(
             (TargetSettings.TargetTableEndpoints, "https://a.table.core.windows.net/, https://b.table.core.windows.net/"),
-            (TargetSettings.TargetBlobEndpoints, "https://a.blob.core.windows.net/,https://b.blob.core.windows.net/")))!;
+            (TargetSettings.TargetBlobEndpoints, "https://a.blob.core.windows.net/,https://b.blob.core.windows.net/")));
+        Assert.Equal(2, targets.Count);
+        Assert.Equal(new Uri("https://b.blob.core.windows.net/"), targets[1].BlobEndpoint);
+        var target = targets[0];
         Assert.Null(target.ConnectionString);
         Assert.Equal("AzureStorage", target.Kind);
         Assert.Equal(new Uri("https://a.table.core.windows.net/"), target.TableEndpoint);
@@ -36,10 +39,14 @@ public class TargetSettingsTests
     [Fact]
     public void NoSettingMeansNoTargetAndAHalfGivenPairOrABadEndpointIsAClearError()
     {
-        Assert.Null(TargetSettings.Target(Settings()));
-        var half = Assert.Throws<ArgumentException>(() => TargetSettings.Target(Settings((TargetSettings.TargetTableEndpoints, "https://a.table.core.windows.net/"))));
+        Assert.Empty(TargetSettings.Targets(Settings()));
+        var half = Assert.Throws<ArgumentException>(() => TargetSettings.Targets(Settings((TargetSettings.TargetTableEndpoints, "https://a.table.core.windows.net/"))));
         Assert.Contains("STORAGEBENCH_TARGET_TABLE_ENDPOINTS and STORAGEBENCH_TARGET_BLOB_ENDPOINTS go together", half.Message);
-        var bad = Assert.Throws<ArgumentException>(() => TargetSettings.Target(Settings(
+        var uneven = Assert.Throws<ArgumentException>(() => TargetSettings.Targets(Settings(
+            (TargetSettings.TargetTableEndpoints, "https://a.table.core.windows.net/,https://b.table.core.windows.net/"),
+            (TargetSettings.TargetBlobEndpoints, "https://a.blob.core.windows.net/"))));
+        Assert.Contains("lists 2 account(s) but STORAGEBENCH_TARGET_BLOB_ENDPOINTS lists 1", uneven.Message);
+        var bad = Assert.Throws<ArgumentException>(() => TargetSettings.Targets(Settings(
             (TargetSettings.TargetTableEndpoints, "not-a-url"), (TargetSettings.TargetBlobEndpoints, "https://a.blob.core.windows.net/"))));
         Assert.Contains("STORAGEBENCH_TARGET_TABLE_ENDPOINTS: \"not-a-url\" is not an http(s) endpoint", bad.Message);
     }

@@ -13,6 +13,8 @@ public sealed record SliceResult
     public required string StepId { get; init; }
     public required string Workload { get; init; }
     public required int SliceIndex { get; init; }
+    /// <summary>Which configured target account the slice wrote to.</summary>
+    public int TargetIndex { get; init; }
     public required string Host { get; init; }
     public required DateTime StartedUtc { get; init; }
     public required DateTime EndedUtc { get; init; }
@@ -33,7 +35,7 @@ public sealed record SliceResult
     public string? ContentMd5 { get; init; }
 
     /// <summary>Merges worker recorders into one slice result.</summary>
-    public static SliceResult FromWorkers(string stepId, string workload, int sliceIndex, double cpuSecondsAtStart, IReadOnlyCollection<WorkerRecorder> workers,
+    public static SliceResult FromWorkers(string stepId, string workload, int sliceIndex, int targetIndex, double cpuSecondsAtStart, IReadOnlyCollection<WorkerRecorder> workers,
         long objects = 0, long objectUnits = 0, string? contentMd5 = null)
     {
         var histogram = LatencyHistograms.Create();
@@ -62,6 +64,7 @@ public sealed record SliceResult
             StepId = stepId,
             Workload = workload,
             SliceIndex = sliceIndex,
+            TargetIndex = targetIndex,
             Host = Environment.MachineName,
             StartedUtc = new DateTime(DateTime.UnixEpoch.Ticks + any.ToUnixTicks(first), DateTimeKind.Utc),
             EndedUtc = new DateTime(DateTime.UnixEpoch.Ticks + any.ToUnixTicks(last), DateTimeKind.Utc),

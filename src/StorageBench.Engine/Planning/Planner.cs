@@ -22,23 +22,24 @@ public static partial class Planner
 
     public static string PartitionKey(int index) => $"p{index:D5}";
 
-    public static IReadOnlyList<TableSlicePlan> PlanTable(string runId, TableInsertSpec spec, ClientSettings client, DateTime startAtUtc)
+    /// <param name="targetAccounts">Configured target accounts: slice i writes to account i mod this.</param>
+    public static IReadOnlyList<TableSlicePlan> PlanTable(string runId, TableInsertSpec spec, ClientSettings client, DateTime startAtUtc, int targetAccounts = 1)
     {
         var slices = new TableSlicePlan[spec.Slices];
         for (int i = 0; i < spec.Slices; i++)
         {
             slices[i] = new TableSlicePlan(runId, TableName(runId), i, PartitionsOf(i, spec.Slices, spec.PartitionCount),
-                Share(spec.EntityCount, i, spec.Slices), spec.TargetOperationsPerSecond / spec.Slices, spec, client, startAtUtc);
+                Share(spec.EntityCount, i, spec.Slices), spec.TargetOperationsPerSecond / spec.Slices, spec, client, startAtUtc, i % targetAccounts);
         }
         return slices;
     }
 
-    public static IReadOnlyList<BlobSlicePlan> PlanBlob(string runId, BlobUploadSpec spec, ClientSettings client, DateTime startAtUtc)
+    public static IReadOnlyList<BlobSlicePlan> PlanBlob(string runId, BlobUploadSpec spec, ClientSettings client, DateTime startAtUtc, int targetAccounts = 1)
     {
         var slices = new BlobSlicePlan[spec.Slices];
         for (int i = 0; i < spec.Slices; i++)
         {
-            slices[i] = new BlobSlicePlan(runId, ContainerName(runId), i, (int)Share(spec.BlobCount, i, spec.Slices), spec, client, startAtUtc);
+            slices[i] = new BlobSlicePlan(runId, ContainerName(runId), i, (int)Share(spec.BlobCount, i, spec.Slices), spec, client, startAtUtc, i % targetAccounts);
         }
         return slices;
     }

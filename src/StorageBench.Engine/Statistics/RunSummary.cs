@@ -40,7 +40,8 @@ public sealed record SaturationResult(string Parameter, double? HighestSustainab
 /// <param name="TargetKind">Azurite or AzureStorage.</param>
 /// <param name="Instances">Distinct machines that ran slices.</param>
 /// <param name="Host">What hosted the orchestration (local CLI, Azure Functions).</param>
-public sealed record RunEnvironment(string TargetKind, int Instances, string Host, string Machine, string Runtime, int ProcessorCount);
+/// <param name="TargetAccounts">Storage accounts the slices were spread over.</param>
+public sealed record RunEnvironment(string TargetKind, int Instances, string Host, string Machine, string Runtime, int ProcessorCount, int TargetAccounts = 1);
 
 public sealed record WorkloadSummary
 {
@@ -94,7 +95,7 @@ public sealed record WorkloadSummary
 }
 
 /// <param name="UnitsPerSecond">Entities/s (table) or MB/s (blob) over the slice's own measured window.</param>
-public sealed record SliceSummary(int SliceIndex, string Host, long Operations, long Succeeded, long Throttled, long Failed, long Units,
+public sealed record SliceSummary(int SliceIndex, int TargetAccount, string Host, long Operations, long Succeeded, long Throttled, long Failed, long Units,
     double DurationSeconds, double UnitsPerSecond, LatencySummary LatencyMs);
 
 /// <summary>Rates over a window. Decimal units: 1 KB = 1,000 bytes, 1 MB = 10^6 bytes, Mbps = 10^6 bits/s.</summary>

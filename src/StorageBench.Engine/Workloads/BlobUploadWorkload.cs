@@ -64,7 +64,7 @@ public static class BlobUploadWorkload
                 committed++;
             }
         }
-        return SliceResult.FromWorkers(plan.RunId, Name, plan.SliceIndex, cpuAtStart, [.. workers, commits],
+        return SliceResult.FromWorkers(plan.RunId, Name, plan.SliceIndex, plan.TargetIndex, cpuAtStart, [.. workers, commits],
             objects: committed, objectUnits: committed * spec.BlobSizeBytes,
             contentMd5: spec.VerifyContent ? ContentMd5(block, spec.BlobSizeBytes, spec.BlockSizeBytes) : null);
     }

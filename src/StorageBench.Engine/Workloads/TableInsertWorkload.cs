@@ -34,7 +34,7 @@ public static class TableInsertWorkload
             loops[w] = Task.Run(() => WorkerLoopAsync(plan, table, payload, schedule, recorder, ct), ct);
         }
         await Task.WhenAll(loops).ConfigureAwait(false);
-        return SliceResult.FromWorkers(plan.RunId, Name, plan.SliceIndex, cpuAtStart, workers);
+        return SliceResult.FromWorkers(plan.RunId, Name, plan.SliceIndex, plan.TargetIndex, cpuAtStart, workers);
     }
 
     /// <summary>Row keys are slice-batch-item, so slices sharing a partition never collide.</summary>

@@ -6,7 +6,7 @@ namespace StorageBench.Engine.Workloads;
 /// <list type="bullet">
 /// <item>STORAGEBENCH_TARGET_CONNECTION_STRING — a connection string (Azurite, or a key-based account), or</item>
 /// <item>STORAGEBENCH_TARGET_TABLE_ENDPOINTS and STORAGEBENCH_TARGET_BLOB_ENDPOINTS — endpoints reached with
-/// Azure.Identity (the Function App's managed identity); comma-separated, the first account is used;</item>
+/// Azure.Identity (the Function App's managed identity); comma-separated lists, one entry per account, same order;</item>
 /// <item>STORAGEBENCH_RESULTS_CONNECTION_STRING or STORAGEBENCH_RESULTS_TABLE_ENDPOINT — where the results
 /// tables live (default: the target).</item>
 /// </list>
@@ -19,23 +19,31 @@ public static class TargetSettings
     public const string ResultsConnectionString = "STORAGEBENCH_RESULTS_CONNECTION_STRING";
     public const string ResultsTableEndpoint = "STORAGEBENCH_RESULTS_TABLE_ENDPOINT";
 
-    /// <summary>The target, or null when no setting names one. A half-given endpoint pair is an error naming both settings.</summary>
-    public static StorageTarget? Target(Func<string, string?> setting)
+    /// <summary>
+    /// The target accounts (slices are spread over them), or empty when no setting names one. A
+    /// half-given endpoint pair, or lists of different lengths, is an error naming both settings.
+    /// </summary>
+    public static IReadOnlyList<StorageTarget> Targets(Func<string, string?> setting)
     {
         if (Value(setting, TargetConnectionString) is { } cs)
         {
-            return StorageTarget.FromConnectionString(cs);
+            return [StorageTarget.FromConnectionString(cs)];
         }
         var (table, blob) = (Value(setting, TargetTableEndpoints), Value(setting, TargetBlobEndpoints));
         if (table is null && blob is null)
         {
-            return null;
+            return [];
         }
         if (table is null || blob is null)
         {
             throw new ArgumentException($"{TargetTableEndpoints} and {TargetBlobEndpoints} go together: set both, or {TargetConnectionString}");
         }
-        return StorageTarget.FromEndpoints(FirstUri(TargetTableEndpoints, table), FirstUri(TargetBlobEndpoints, blob));
+        var (tables, blobs) = (Uris(TargetTableEndpoints, table), Uris(TargetBlobEndpoints, blob));
+        if (tables.Count != blobs.Count)
+        {
+            throw new ArgumentException($"{TargetTableEndpoints} lists {tables.Count} account(s) but {TargetBlobEndpoints} lists {blobs.Count}: one of each per account, same order");
+        }
+        return [.. tables.Zip(blobs, StorageTarget.FromEndpoints)];
     }
 
     /// <summary>Where results go: its own setting, else the target.</summary>
@@ -46,11 +54,15 @@ public static class TargetSettings
 
     private static string? Value(Func<string, string?> setting, string name) => setting(name) is { Length: > 0 } v ? v.Trim() : null;
 
-    private static Uri FirstUri(string name, string list)
+    private static Uri FirstUri(string name, string list) => Uris(name, list)[0];
+
+    private static List<Uri> Uris(string name, string list)
     {
-        string first = list.Split(',', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries).FirstOrDefault() ?? "";
-        return Uri.TryCreate(first, UriKind.Absolute, out var uri) && uri.Scheme is "https" or "http"
-            ? uri
-            : throw new ArgumentException($"{name}: \"{first}\" is not an http(s) endpoint");
+        var items = list.Split(',', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries);
+        return items.Length == 0
+            ? throw new ArgumentException($"{name}: \"{list}\" lists no endpoint")
+            : [.. items.Select(item => Uri.TryCreate(item, UriKind.Absolute, out var uri) && uri.Scheme is "https" or "http"
+                ? uri
+                : throw new ArgumentException($"{name}: \"{item}\" is not an http(s) endpoint"))];
     }
 }

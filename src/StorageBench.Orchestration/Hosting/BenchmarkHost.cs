@@ -9,9 +9,14 @@ namespace StorageBench.Orchestration.Hosting;
 public static class BenchmarkHost
 {
     public static InProcessOrchestrationHost Create(StorageTarget target, ResultsTableStore results, TimeProvider time,
+        int maxConcurrentActivities = 0, CancellationToken shutdown = default, TelemetryEmitter? telemetry = null) =>
+        Create([target], results, time, maxConcurrentActivities, shutdown, telemetry);
+
+    /// <summary>Slices are spread over <paramref name="targets"/> (slice i writes to account i mod count).</summary>
+    public static InProcessOrchestrationHost Create(IReadOnlyList<StorageTarget> targets, ResultsTableStore results, TimeProvider time,
         int maxConcurrentActivities = 0, CancellationToken shutdown = default, TelemetryEmitter? telemetry = null)
     {
-        var a = new BenchmarkActivities(target, results, time, telemetry);
+        var a = new BenchmarkActivities(targets, results, time, telemetry);
         var host = new InProcessOrchestrationHost(maxConcurrentActivities > 0 ? maxConcurrentActivities : 10 * Environment.ProcessorCount, time, shutdown);
         return host
             .AddOrchestrator<RunRequest, RunSummary>(BenchmarkOrchestrator.Name, BenchmarkOrchestrator.RunAsync)
