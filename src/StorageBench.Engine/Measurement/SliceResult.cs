@@ -18,6 +18,8 @@ public sealed record SliceResult
     public required string Host { get; init; }
     public required DateTime StartedUtc { get; init; }
     public required DateTime EndedUtc { get; init; }
+    /// <summary>How late the slice passed the synchronized start (0 when on time): preflight or scheduling too slow for startDelaySeconds.</summary>
+    public double StartLagSeconds { get; init; }
     public required OutcomeCounts Counts { get; init; }
     public required long Units { get; init; }
     public long WarmupOperations { get; init; }

@@ -70,7 +70,7 @@ public static partial class RunSpecValidator
         }
         Range(errors, p + "partitionCount", t.PartitionCount, 1, 100_000);
         Range(errors, p + "concurrency", t.Concurrency, 1, 1_024);
-        Range(errors, p + "slices", t.Slices, 1, 256);
+        Range(errors, p + "slices", t.Slices, 1, ServiceLimits.MaxSlices);
         Range(errors, p + "targetOperationsPerSecond", t.TargetOperationsPerSecond, 0, 1_000_000, "(0 = closed loop)");
         ValidateRunLength(t, p, errors);
         if (t.Slices > t.EntityCount && t.EntityCount >= 1)
@@ -96,7 +96,7 @@ public static partial class RunSpecValidator
             }
         }
         Range(errors, p + "parallelBlocks", b.ParallelBlocks, 1, 1_024);
-        Range(errors, p + "slices", b.Slices, 1, 256);
+        Range(errors, p + "slices", b.Slices, 1, ServiceLimits.MaxSlices);
         ValidateRunLength(b, p, errors);
         if (b.Slices > b.BlobCount && b.BlobCount >= 1)
         {

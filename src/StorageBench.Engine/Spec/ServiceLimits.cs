@@ -12,6 +12,8 @@ public static class ServiceLimits
     public const int MaxEntityPayloadBytes = MaxEntityBytes - EntityOverheadBytes;
     public const int MaxBlocksPerBlob = 50_000;
     public const long MaxBlockBytes = 4000L * 1024 * 1024;
+    /// <summary>Not a service limit: the most parallel activities one run fans out per workload.</summary>
+    public const int MaxSlices = 256;
     /// <summary>Not a service limit: each slice holds one shared block buffer in memory.</summary>
     public const int MaxDriverBlockBytes = 256 * 1024 * 1024;
 

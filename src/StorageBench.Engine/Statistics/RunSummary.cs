@@ -95,8 +95,9 @@ public sealed record WorkloadSummary
 }
 
 /// <param name="UnitsPerSecond">Entities/s (table) or MB/s (blob) over the slice's own measured window.</param>
+/// <param name="StartLagSeconds">How late the slice passed the synchronized start; above a few ms, raise startDelaySeconds.</param>
 public sealed record SliceSummary(int SliceIndex, int TargetAccount, string Host, long Operations, long Succeeded, long Throttled, long Failed, long Units,
-    double DurationSeconds, double UnitsPerSecond, LatencySummary LatencyMs);
+    double DurationSeconds, double UnitsPerSecond, double StartLagSeconds, LatencySummary LatencyMs);
 
 /// <summary>Rates over a window. Decimal units: 1 KB = 1,000 bytes, 1 MB = 10^6 bytes, Mbps = 10^6 bits/s.</summary>
 public sealed record Throughput(double OperationsPerSecond, double? EntitiesPerSecond, double? KilobytesPerSecond, double? MegabytesPerSecond, double? MegabitsPerSecond);

@@ -88,7 +88,7 @@ public static class SummaryCalculator
         double seconds = (s.EndedUtc - s.StartedUtc).TotalSeconds;
         double perSecond = seconds > 0 ? s.Units / seconds / (unitsAreEntities ? 1 : 1e6) : 0;
         return new SliceSummary(s.SliceIndex, s.TargetIndex, s.Host, s.Counts.Operations, s.Counts.Succeeded, s.Counts.Throttled, s.Counts.Failed, s.Units,
-            seconds, perSecond, Latency(LatencyHistograms.Decode(s.LatencyHistogram)));
+            seconds, perSecond, s.StartLagSeconds, Latency(LatencyHistograms.Decode(s.LatencyHistogram)));
     }
 
     public static LatencySummary Latency(HistogramBase h)

@@ -27,6 +27,9 @@ public static class BlobUploadWorkload
         var block = EntityPayload.RandomBytes((int)Math.Min(spec.BlockSizeBytes, spec.BlobSizeBytes));
         var blockIds = BlockIds(blockCount);
 
+        // Preflight, untimed and before the start barrier (see TableInsertWorkload).
+        await container.GetPropertiesAsync(cancellationToken: ct).ConfigureAwait(false);
+
         var clock = await SliceClock.StartAtAsync(plan.StartAtUtc, time, ct).ConfigureAwait(false);
         double cpuAtStart = SliceResult.ProcessCpuSeconds();
         var schedule = new OperationSchedule(spec, long.MaxValue, 0, clock.StartTimestamp);
@@ -66,7 +69,7 @@ public static class BlobUploadWorkload
         }
         return SliceResult.FromWorkers(plan.RunId, Name, plan.SliceIndex, plan.TargetIndex, cpuAtStart, [.. workers, commits],
             objects: committed, objectUnits: committed * spec.BlobSizeBytes,
-            contentMd5: spec.VerifyContent ? ContentMd5(block, spec.BlobSizeBytes, spec.BlockSizeBytes) : null);
+            contentMd5: spec.VerifyContent ? ContentMd5(block, spec.BlobSizeBytes, spec.BlockSizeBytes) : null) with { StartLagSeconds = clock.LagSeconds(plan.StartAtUtc) };
     }
 
     /// <summary>Names carry the slice, so slices never collide and verification knows which content a blob should have.</summary>

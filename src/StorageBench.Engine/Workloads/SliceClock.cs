@@ -26,5 +26,8 @@ internal sealed class SliceClock
         return new SliceClock(time.GetUtcNow().UtcDateTime, Stopwatch.GetTimestamp());
     }
 
+    /// <summary>Seconds between the planned start and when this slice actually passed it (never negative).</summary>
+    public double LagSeconds(DateTime startAtUtc) => Math.Max(0, (StartedUtc - startAtUtc).TotalSeconds);
+
     public WorkerRecorder NewRecorder(bool recordLatency = true) => new(StartedUtc.Ticks - DateTime.UnixEpoch.Ticks, StartTimestamp, recordLatency);
 }

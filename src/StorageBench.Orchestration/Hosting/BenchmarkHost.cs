@@ -1,4 +1,5 @@
 using StorageBench.Engine.Planning;
+using StorageBench.Engine.Spec;
 using StorageBench.Engine.Statistics;
 using StorageBench.Engine.Workloads;
 using StorageBench.Results;
@@ -17,7 +18,9 @@ public static class BenchmarkHost
         int maxConcurrentActivities = 0, CancellationToken shutdown = default, TelemetryEmitter? telemetry = null)
     {
         var a = new BenchmarkActivities(targets, results, time, telemetry);
-        var host = new InProcessOrchestrationHost(maxConcurrentActivities > 0 ? maxConcurrentActivities : 10 * Environment.ProcessorCount, time, shutdown);
+        // By default every slice of a workload can run at once (plus the control activities), so the
+        // synchronized start holds; a Function App bounds this per instance in host.json instead.
+        var host = new InProcessOrchestrationHost(maxConcurrentActivities > 0 ? maxConcurrentActivities : ServiceLimits.MaxSlices + 8, time, shutdown);
         return host
             .AddOrchestrator<RunRequest, RunSummary>(BenchmarkOrchestrator.Name, BenchmarkOrchestrator.RunAsync)
             .AddActivity<object?, EnvironmentInfo>(ActivityNames.DescribeEnvironment, (_, _) => a.DescribeEnvironmentAsync())
