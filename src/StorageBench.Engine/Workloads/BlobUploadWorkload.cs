@@ -27,8 +27,14 @@ public static class BlobUploadWorkload
         var block = EntityPayload.RandomBytes((int)Math.Min(spec.BlockSizeBytes, spec.BlobSizeBytes));
         var blockIds = BlockIds(blockCount);
 
-        // Preflight, untimed and before the start barrier (see TableInsertWorkload).
-        await container.GetPropertiesAsync(cancellationToken: ct).ConfigureAwait(false);
+        // Preflight, untimed and before the start barrier (see TableInsertWorkload); best effort.
+        try
+        {
+            await container.GetPropertiesAsync(cancellationToken: ct).ConfigureAwait(false);
+        }
+        catch (Exception ex) when (OutcomeClassifier.Classify(ex, ct) is not null)
+        {
+        }
 
         var clock = await SliceClock.StartAtAsync(plan.StartAtUtc, time, ct).ConfigureAwait(false);
         double cpuAtStart = SliceResult.ProcessCpuSeconds();

@@ -58,9 +58,10 @@ public static class TableInsertWorkload
                 await table.SubmitTransactionAsync([new TableTransactionAction(TableTransactionActionType.Delete, probe, Azure.ETag.All)], ct).ConfigureAwait(false);
             }
         }
-        catch (Azure.RequestFailedException ex) when (ex.Status == 404)
+        catch (Exception ex) when (OutcomeClassifier.Classify(ex, ct) is not null)
         {
-            // Expected: the probe row does not exist.
+            // Expected: 404, the probe row does not exist. Any other answer (503, 403, …) is not ours
+            // to count here: the measured requests will meet it and count it.
         }
     }
 
