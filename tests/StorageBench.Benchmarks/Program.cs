@@ -42,7 +42,6 @@ md.AppendLine(string.Create(inv, $"Same spec, same Azurite; {seconds:0} s per ru
     "\"Loop\" calls `TableInsertWorkload.RunAsync` for each slice directly; \"pipeline\" goes through `RunStarter` → orchestrator → activities (JSON boundary) → verification → results table. " +
     "After one discarded 5 s warm-up run, each row runs loop, pipeline, loop, pipeline; the table shows each mean and the single runs.");
 md.AppendLine();
-md.AppendLine();
 md.AppendLine("Azurite and the driver share 2 cores, so single runs vary by 10-20% (see the single runs in brackets): a ratio above 100% means the pipeline's overhead is below that noise, not that the pipeline is faster.");
 md.AppendLine();
 md.AppendLine("| partitions | loop entities/s | pipeline entities/s | pipeline / loop | target |");
