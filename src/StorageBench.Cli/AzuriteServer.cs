@@ -72,10 +72,15 @@ public sealed class AzuriteServer : IAsyncDisposable
                 await server.WaitUntilListeningAsync(TimeSpan.FromSeconds(60), ct).ConfigureAwait(false);
                 return server;
             }
-            catch (Exception ex) when (ex is not OperationCanceledException)
+            catch (Exception ex)
             {
-                last = ex;
+                // Never leave a half-started Azurite behind, also when the start was canceled.
                 await server.DisposeAsync().ConfigureAwait(false);
+                if (ex is OperationCanceledException)
+                {
+                    throw;
+                }
+                last = ex;
             }
         }
         throw new InvalidOperationException("Azurite did not start: " + last?.Message, last);

@@ -15,7 +15,7 @@ public static class CliApp
     public const string Usage = """
         usage: storagebench run [--spec FILE] [--out DIR] [--connection-string CS]
           --spec FILE              run spec JSON (default: the built-in quick scenario, specs/quick.json)
-          --out DIR                where summary.json and summary.md go (default: out/<runId>)
+          --out DIR                where summary.json, summary.md and summary.html go (default: out/<runId>)
           --connection-string CS   storage account to test (default: the STORAGEBENCH_TARGET_* settings
                                    if set, else Azurite started on loopback)
           with APPLICATIONINSIGHTS_CONNECTION_STRING set, the run is also sent to Application Insights
@@ -120,7 +120,8 @@ public static class CliApp
         {
             var summary = await RunOnInProcessHostAsync(spec, targets, stdout, ct).ConfigureAwait(false);
             string outDir = options.GetValueOrDefault("--out") ?? Path.Combine("out", summary.RunId);
-            var files = await ReportWriter.WriteAsync(summary, outDir, ct).ConfigureAwait(false);
+            // Also after Ctrl+C: a canceled run's partial figures are still reported.
+            var files = await ReportWriter.WriteAsync(summary, outDir, CancellationToken.None).ConfigureAwait(false);
             await stdout.WriteLineAsync().ConfigureAwait(false);
             await stdout.WriteLineAsync(ReportWriter.Markdown(summary)).ConfigureAwait(false);
             await stdout.WriteLineAsync($"Wrote {string.Join(", ", files)}").ConfigureAwait(false);
@@ -274,18 +275,20 @@ public static class CliApp
         string runId = started.RunId!;
         await stdout.WriteLineAsync($"Run {runId} started (scenario {spec.Scenario}).").ConfigureAwait(false);
 
-        var completion = host.WaitForCompletionAsync(runId, ct);
+        // Not canceled by Ctrl+C: the host cancels the slices, then the orchestration deletes what the
+        // run created and stores the result; wait for that so nothing is left behind.
+        var completion = host.WaitForCompletionAsync(runId, CancellationToken.None);
         string? lastStatus = null;
         while (!completion.IsCompleted)
         {
-            var state = await host.GetStateAsync(runId, ct).ConfigureAwait(false);
+            var state = await host.GetStateAsync(runId, CancellationToken.None).ConfigureAwait(false);
             if (state?.CustomStatusJson is { } status && status != lastStatus)
             {
                 var p = JsonSerializer.Deserialize<RunProgress>(status, JsonDefaults.Options)!;
                 await stdout.WriteLineAsync($"  {p.Phase}{(p.Workload is null ? "" : $" {p.Workload} on {p.Slices} slice(s)")}...").ConfigureAwait(false);
                 lastStatus = status;
             }
-            await Task.WhenAny(completion, Task.Delay(250, ct)).ConfigureAwait(false);
+            await Task.WhenAny(completion, Task.Delay(250, CancellationToken.None)).ConfigureAwait(false);
         }
         var final = await completion.ConfigureAwait(false);
         return RunStarter.SummaryOf(final) ?? throw new InvalidOperationException($"orchestration {runId} ended {final.RuntimeStatus}: {final.FailureMessage}");

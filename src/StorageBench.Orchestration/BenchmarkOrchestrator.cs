@@ -35,6 +35,7 @@ public static class BenchmarkOrchestrator
         var workloads = new List<WorkloadSummary>();
         var allSlices = new List<SliceResult>();
         var failures = new List<string>();
+        bool canceled = false;
         var search = spec.Saturation is { } sat ? new SaturationSearch(sat) : null;
         var (parameter, values) = spec.Sweep is { } sweep ? (sweep.Parameter, sweep.Values)
             : search is not null ? (search.Parameter, search.Values)
@@ -45,9 +46,15 @@ public static class BenchmarkOrchestrator
         {
             var stepSpec = parameter is null ? spec : SpecVariants.Apply(spec, parameter, value);
             string stepId = parameter is null ? runId : $"{runId}-{index++}";
-            var step = await RunStepAsync(context, stepId, stepSpec, env.TargetAccounts, allSlices, failures);
+            var (step, stepCanceled) = await RunStepAsync(context, stepId, stepSpec, env.TargetAccounts, allSlices, failures);
+            canceled |= stepCanceled;
             workloads.AddRange(step.Select(w => parameter is null ? w : w with { StepParameter = parameter, StepValue = value }));
-            if (failures.Count > 0 || (search is not null && !search.Continue(value, step)))
+            if (failures.Count > 0)
+            {
+                search?.Stop(value, "the step failed");
+                break;
+            }
+            if (search is not null && !search.Continue(value, step))
             {
                 break;
             }
@@ -56,7 +63,7 @@ public static class BenchmarkOrchestrator
         var summary = new RunSummary
         {
             RunId = runId,
-            Status = failures.Count == 0 ? RunStatus.Completed : RunStatus.Failed,
+            Status = failures.Count == 0 ? RunStatus.Completed : canceled ? RunStatus.Canceled : RunStatus.Failed,
             StartedUtc = startedUtc,
             EndedUtc = context.CurrentUtcDateTime,
             Spec = spec,
@@ -69,7 +76,15 @@ public static class BenchmarkOrchestrator
         if (request.CheckRegression && summary.Status == RunStatus.Completed)
         {
             context.SetCustomStatus(new RunProgress("checking regression", null, 0));
-            summary = summary with { Regression = await context.CallActivityAsync<RegressionVerdict>(ActivityNames.CheckRegression, summary) };
+            try
+            {
+                summary = summary with { Regression = await context.CallActivityAsync<RegressionVerdict>(ActivityNames.CheckRegression, summary) };
+            }
+            catch (Exception ex)
+            {
+                // The measured result must still be stored and sent; only the verdict is missing.
+                summary = summary with { Errors = [.. summary.Errors, "regression check: " + ex.Message] };
+            }
         }
         context.SetCustomStatus(new RunProgress("storing result", null, 0));
         try
@@ -103,10 +118,11 @@ public static class BenchmarkOrchestrator
     }
 
     /// <summary>Runs the workloads of one step into its own table/container, and always deletes them.</summary>
-    private static async Task<List<WorkloadSummary>> RunStepAsync(IRunOrchestrationContext context, string stepId, RunSpec spec, int targetAccounts,
+    private static async Task<(List<WorkloadSummary> Workloads, bool Canceled)> RunStepAsync(IRunOrchestrationContext context, string stepId, RunSpec spec, int targetAccounts,
         List<SliceResult> allSlices, List<string> failures)
     {
         var workloads = new List<WorkloadSummary>();
+        bool canceled = false;
         var targets = new TargetsInput(stepId, spec.TableInsert is not null, spec.BlobUpload is not null);
         try
         {
@@ -135,6 +151,7 @@ public static class BenchmarkOrchestrator
         catch (Exception ex)
         {
             failures.Add(ex.Message);
+            canceled = IsCancellation(ex);
         }
         finally
         {
@@ -148,7 +165,20 @@ public static class BenchmarkOrchestrator
                 failures.Add("cleanup: " + ex.Message);
             }
         }
-        return workloads;
+        return (workloads, canceled);
+    }
+
+    /// <summary>A failure that is the run being stopped (Ctrl+C, host shutdown), not the benchmark failing.</summary>
+    private static bool IsCancellation(Exception ex)
+    {
+        for (Exception? e = ex; e is not null; e = e.InnerException)
+        {
+            if (e is OperationCanceledException)
+            {
+                return true;
+            }
+        }
+        return false;
     }
 
     /// <summary>All slices of a workload begin at one instant chosen here, so they really run together.</summary>

@@ -29,19 +29,26 @@ public sealed class SaturationSearch(SaturationSpec spec)
             _reason = $"step {Format(value)} produced no {_workload} result";
             return false;
         }
-        double throttledShare = w.Operations == 0 ? 0 : (double)w.Throttled / w.Operations;
-        if (throttledShare > spec.MaxThrottledShare || w.LatencyMs.P99 > spec.MaxP99Ms)
+        // Every failed request counts against the bound, not only 503s: a step whose requests time out
+        // or error is not sustainable either. A step with no successful request has no p99 to judge.
+        double failedShare = w.Operations == 0 ? 1 : (double)w.Failed / w.Operations;
+        string? broke = w.LatencyMs.Samples == 0 ? $"at {Format(value)} no request succeeded"
+            : failedShare > spec.MaxFailedShare ? $"at {Format(value)} failed share {failedShare:P2} (throttled {w.Throttled}, timed out {w.TimedOut}, other {w.Failed - w.Throttled - w.TimedOut}) exceeded {spec.MaxFailedShare:P2}"
+            : w.LatencyMs.P99 > spec.MaxP99Ms ? $"at {Format(value)} p99 {w.LatencyMs.P99:0.#} ms exceeded {spec.MaxP99Ms:0.#} ms"
+            : null;
+        if (broke is not null)
         {
             _knee = value;
-            _reason = throttledShare > spec.MaxThrottledShare
-                ? $"at {Format(value)} throttled share {throttledShare:P2} exceeded {spec.MaxThrottledShare:P2}"
-                : $"at {Format(value)} p99 {w.LatencyMs.P99:0.#} ms exceeded {spec.MaxP99Ms:0.#} ms";
+            _reason = broke;
             return false;
         }
         _highest = value;
         _atHighest = w;
         return true;
     }
+
+    /// <summary>The search ended because a step could not run (the run's errors say why): no knee was found.</summary>
+    public void Stop(double value, string why) => _reason = $"stopped at {Format(value)}: {why}";
 
     public SaturationResult Result() => new(spec.Parameter, _highest,
         _atHighest?.Throughput.EntitiesPerSecond ?? _atHighest?.Throughput.MegabytesPerSecond,

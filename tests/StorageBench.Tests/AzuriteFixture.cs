@@ -24,7 +24,12 @@ public sealed class AzuriteFixture : IAsyncLifetime
     public InProcessOrchestrationHost NewHost(StorageTarget? target = null, TelemetryEmitter? telemetry = null) =>
         BenchmarkHost.Create(target ?? Target, new ResultsTableStore(Target), TimeProvider.System, telemetry: telemetry);
 
-    public async Task InitializeAsync() => _server = await AzuriteServer.StartAsync();
+    public async Task InitializeAsync()
+    {
+        // The test process drives slices as the CLI does, with the same thread-pool setting.
+        DriverProcess.Configure();
+        _server = await AzuriteServer.StartAsync();
+    }
 
     public async Task DisposeAsync()
     {
@@ -59,4 +64,11 @@ public sealed class AzuriteFixture : IAsyncLifetime
 public sealed class AzuriteCollection : ICollectionFixture<AzuriteFixture>
 {
     public const string Name = "Azurite";
+}
+
+/// <summary>For timing-sensitive tests: runs alone, with no other test class busy on the 2 cores.</summary>
+[CollectionDefinition(Name, DisableParallelization = true)]
+public sealed class QuietAzuriteCollection : ICollectionFixture<AzuriteFixture>
+{
+    public const string Name = "Azurite, nothing else running";
 }

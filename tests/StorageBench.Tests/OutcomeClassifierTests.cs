@@ -15,6 +15,9 @@ public class OutcomeClassifierTests
         { new RequestFailedException(0, "io", null, new HttpRequestException("reset")), Outcome.NetworkError },
         { new TaskCanceledException("client timeout"), Outcome.TimedOut },
         { new SocketException(), Outcome.NetworkError },
+        // SDK retries exhausted: every attempt is wrapped, the last one decides.
+        { new AggregateException("Retry failed after 3 tries", new HttpRequestException("reset"), new TaskCanceledException("timeout"), new TaskCanceledException("timeout")), Outcome.TimedOut },
+        { new AggregateException(new RequestFailedException(503, "busy", "ServerBusy", null), new RequestFailedException(503, "busy", "ServerBusy", null)), Outcome.Throttled },
     };
 
     [Theory]

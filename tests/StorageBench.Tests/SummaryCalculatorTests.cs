@@ -85,6 +85,24 @@ public class SummaryCalculatorTests
     }
 
     [Fact]
+    public void ASecondWithNothingDoneIsInTheTimelineAsZero()
+    {
+        long s0 = (T0.Ticks - DateTime.UnixEpoch.Ticks) / TimeSpan.TicksPerSecond;
+        var slice = Slice(0, [1000], T0, T0.AddSeconds(4), [new(s0, 1, 100), new(s0 + 3, 1, 100)], units: 200);
+        var timeline = SummaryCalculator.SummarizeTable(new TableInsertSpec(), [slice], Ok).Timeline;
+        Assert.Equal([100L, 0L, 0L, 100L], timeline.Select(p => p.Units));
+    }
+
+    [Fact]
+    public void WallClockSecondsStayRightOnSlicesLongerThanTheOldOverflow()
+    {
+        // (t1 - t0) * TicksPerSecond overflowed a long after ~15 min at 1 ns Stopwatch ticks.
+        var recorder = new WorkerRecorder(anchorUnixTicks: 0, anchorTimestamp: 0);
+        long sixHours = 6 * 3600 * System.Diagnostics.Stopwatch.Frequency;
+        Assert.Equal(TimeSpan.FromHours(6).Ticks, recorder.ToUnixTicks(sixHours));
+    }
+
+    [Fact]
     public void BlobThroughputIsInDecimalMegabytesAndMegabits()
     {
         var slice = Slice(0, [1000], T0, T0.AddSeconds(2), units: 20_000_000) with { Workload = "blobUpload", Objects = 1 };

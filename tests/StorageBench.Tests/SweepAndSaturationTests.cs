@@ -42,7 +42,7 @@ public class SweepAndSaturationUnitTests
     [Fact]
     public void SaturationSearchReportsTheLastSustainableStepAndTheKnee()
     {
-        var search = new SaturationSearch(new SaturationSpec { Parameter = "tableInsert.concurrency", Start = 1, Factor = 2, Max = 64, MaxThrottledShare = 0.01, MaxP99Ms = 500 });
+        var search = new SaturationSearch(new SaturationSpec { Parameter = "tableInsert.concurrency", Start = 1, Factor = 2, Max = 64, MaxFailedShare = 0.01, MaxP99Ms = 500 });
         Assert.Equal([1, 2, 4, 8, 16, 32, 64], search.Values);
 
         Assert.True(search.Continue(1, [Step(ops: 100, throttled: 0, p99: 50, rate: 500)]));
@@ -53,7 +53,35 @@ public class SweepAndSaturationUnitTests
         Assert.Equal(2, result.HighestSustainableValue);
         Assert.Equal(900, result.ThroughputAtHighest);
         Assert.Equal(4, result.KneeValue);
-        Assert.Contains("throttled share", result.Reason);
+        Assert.Contains("failed share", result.Reason);
+    }
+
+    [Fact]
+    public void AStepWhoseRequestsFailWithoutThrottlingIsNotSustainable()
+    {
+        var search = new SaturationSearch(new SaturationSpec { Parameter = "tableInsert.concurrency", Start = 1, Factor = 2, Max = 8 });
+        Assert.True(search.Continue(1, [Step(ops: 100, throttled: 0, p99: 50, rate: 500)]));
+        // Every request timed out: nothing throttled, no p99 — still the knee.
+        var timedOut = Step(ops: 100, throttled: 0, p99: 0, rate: 0) with { Succeeded = 0, Failed = 100, TimedOut = 100, LatencyMs = new LatencySummary(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0) };
+        Assert.False(search.Continue(2, [timedOut]));
+        Assert.Equal(1, search.Result().HighestSustainableValue);
+        Assert.Equal(2, search.Result().KneeValue);
+        Assert.Contains("no request succeeded", search.Result().Reason);
+
+        var errors = new SaturationSearch(new SaturationSpec { Parameter = "tableInsert.concurrency", Start = 1, Factor = 2, Max = 8, MaxFailedShare = 0.01 });
+        Assert.False(errors.Continue(1, [Step(ops: 100, throttled: 0, p99: 10, rate: 500) with { Failed = 5, Succeeded = 95, ServerErrors = 5 }]));
+        Assert.Contains("other 5", errors.Result().Reason);
+    }
+
+    [Fact]
+    public void ASweepValueThatDoesNotFitAnIntegerFieldIsAValidationErrorNotACrash()
+    {
+        var errors = RunSpecParser.Parse("""{ "scenario": "s", "tableInsert": {}, "saturation": { "parameter": "tableInsert.concurrency", "start": 1, "factor": 1.5, "max": 4 } }""").Errors;
+        // 1, 1.5, 2.25, 3.375: three values are not whole numbers.
+        Assert.Equal(3, errors.Count);
+        var e = errors[0];
+        Assert.Equal("saturation value 1.5 → tableInsert.concurrency", e.Field);
+        Assert.Contains("whole number", e.Rule);
     }
 
     [Fact]

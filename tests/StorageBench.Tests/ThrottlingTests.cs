@@ -58,7 +58,7 @@ public class ThrottlingTests(AzuriteFixture azurite)
         const string spec = """
             { "scenario": "saturation-knee", "startDelaySeconds": 0,
               "tableInsert": { "entityCount": 400, "entitySizeBytes": 128, "batchSize": 10 },
-              "saturation": { "parameter": "tableInsert.concurrency", "start": 1, "factor": 2, "max": 32, "maxThrottledShare": 0.10, "maxP99Ms": 60000 } }
+              "saturation": { "parameter": "tableInsert.concurrency", "start": 1, "factor": 2, "max": 32, "maxFailedShare": 0.10, "maxP99Ms": 60000 } }
             """;
 
         var summary = await Pipeline.RunAsync(host, spec);
@@ -67,7 +67,7 @@ public class ThrottlingTests(AzuriteFixture azurite)
         Assert.InRange(result.HighestSustainableValue!.Value, 2, 4);
         Assert.Equal(result.HighestSustainableValue * 2, result.KneeValue);
         Assert.True(result.KneeValue <= 8, $"knee at {result.KneeValue}: {result.Reason}");
-        Assert.Contains("throttled share", result.Reason);
+        Assert.Contains("failed share", result.Reason);
         Assert.Equal(summary.Workloads.Count, summary.Workloads.Select(w => w.StepValue).Distinct().Count());
         Assert.Equal(result.KneeValue, summary.Workloads[^1].StepValue);   // the search stopped at the knee
         Assert.All(summary.Workloads, w => Assert.True(w.Verified.Matched, w.Verified.Detail));

@@ -39,8 +39,9 @@ public static class OutcomeClassifier
                 return Outcome.TimedOut;
             case HttpRequestException or IOException or SocketException:
                 return Outcome.NetworkError;
-            case AggregateException { InnerExceptions.Count: 1 } agg:
-                return Classify(agg.InnerExceptions[0], runToken);
+            // SDK retries exhausted: "Retry failed after N tries" wraps every attempt; the last one is the outcome.
+            case AggregateException { InnerExceptions.Count: > 0 } agg:
+                return Classify(agg.InnerExceptions[^1], runToken);
             default:
                 return null;
         }

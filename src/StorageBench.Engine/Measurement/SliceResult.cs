@@ -4,7 +4,7 @@ namespace StorageBench.Engine.Measurement;
 
 /// <summary>
 /// What one slice measured, in a serializable form that crosses the orchestration boundary.
-/// Units are entities (table) or bytes staged (blob); Objects/ObjectUnits are committed blobs and their bytes.
+/// Units are entities (table) or bytes staged (blob); Objects are committed blobs.
 /// Started/Ended bound the measured requests (warm-up excluded).
 /// </summary>
 public sealed record SliceResult
@@ -25,7 +25,6 @@ public sealed record SliceResult
     public long WarmupOperations { get; init; }
     public long WarmupUnits { get; init; }
     public long Objects { get; init; }
-    public long ObjectUnits { get; init; }
     /// <summary>HdrHistogram of successful-request latency in microseconds, compressed and base64-encoded.</summary>
     public required string LatencyHistogram { get; init; }
     public required TimelinePoint[] Timeline { get; init; }
@@ -38,7 +37,7 @@ public sealed record SliceResult
 
     /// <summary>Merges worker recorders into one slice result.</summary>
     public static SliceResult FromWorkers(string stepId, string workload, int sliceIndex, int targetIndex, double cpuSecondsAtStart, IReadOnlyCollection<WorkerRecorder> workers,
-        long objects = 0, long objectUnits = 0, string? contentMd5 = null)
+        long objects = 0, string? contentMd5 = null)
     {
         var histogram = LatencyHistograms.Create();
         var counts = new long[Enum.GetValues<Outcome>().Length];
@@ -75,7 +74,6 @@ public sealed record SliceResult
             WarmupOperations = workers.Sum(w => w.WarmupOperations),
             WarmupUnits = workers.Sum(w => w.WarmupUnits),
             Objects = objects,
-            ObjectUnits = objectUnits,
             LatencyHistogram = LatencyHistograms.Encode(histogram),
             Timeline = [.. timeline.Select(kv => new TimelinePoint(kv.Key, kv.Value.Ops, kv.Value.Units))],
             ProcessId = Environment.ProcessId,

@@ -68,7 +68,8 @@ public sealed class WorkerRecorder
         }
         if (_recordLatency)
         {
-            long micros = (end - startTimestamp) * 1_000_000 / Stopwatch.Frequency;
+            // Via TimeSpan ticks: (end - start) * 10^6 would overflow a long on long runs (Linux: 1 ns timestamps).
+            long micros = Stopwatch.GetElapsedTime(startTimestamp, end).Ticks / (TimeSpan.TicksPerMillisecond / 1000);
             Latency.RecordValue(Math.Clamp(micros, 1, LatencyHistograms.HighestTrackableMicros));
         }
         Units += units;
@@ -78,5 +79,5 @@ public sealed class WorkerRecorder
     }
 
     /// <summary>A Stopwatch timestamp as UTC ticks since the Unix epoch, through the slice's anchor.</summary>
-    public long ToUnixTicks(long timestamp) => _anchorUnixTicks + (timestamp - _anchorTimestamp) * TimeSpan.TicksPerSecond / Stopwatch.Frequency;
+    public long ToUnixTicks(long timestamp) => _anchorUnixTicks + Stopwatch.GetElapsedTime(_anchorTimestamp, timestamp).Ticks;
 }

@@ -27,7 +27,8 @@ public sealed record SweepSpec(string Parameter, double[] Values);
 
 /// <summary>
 /// Steps Parameter from Start, multiplying by Factor (or adding Step when Step is above 0), up to Max.
-/// A step breaks the bound when its throttled share of requests exceeds MaxThrottledShare or its p99
+/// A step breaks the bound when its share of failed requests (throttled, timed out or any other
+/// failure) exceeds MaxFailedShare, when no request succeeds, or when its p99
 /// exceeds MaxP99Ms; the search stops there.
 /// </summary>
 public sealed record SaturationSpec
@@ -37,7 +38,7 @@ public sealed record SaturationSpec
     public double Factor { get; init; } = 2;
     public double Step { get; init; }
     public double Max { get; init; } = 256;
-    public double MaxThrottledShare { get; init; } = 0.01;
+    public double MaxFailedShare { get; init; } = 0.01;
     public double MaxP99Ms { get; init; } = 1_000;
 
     /// <summary>Every value the search may try, in order.</summary>

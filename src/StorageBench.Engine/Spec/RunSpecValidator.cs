@@ -129,7 +129,7 @@ public static partial class RunSpecValidator
             {
                 Range(errors, "saturation.factor", s.Factor, 1.01, 100, "(each step must grow)");
             }
-            Range(errors, "saturation.maxThrottledShare", s.MaxThrottledShare, 0, 1);
+            Range(errors, "saturation.maxFailedShare", s.MaxFailedShare, 0, 1);
             Range(errors, "saturation.maxP99Ms", s.MaxP99Ms, 0.001, 3_600_000);
             if (errors.Count == 0)
             {

@@ -29,11 +29,27 @@ public static class SpecVariants
         int i = 0;
         foreach (double value in values)
         {
-            foreach (var e in RunSpecValidator.Validate(Apply(spec, parameter, value)))
-            {
-                yield return e with { Field = $"{field} value {value.ToString(CultureInfo.InvariantCulture)} → {e.Field}" };
-            }
             i++;
+            string at = $"{field} value {value.ToString(CultureInfo.InvariantCulture)}";
+            RunSpec? variant;
+            try
+            {
+                variant = Apply(spec, parameter, value);
+            }
+            catch (JsonException)
+            {
+                // E.g. 1.5 for an integer field, or a value beyond its range.
+                variant = null;
+            }
+            if (variant is null)
+            {
+                yield return new ValidationError($"{at} → {parameter}", value.ToString(CultureInfo.InvariantCulture), "does not fit the field (a whole number within its range is needed)");
+                continue;
+            }
+            foreach (var e in RunSpecValidator.Validate(variant))
+            {
+                yield return e with { Field = $"{at} → {e.Field}" };
+            }
         }
         if (i == 0)
         {

@@ -141,11 +141,24 @@ public static class SummaryCalculator
         return result;
     }
 
-    public static IReadOnlyList<TimelinePoint> MergeTimelines(IEnumerable<SliceResult> slices) =>
-        [.. slices.SelectMany(s => s.Timeline)
+    /// <summary>Per-second totals across slices, with every second from the first to the last present (a stall shows as zeros).</summary>
+    public static IReadOnlyList<TimelinePoint> MergeTimelines(IEnumerable<SliceResult> slices)
+    {
+        var bySecond = slices.SelectMany(s => s.Timeline)
             .GroupBy(p => p.UnixSecond)
-            .OrderBy(g => g.Key)
-            .Select(g => new TimelinePoint(g.Key, g.Sum(p => p.Operations), g.Sum(p => p.Units)))];
+            .ToDictionary(g => g.Key, g => new TimelinePoint(g.Key, g.Sum(p => p.Operations), g.Sum(p => p.Units)));
+        if (bySecond.Count == 0)
+        {
+            return [];
+        }
+        long first = bySecond.Keys.Min(), last = bySecond.Keys.Max();
+        var timeline = new List<TimelinePoint>((int)(last - first + 1));
+        for (long second = first; second <= last; second++)
+        {
+            timeline.Add(bySecond.GetValueOrDefault(second) ?? new TimelinePoint(second, 0, 0));
+        }
+        return timeline;
+    }
 
     private static Throughput Rates(long operations, long units, double seconds, bool unitsAreEntities, int entitySizeBytes)
     {

@@ -74,7 +74,7 @@ public static class BlobUploadWorkload
             }
         }
         return SliceResult.FromWorkers(plan.RunId, Name, plan.SliceIndex, plan.TargetIndex, cpuAtStart, [.. workers, commits],
-            objects: committed, objectUnits: committed * spec.BlobSizeBytes,
+            objects: committed,
             contentMd5: spec.VerifyContent ? ContentMd5(block, spec.BlobSizeBytes, spec.BlockSizeBytes) : null) with { StartLagSeconds = clock.LagSeconds(plan.StartAtUtc) };
     }
 

@@ -23,8 +23,6 @@ public sealed class EntityPayload
         }
     }
 
-    public int PropertyCount => _properties.Length;
-
     public TableEntity NewEntity(string partitionKey, string rowKey)
     {
         var entity = new TableEntity(partitionKey, rowKey);

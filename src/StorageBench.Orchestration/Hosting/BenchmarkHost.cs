@@ -23,15 +23,15 @@ public static class BenchmarkHost
         var host = new InProcessOrchestrationHost(maxConcurrentActivities > 0 ? maxConcurrentActivities : ServiceLimits.MaxSlices + 8, time, shutdown);
         return host
             .AddOrchestrator<RunRequest, RunSummary>(BenchmarkOrchestrator.Name, BenchmarkOrchestrator.RunAsync)
-            .AddActivity<object?, EnvironmentInfo>(ActivityNames.DescribeEnvironment, (_, _) => a.DescribeEnvironmentAsync())
+            .AddActivity<object?, EnvironmentInfo>(ActivityNames.DescribeEnvironment, (_, _) => a.DescribeEnvironmentAsync(), runsAfterShutdown: true)
             .AddActivity<TargetsInput, bool>(ActivityNames.PrepareTargets, a.PrepareTargetsAsync)
             .AddActivity<TableSlicePlan, Engine.Measurement.SliceResult>(ActivityNames.RunTableSlice, a.RunTableSliceAsync)
             .AddActivity<BlobSlicePlan, Engine.Measurement.SliceResult>(ActivityNames.RunBlobSlice, a.RunBlobSliceAsync)
             .AddActivity<VerifyTableInput, VerificationResult>(ActivityNames.VerifyTable, a.VerifyTableAsync)
             .AddActivity<VerifyBlobsInput, VerificationResult>(ActivityNames.VerifyBlobs, a.VerifyBlobsAsync)
-            .AddActivity<StoreResultInput, bool>(ActivityNames.StoreResult, a.StoreResultAsync)
+            .AddActivity<StoreResultInput, bool>(ActivityNames.StoreResult, a.StoreResultAsync, runsAfterShutdown: true)
             .AddActivity<RunSummary, RegressionVerdict>(ActivityNames.CheckRegression, a.CheckRegressionAsync)
-            .AddActivity<RunSummary, bool>(ActivityNames.EmitTelemetry, a.EmitTelemetryAsync)
-            .AddActivity<TargetsInput, bool>(ActivityNames.DeleteTargets, a.DeleteTargetsAsync);
+            .AddActivity<RunSummary, bool>(ActivityNames.EmitTelemetry, a.EmitTelemetryAsync, runsAfterShutdown: true)
+            .AddActivity<TargetsInput, bool>(ActivityNames.DeleteTargets, a.DeleteTargetsAsync, runsAfterShutdown: true);
     }
 }

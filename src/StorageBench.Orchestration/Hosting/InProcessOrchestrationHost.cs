@@ -15,7 +15,7 @@ namespace StorageBench.Orchestration.Hosting;
 /// </summary>
 public sealed class InProcessOrchestrationHost : IRunOrchestrationClient
 {
-    private readonly Dictionary<string, Func<string?, CancellationToken, Task<string>>> _activities = [];
+    private readonly Dictionary<string, (Func<string?, CancellationToken, Task<string>> Run, bool AfterShutdown)> _activities = [];
     private readonly Dictionary<string, Func<IRunOrchestrationContext, string, Task<string>>> _orchestrators = [];
     private readonly ConcurrentDictionary<string, Instance> _instances = new();
     private readonly SemaphoreSlim _activitySlots;
@@ -30,13 +30,15 @@ public sealed class InProcessOrchestrationHost : IRunOrchestrationClient
         _shutdown = shutdown;
     }
 
-    public InProcessOrchestrationHost AddActivity<TIn, TOut>(string name, Func<TIn, CancellationToken, Task<TOut>> activity)
+    /// <param name="runsAfterShutdown">True for cleanup and bookkeeping (delete targets, store the result): they still run,
+    /// uncancelled, after shutdown is requested, so a canceled run leaves nothing behind.</param>
+    public InProcessOrchestrationHost AddActivity<TIn, TOut>(string name, Func<TIn, CancellationToken, Task<TOut>> activity, bool runsAfterShutdown = false)
     {
-        _activities.Add(name, async (json, ct) =>
+        _activities.Add(name, (async (json, ct) =>
         {
             var input = json is null ? default! : JsonSerializer.Deserialize<TIn>(json, JsonDefaults.Options)!;
             return JsonSerializer.Serialize(await activity(input, ct).ConfigureAwait(false), JsonDefaults.Options);
-        });
+        }, runsAfterShutdown));
         return this;
     }
 
@@ -99,11 +101,12 @@ public sealed class InProcessOrchestrationHost : IRunOrchestrationClient
             throw new InvalidOperationException($"No activity named {name} is registered");
         }
         string? json = input is null ? null : JsonSerializer.Serialize(input, JsonDefaults.Options);
-        await _activitySlots.WaitAsync(_shutdown).ConfigureAwait(false);
+        var ct = activity.AfterShutdown ? CancellationToken.None : _shutdown;
+        await _activitySlots.WaitAsync(ct).ConfigureAwait(false);
         try
         {
             // Off the orchestrator's thread, as a separate worker would run it.
-            string output = await Task.Run(() => activity(json, _shutdown), _shutdown).ConfigureAwait(false);
+            string output = await Task.Run(() => activity.Run(json, ct), ct).ConfigureAwait(false);
             return JsonSerializer.Deserialize<TResult>(output, JsonDefaults.Options)!;
         }
         catch (Exception ex) when (ex is not ActivityFailedException)
