@@ -1,5 +1,6 @@
 using System.Reflection;
 using System.Text.Json;
+using StorageBench.Engine.Cleanup;
 using StorageBench.Engine.Spec;
 using StorageBench.Engine.Statistics;
 using StorageBench.Engine.Workloads;
@@ -24,7 +25,8 @@ public static class CliApp
           lists stored runs, newest first within a scenario; --where filters on a numeric results
           column (e.g. TableEntities>=5000000000, TableLatencyP99Ms<200)
         usage: storagebench serve [--port N] [--connection-string CS]
-          the runs API on 127.0.0.1 (default port 7071): POST /api/runs with a spec, GET /api/runs/{id}
+          the runs API on 127.0.0.1 (default port 7071): POST /api/runs with a spec, GET /api/runs/{id},
+          POST /api/runs/{id}/cancel, GET /api/runs?scenario=S&last=N
         usage: storagebench query NAME [--results DIR]
           runs a named query over the local runs in DIR (default: out): runs, throughput-trend,
           latency-trend, throttling-share, sweep-curve (C# equivalents of queries/NAME.kql)
@@ -213,12 +215,16 @@ public static class CliApp
         return await WithTargetsAsync(options, stdout, stderr, async targets =>
         {
             using var telemetry = Telemetry();
-            var host = CreateHost(targets, telemetry, ct);
-            await using var server = await LocalApiServer.StartAsync(new RunsApi(host, TimeProvider.System, "local-api"), port, ct).ConfigureAwait(false);
+            using var results = ResultsStore(targets);
+            var host = CreateHost(targets, results, telemetry, ct);
+            await using var server = await LocalApiServer.StartAsync(
+                new RunsApi(host, results, new TargetCleaner(targets), TimeProvider.System, "local-api"), port, ct).ConfigureAwait(false);
             await stdout.WriteLineAsync($"""
                 Runs API on {server.Address} (loopback only; Ctrl+C stops it and Azurite):
-                  curl -X POST {server.Address}api/runs -H "Content-Type: application/json" --data @specs/quick.json
+                  curl -X POST {server.Address}api/runs -H "Content-Type: application/json" --data-binary @specs/quick.json
                   curl {server.Address}api/runs/<id>
+                  curl -X POST {server.Address}api/runs/<id>/cancel
+                  curl "{server.Address}api/runs?scenario=quick&last=5"
                 """).ConfigureAwait(false);
             await server.WaitForShutdownAsync(ct).ConfigureAwait(false);
             return 0;
@@ -263,14 +269,17 @@ public static class CliApp
     private static TelemetryEmitter? Telemetry() =>
         Environment.GetEnvironmentVariable("APPLICATIONINSIGHTS_CONNECTION_STRING") is { Length: > 0 } ai ? new TelemetryEmitter(ai) : null;
 
-    private static InProcessOrchestrationHost CreateHost(IReadOnlyList<StorageTarget> targets, TelemetryEmitter? telemetry, CancellationToken ct) =>
-        BenchmarkHost.Create(targets, new ResultsTableStore(TargetSettings.Results(Environment.GetEnvironmentVariable, targets[0])), TimeProvider.System,
-            shutdown: ct, telemetry: telemetry);
+    private static ResultsTableStore ResultsStore(IReadOnlyList<StorageTarget> targets) =>
+        new(TargetSettings.Results(Environment.GetEnvironmentVariable, targets[0]));
+
+    private static InProcessOrchestrationHost CreateHost(IReadOnlyList<StorageTarget> targets, ResultsTableStore results, TelemetryEmitter? telemetry, CancellationToken ct) =>
+        BenchmarkHost.Create(targets, results, TimeProvider.System, shutdown: ct, telemetry: telemetry);
 
     private static async Task<RunSummary> RunOnInProcessHostAsync(RunSpec spec, IReadOnlyList<StorageTarget> targets, TextWriter stdout, CancellationToken ct)
     {
         using var telemetry = Telemetry();
-        var host = CreateHost(targets, telemetry, ct);
+        using var results = ResultsStore(targets);
+        var host = CreateHost(targets, results, telemetry, ct);
         var started = await new RunStarter(host, TimeProvider.System).StartAsync(spec, "local-cli", null, ct).ConfigureAwait(false);
         string runId = started.RunId!;
         await stdout.WriteLineAsync($"Run {runId} started (scenario {spec.Scenario}).").ConfigureAwait(false);
@@ -291,7 +300,8 @@ public static class CliApp
             await Task.WhenAny(completion, Task.Delay(250, CancellationToken.None)).ConfigureAwait(false);
         }
         var final = await completion.ConfigureAwait(false);
-        return RunStarter.SummaryOf(final) ?? throw new InvalidOperationException($"orchestration {runId} ended {final.RuntimeStatus}: {final.FailureMessage}");
+        return await RunResults.LoadAsync(host, results, runId, CancellationToken.None).ConfigureAwait(false)
+            ?? throw new InvalidOperationException($"orchestration {runId} ended {final.RuntimeStatus}: {final.FailureMessage}");
     }
 
     private static string DefaultSpec()

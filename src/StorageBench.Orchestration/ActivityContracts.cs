@@ -1,10 +1,11 @@
 using StorageBench.Engine.Measurement;
 using StorageBench.Engine.Spec;
 using StorageBench.Engine.Statistics;
+using StorageBench.Results;
 
 namespace StorageBench.Orchestration;
 
-/// <summary>Activity names shared by the orchestrator, the in-process host and the Function App.</summary>
+/// <summary>Activity names shared by the orchestrators, the in-process host and the Function App.</summary>
 public static class ActivityNames
 {
     public const string DescribeEnvironment = "DescribeEnvironment";
@@ -13,28 +14,55 @@ public static class ActivityNames
     public const string RunBlobSlice = "RunBlobSlice";
     public const string VerifyTable = "VerifyTable";
     public const string VerifyBlobs = "VerifyBlobs";
-    public const string StoreResult = "StoreResult";
-    public const string CheckRegression = "CheckRegression";
-    public const string EmitTelemetry = "EmitTelemetry";
     public const string DeleteTargets = "DeleteTargets";
+    public const string StoreStep = "StoreStep";
+    public const string EmitStepTelemetry = "EmitStepTelemetry";
+    public const string CheckRegression = "CheckRegression";
+    public const string StoreRun = "StoreRun";
+    public const string EmitRunTelemetry = "EmitRunTelemetry";
 }
 
-/// <summary>The orchestrator's input. Host names what started it (local-cli, http, timer).</summary>
+/// <summary>The run orchestrator's input. Host names what started it (local-cli, http, timer).</summary>
 /// <param name="CheckRegression">Compare the result with the scenario's trailing baseline (the nightly run does).</param>
 public sealed record RunRequest(RunSpec Spec, string Host, bool CheckRegression = false);
 
-/// <summary>Custom status while running: which phase, for progress in the status endpoint.</summary>
-public sealed record RunProgress(string Phase, string? Workload, int Slices);
+/// <summary>Custom status while running: which phase, of which step, for progress in the status endpoint.</summary>
+public sealed record RunProgress(string Phase, string? Workload, int Slices, int Step = 0, int Steps = 1);
 
-public sealed record TargetsInput(string RunId, bool Table, bool Blob);
-
-/// <param name="ReportedEntities">Every entity the run says it stored, warm-up included.</param>
-public sealed record VerifyTableInput(string TableName, long ReportedEntities);
-
-/// <param name="ContentMd5BySlice">Null: check counts and lengths only. Otherwise each slice's content MD5, and every blob is read back.</param>
-public sealed record VerifyBlobsInput(string ContainerName, long ReportedBlobs, long BlobSizeBytes, string?[]? ContentMd5BySlice);
-
-public sealed record StoreResultInput(RunSummary Summary, SliceResult[] Slices);
-
-/// <summary>What the activity host looks like: deterministic facts the orchestrator may not read itself.</summary>
+/// <summary>What the activity host looks like: facts the orchestrator may not read itself (they are not replay-safe).</summary>
 public sealed record EnvironmentInfo(string TargetKind, string Machine, string Runtime, int ProcessorCount, int TargetAccounts = 1);
+
+/// <summary>A step sub-orchestration's input: the spec with the step's value applied, and the run it belongs to.</summary>
+public sealed record StepInput(string RunId, int Index, DateTime RunStartedUtc, RunSpec Spec, string? Parameter, double? Value, EnvironmentInfo Environment, string Host);
+
+/// <summary>
+/// A step's outcome: its workloads (merged figures; per-slice rows stay in the results table) and why it
+/// is not Completed. Small by construction: it is the sub-orchestration's output.
+/// </summary>
+/// <param name="Hosts">The machines its slices ran on.</param>
+public sealed record StepResult(string StepId, int Index, string? Parameter, double? Value, string Status, IReadOnlyList<string> Errors,
+    IReadOnlyList<WorkloadSummary> Workloads, IReadOnlyList<string> Hosts);
+
+/// <summary>A step's own table and container (named from its id and creation time), and which of them it uses.</summary>
+public sealed record StepTargets(string StepId, string TableName, string ContainerName, bool Table, bool Blob);
+
+/// <param name="AcceptedAttempts">The slice executions whose results the orchestrator received; only their entities count.</param>
+/// <param name="ReportedEntities">Every entity those executions say they stored, warm-up included.</param>
+public sealed record VerifyTableInput(string TableName, string[] AcceptedAttempts, long ReportedEntities);
+
+/// <param name="ContentMd5ByAttempt">Null: check counts and lengths only. Otherwise each accepted attempt's content MD5, and every blob is read back.</param>
+public sealed record VerifyBlobsInput(string ContainerName, string[] AcceptedAttempts, long ReportedBlobs, long BlobSizeBytes, Dictionary<string, string>? ContentMd5ByAttempt);
+
+/// <summary>The slice executions a workload of a step accepted: the other executions' slice rows are deleted.</summary>
+public sealed record AcceptedSlices(string Workload, string[] Attempts);
+
+public sealed record StoreStepInput(StepRecord Step, AcceptedSlices[] Accepted);
+
+/// <param name="Run">Names the run (scenario, id, environment) and carries the step's status and spec.</param>
+public sealed record StepTelemetryInput(RunSummary Run, WorkloadSummary[] Workloads);
+
+/// <summary>Headline form of a workload for activity payloads: no timeline, distribution or attempt list (they stay in the step's result).</summary>
+public static class WorkloadPayloads
+{
+    public static WorkloadSummary Headline(WorkloadSummary w) => w with { Timeline = Timeline.Empty, LatencyDistribution = [], SliceAttempts = [], PerSlice = [] };
+}

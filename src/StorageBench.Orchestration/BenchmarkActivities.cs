@@ -11,81 +11,164 @@ namespace StorageBench.Orchestration;
 
 /// <summary>
 /// The activities: each one a thin call into the engine or the results store. A host (the in-process
-/// host, or a Function App) binds each method to its <see cref="ActivityNames"/> entry.
+/// host, or a Function App) binds each method to its <see cref="ActivityNames"/> entry. Every one is
+/// safe to run more than once, as Durable Task may run an activity again.
 /// </summary>
 /// <param name="targets">The target accounts; a slice's plan names the one it writes to.</param>
 /// <param name="telemetry">Null when no Application Insights connection is configured: telemetry is then skipped.</param>
 public sealed class BenchmarkActivities(IReadOnlyList<StorageTarget> targets, ResultsTableStore results, TimeProvider time, TelemetryEmitter? telemetry = null,
     RegressionRule? regressionRule = null)
 {
+    /// <summary>How often a running slice looks for its run's cancel request.</summary>
+    public static readonly TimeSpan CancelPollInterval = TimeSpan.FromSeconds(1);
+
     private readonly RegressionRule _rule = regressionRule ?? new RegressionRule();
 
     public Task<EnvironmentInfo> DescribeEnvironmentAsync() => Task.FromResult(new EnvironmentInfo(
         targets[0].Kind, Environment.MachineName, RuntimeInformation.FrameworkDescription, Environment.ProcessorCount, targets.Count));
 
-    /// <summary>Creates the run's table and/or container in every target account.</summary>
-    public async Task<bool> PrepareTargetsAsync(TargetsInput input, CancellationToken ct)
+    /// <summary>Creates the step's table and/or container in every target account.</summary>
+    public async Task<bool> PrepareTargetsAsync(StepTargets input, CancellationToken ct)
     {
         foreach (var target in targets)
         {
             using var clients = target.CreateClients(new() { SdkRetries = true });
             if (input.Table)
             {
-                await clients.Tables.CreateTableIfNotExistsAsync(Planner.TableName(input.RunId), ct).ConfigureAwait(false);
+                await clients.Tables.CreateTableIfNotExistsAsync(input.TableName, ct).ConfigureAwait(false);
             }
             if (input.Blob)
             {
-                await clients.Blobs.GetBlobContainerClient(Planner.ContainerName(input.RunId)).CreateIfNotExistsAsync(cancellationToken: ct).ConfigureAwait(false);
+                await clients.Blobs.GetBlobContainerClient(input.ContainerName).CreateIfNotExistsAsync(cancellationToken: ct).ConfigureAwait(false);
             }
         }
         return true;
     }
 
-    public Task<SliceResult> RunTableSliceAsync(TableSlicePlan plan, CancellationToken ct) => TableInsertWorkload.RunAsync(plan, targets[plan.TargetIndex], time, ct);
+    public Task<SliceResult> RunTableSliceAsync(TableSlicePlan plan, CancellationToken ct) =>
+        RunSliceAsync(plan.RunId, stop => TableInsertWorkload.RunAsync(plan, targets[plan.TargetIndex], time, stop), ct);
 
-    public Task<SliceResult> RunBlobSliceAsync(BlobSlicePlan plan, CancellationToken ct) => BlobUploadWorkload.RunAsync(plan, targets[plan.TargetIndex], time, ct);
+    public Task<SliceResult> RunBlobSliceAsync(BlobSlicePlan plan, CancellationToken ct) =>
+        RunSliceAsync(plan.RunId, stop => BlobUploadWorkload.RunAsync(plan, targets[plan.TargetIndex], time, stop), ct);
+
+    /// <summary>
+    /// Runs a slice until it is done, the host stops it, or its run is canceled (polled in the results
+    /// store, so a cancel reaches slices on any machine), then writes its slice row under its attempt id.
+    /// </summary>
+    private async Task<SliceResult> RunSliceAsync(string runId, Func<CancellationToken, Task<SliceResult>> run, CancellationToken ct)
+    {
+        using var stop = CancellationTokenSource.CreateLinkedTokenSource(ct);
+        using var done = new CancellationTokenSource();
+        var watch = WatchForCancelAsync(runId, stop, done.Token);
+        SliceResult result;
+        try
+        {
+            result = await run(stop.Token).ConfigureAwait(false);
+        }
+        finally
+        {
+            await done.CancelAsync().ConfigureAwait(false);
+            await watch.ConfigureAwait(false);
+        }
+        try
+        {
+            await results.SaveSliceAsync(runId, result, CancellationToken.None).ConfigureAwait(false);
+        }
+        catch (Exception ex) when (ex is RequestFailedException or HttpRequestException or OperationCanceledException or AggregateException)
+        {
+            // Its figures travel back in the result; only the per-slice row is missing (the summary says so).
+        }
+        return result;
+    }
+
+    private async Task WatchForCancelAsync(string runId, CancellationTokenSource stop, CancellationToken done)
+    {
+        while (!done.IsCancellationRequested && !stop.IsCancellationRequested)
+        {
+            try
+            {
+                if (await results.IsCancelRequestedAsync(runId, done).ConfigureAwait(false))
+                {
+                    await stop.CancelAsync().ConfigureAwait(false);
+                    return;
+                }
+            }
+            catch (OperationCanceledException) when (done.IsCancellationRequested)
+            {
+                return;
+            }
+            catch (Exception ex) when (ex is RequestFailedException or HttpRequestException or OperationCanceledException or AggregateException)
+            {
+                // The results store did not answer: no cancel seen; the slice goes on, and so does the watch.
+            }
+            try
+            {
+                await Task.Delay(CancelPollInterval, time, done).ConfigureAwait(false);
+            }
+            catch (OperationCanceledException)
+            {
+                return;
+            }
+        }
+    }
 
     public Task<VerificationResult> VerifyTableAsync(VerifyTableInput input, CancellationToken ct) =>
-        GroundTruth.VerifyTableAsync(targets, input.TableName, input.ReportedEntities, ct);
+        GroundTruth.VerifyTableAsync(targets, input.TableName, input.AcceptedAttempts, input.ReportedEntities, ct);
 
     public Task<VerificationResult> VerifyBlobsAsync(VerifyBlobsInput input, CancellationToken ct) =>
-        GroundTruth.VerifyBlobsAsync(targets, input.ContainerName, input.ReportedBlobs, input.BlobSizeBytes, input.ContentMd5BySlice, ct);
+        GroundTruth.VerifyBlobsAsync(targets, input.ContainerName, input.AcceptedAttempts, input.ReportedBlobs, input.BlobSizeBytes, input.ContentMd5ByAttempt, ct);
 
-    public async Task<bool> StoreResultAsync(StoreResultInput input, CancellationToken ct)
-    {
-        await results.SaveAsync(input.Summary, input.Slices, ct).ConfigureAwait(false);
-        return true;
-    }
-
-    public async Task<RegressionVerdict> CheckRegressionAsync(RunSummary summary, CancellationToken ct) =>
-        _rule.Evaluate(await results.BaselineAsync(summary, _rule.MaxBaselineRuns, ct).ConfigureAwait(false));
-
-    /// <summary>Sends the run (and its regression verdict, if any) to Application Insights; false when not configured.</summary>
-    public async Task<bool> EmitTelemetryAsync(RunSummary summary, CancellationToken ct)
-    {
-        if (telemetry is null)
-        {
-            return false;
-        }
-        await telemetry.EmitAsync(summary, ct).ConfigureAwait(false);
-        return true;
-    }
-
-    /// <summary>Deletes the run's benchmark table and container in every target account, whichever exist. Safe after any failure.</summary>
-    public async Task<bool> DeleteTargetsAsync(TargetsInput input, CancellationToken ct)
+    /// <summary>Deletes the step's table and container in every target account, whichever exist. Safe after any failure.</summary>
+    public async Task<bool> DeleteTargetsAsync(StepTargets input, CancellationToken ct)
     {
         foreach (var target in targets)
         {
             using var clients = target.CreateClients(new() { SdkRetries = true });
             try
             {
-                await clients.Tables.DeleteTableAsync(Planner.TableName(input.RunId), ct).ConfigureAwait(false);
+                await clients.Tables.DeleteTableAsync(input.TableName, ct).ConfigureAwait(false);
             }
             catch (RequestFailedException ex) when (ex.Status == 404)
             {
             }
-            await clients.Blobs.GetBlobContainerClient(Planner.ContainerName(input.RunId)).DeleteIfExistsAsync(cancellationToken: ct).ConfigureAwait(false);
+            await clients.Blobs.GetBlobContainerClient(input.ContainerName).DeleteIfExistsAsync(cancellationToken: ct).ConfigureAwait(false);
         }
+        return true;
+    }
+
+    /// <summary>Stores the step's row and deletes the slice rows of executions whose results were not used.</summary>
+    public async Task<bool> StoreStepAsync(StoreStepInput input, CancellationToken ct)
+    {
+        foreach (var a in input.Accepted)
+        {
+            await results.DiscardSliceRowsAsync(input.Step.RunId, Planner.StepId(input.Step.RunId, input.Step.StepIndex), a.Workload, a.Attempts, ct).ConfigureAwait(false);
+        }
+        await results.SaveStepAsync(input.Step, ct).ConfigureAwait(false);
+        return true;
+    }
+
+    public async Task<RegressionVerdict> CheckRegressionAsync(RegressionInput input, CancellationToken ct) =>
+        _rule.Evaluate(await results.BaselineAsync(input, _rule.MaxBaselineRuns, ct).ConfigureAwait(false));
+
+    public async Task<bool> StoreRunAsync(RunSummary run, CancellationToken ct)
+    {
+        await results.SaveRunAsync(run, ct).ConfigureAwait(false);
+        return true;
+    }
+
+    /// <summary>Sends a step's workload events to Application Insights; false when not configured.</summary>
+    public Task<bool> EmitStepTelemetryAsync(StepTelemetryInput input, CancellationToken ct) => EmitAsync(TelemetryEvents.ForWorkloads(input.Run, input.Workloads), ct);
+
+    /// <summary>Sends the run's own events (and its regression verdict, if judged); false when not configured.</summary>
+    public Task<bool> EmitRunTelemetryAsync(RunSummary run, CancellationToken ct) => EmitAsync(TelemetryEvents.ForRun(run), ct);
+
+    private async Task<bool> EmitAsync(IReadOnlyList<AppEvent> events, CancellationToken ct)
+    {
+        if (telemetry is null)
+        {
+            return false;
+        }
+        await telemetry.EmitAsync(events, ct).ConfigureAwait(false);
         return true;
     }
 }

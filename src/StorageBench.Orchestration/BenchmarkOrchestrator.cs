@@ -1,16 +1,22 @@
-using StorageBench.Engine.Measurement;
 using StorageBench.Engine.Planning;
 using StorageBench.Engine.Spec;
 using StorageBench.Engine.Statistics;
+using StorageBench.Results;
 
 namespace StorageBench.Orchestration;
 
 /// <summary>
-/// One benchmark run: for each step (one, or one per sweep/saturation value) plan → prepare → fan out
-/// one activity per slice (synchronized start) → fan in (merge histograms and timelines) → verify
-/// against storage → delete the step's table/container (also after a failure); then store the result.
-/// Deterministic: only the context's clock and activities.
+/// One benchmark run: validate, then run each step (one, or one per sweep or saturation value) as a
+/// <see cref="StepOrchestrator"/> sub-orchestration, decide from each step's figures whether to go on,
+/// judge the run against its baseline if asked, and store the run's own record. Its history holds
+/// two small events per step, never a step's slices. Deterministic: only the context's clock,
+/// activities and sub-orchestrations.
 /// </summary>
+/// <remarks>
+/// Its output is the run's own summary: status, errors, environment, saturation and regression
+/// results, and the ids of its steps. The workloads' figures are each step's output;
+/// <see cref="RunResults"/> puts the whole summary together.
+/// </remarks>
 public static class BenchmarkOrchestrator
 {
     public const string Name = "BenchmarkRun";
@@ -32,29 +38,46 @@ public static class BenchmarkOrchestrator
         }
 
         var env = await context.CallActivityAsync<EnvironmentInfo>(ActivityNames.DescribeEnvironment, null);
-        var workloads = new List<WorkloadSummary>();
-        var allSlices = new List<SliceResult>();
-        var failures = new List<string>();
-        bool canceled = false;
         var search = spec.Saturation is { } sat ? new SaturationSearch(sat) : null;
         var (parameter, values) = spec.Sweep is { } sweep ? (sweep.Parameter, sweep.Values)
             : search is not null ? (search.Parameter, search.Values)
             : ((string?)null, new[] { 0.0 });
+        var valueList = values.ToList();
 
-        int index = 0;
-        foreach (double value in values)
+        var steps = new List<string>();
+        var errors = new List<string>();
+        var hosts = new SortedSet<string>(StringComparer.Ordinal);
+        StepResult? last = null;
+        string status = RunStatus.Completed;
+        for (int index = 0; index < valueList.Count; index++)
         {
+            double value = valueList[index];
             var stepSpec = parameter is null ? spec : SpecVariants.Apply(spec, parameter, value);
-            string stepId = parameter is null ? runId : $"{runId}-{index++}";
-            var (step, stepCanceled) = await RunStepAsync(context, stepId, stepSpec, env.TargetAccounts, allSlices, failures);
-            canceled |= stepCanceled;
-            workloads.AddRange(step.Select(w => parameter is null ? w : w with { StepParameter = parameter, StepValue = value }));
-            if (failures.Count > 0)
+            string stepId = Planner.StepId(runId, index);
+            steps.Add(stepId);
+            context.SetCustomStatus(new RunProgress("step", null, 0, index, valueList.Count));
+            string label = parameter is null ? "" : $"step {parameter}={value:0.###}: ";
+            try
             {
+                last = await context.CallSubOrchestratorAsync<StepResult>(StepOrchestrator.Name, stepId,
+                    new StepInput(runId, index, startedUtc, stepSpec, parameter, parameter is null ? null : value, env, request.Host));
+            }
+            catch (Exception ex)
+            {
+                errors.Add(label + ex.Message);
+                status = ex is ActivityFailedException { IsCancellation: true } ? RunStatus.Canceled : RunStatus.Failed;
                 search?.Stop(value, "the step failed");
                 break;
             }
-            if (search is not null && !search.Continue(value, step))
+            hosts.UnionWith(last.Hosts);
+            errors.AddRange(last.Errors.Select(e => label + e));
+            if (last.Status != RunStatus.Completed)
+            {
+                status = last.Status;
+                search?.Stop(value, last.Status == RunStatus.Canceled ? "the run was canceled" : "the step failed");
+                break;
+            }
+            if (search is not null && !search.Continue(value, last.Workloads))
             {
                 break;
             }
@@ -63,22 +86,25 @@ public static class BenchmarkOrchestrator
         var summary = new RunSummary
         {
             RunId = runId,
-            Status = failures.Count == 0 ? RunStatus.Completed : canceled ? RunStatus.Canceled : RunStatus.Failed,
+            Status = status,
             StartedUtc = startedUtc,
             EndedUtc = context.CurrentUtcDateTime,
             Spec = spec,
-            Environment = new RunEnvironment(env.TargetKind, Math.Max(1, allSlices.Select(s => s.Host).Distinct().Count()), request.Host,
-                env.Machine, env.Runtime, env.ProcessorCount, env.TargetAccounts),
-            Workloads = workloads,
-            Errors = failures,
+            Environment = new RunEnvironment(env.TargetKind, Math.Max(1, hosts.Count), request.Host, env.Machine, env.Runtime, env.ProcessorCount, env.TargetAccounts),
+            Errors = errors,
             Saturation = search?.Result(),
+            Steps = steps,
         };
-        if (request.CheckRegression && summary.Status == RunStatus.Completed)
+        if (request.CheckRegression && status == RunStatus.Completed && parameter is null && last is not null)
         {
             context.SetCustomStatus(new RunProgress("checking regression", null, 0));
             try
             {
-                summary = summary with { Regression = await context.CallActivityAsync<RegressionVerdict>(ActivityNames.CheckRegression, summary) };
+                summary = summary with
+                {
+                    Regression = await context.CallActivityAsync<RegressionVerdict>(ActivityNames.CheckRegression,
+                        RegressionInput.From(spec.Scenario, runId, startedUtc, last.Workloads)),
+                };
             }
             catch (Exception ex)
             {
@@ -89,7 +115,7 @@ public static class BenchmarkOrchestrator
         context.SetCustomStatus(new RunProgress("storing result", null, 0));
         try
         {
-            await context.CallActivityAsync<bool>(ActivityNames.StoreResult, new StoreResultInput(summary, [.. allSlices]));
+            await context.CallActivityAsync<bool>(ActivityNames.StoreRun, summary);
         }
         catch (Exception ex)
         {
@@ -97,11 +123,10 @@ public static class BenchmarkOrchestrator
         }
         try
         {
-            await context.CallActivityAsync<bool>(ActivityNames.EmitTelemetry, summary);
+            await context.CallActivityAsync<bool>(ActivityNames.EmitRunTelemetry, summary);
         }
         catch (Exception ex)
         {
-            // The benchmark itself stands; the missing telemetry is reported, not hidden.
             summary = summary with { Errors = [.. summary.Errors, "telemetry: " + ex.Message] };
         }
         return summary;
@@ -112,82 +137,8 @@ public static class BenchmarkOrchestrator
         var why = RunSpecValidator.Validate(spec).Select(e => e.ToString()).ToList();
         if (!Planner.IsValidRunId(runId))
         {
-            why.Add($"runId: \"{runId}\" must be 1-48 lowercase letters, digits or '-'");
+            why.Add($"runId: \"{runId}\" {Planner.RunIdRule}");
         }
         return why;
-    }
-
-    /// <summary>Runs the workloads of one step into its own table/container, and always deletes them.</summary>
-    private static async Task<(List<WorkloadSummary> Workloads, bool Canceled)> RunStepAsync(IRunOrchestrationContext context, string stepId, RunSpec spec, int targetAccounts,
-        List<SliceResult> allSlices, List<string> failures)
-    {
-        var workloads = new List<WorkloadSummary>();
-        bool canceled = false;
-        var targets = new TargetsInput(stepId, spec.TableInsert is not null, spec.BlobUpload is not null);
-        try
-        {
-            context.SetCustomStatus(new RunProgress("preparing " + stepId, null, 0));
-            await context.CallActivityAsync<bool>(ActivityNames.PrepareTargets, targets);
-            if (spec.TableInsert is { } table)
-            {
-                var plans = Planner.PlanTable(stepId, table, spec.Client, StartAt(context, spec), targetAccounts);
-                var slices = await FanOutAsync(context, ActivityNames.RunTableSlice, plans, "tableInsert");
-                var verified = await context.CallActivityAsync<VerificationResult>(ActivityNames.VerifyTable,
-                    new VerifyTableInput(Planner.TableName(stepId), slices.Sum(s => s.Units + s.WarmupUnits)));
-                workloads.Add(SummaryCalculator.SummarizeTable(table, slices, verified));
-                allSlices.AddRange(slices);
-            }
-            if (spec.BlobUpload is { } blob)
-            {
-                var plans = Planner.PlanBlob(stepId, blob, spec.Client, StartAt(context, spec), targetAccounts);
-                var slices = await FanOutAsync(context, ActivityNames.RunBlobSlice, plans, "blobUpload");
-                var verified = await context.CallActivityAsync<VerificationResult>(ActivityNames.VerifyBlobs,
-                    new VerifyBlobsInput(Planner.ContainerName(stepId), slices.Sum(s => s.Objects), blob.BlobSizeBytes,
-                        blob.VerifyContent ? [.. slices.OrderBy(s => s.SliceIndex).Select(s => s.ContentMd5)] : null));
-                workloads.Add(SummaryCalculator.SummarizeBlob(blob, slices, verified));
-                allSlices.AddRange(slices);
-            }
-        }
-        catch (Exception ex)
-        {
-            failures.Add(ex.Message);
-            canceled = IsCancellation(ex);
-        }
-        finally
-        {
-            context.SetCustomStatus(new RunProgress("cleaning up " + stepId, null, 0));
-            try
-            {
-                await context.CallActivityAsync<bool>(ActivityNames.DeleteTargets, targets);
-            }
-            catch (Exception ex)
-            {
-                failures.Add("cleanup: " + ex.Message);
-            }
-        }
-        return (workloads, canceled);
-    }
-
-    /// <summary>A failure that is the run being stopped (Ctrl+C, host shutdown), not the benchmark failing.</summary>
-    private static bool IsCancellation(Exception ex)
-    {
-        for (Exception? e = ex; e is not null; e = e.InnerException)
-        {
-            if (e is OperationCanceledException)
-            {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /// <summary>All slices of a workload begin at one instant chosen here, so they really run together.</summary>
-    private static DateTime StartAt(IRunOrchestrationContext context, RunSpec spec) =>
-        context.CurrentUtcDateTime.AddSeconds(spec.StartDelaySeconds);
-
-    private static async Task<SliceResult[]> FanOutAsync<TPlan>(IRunOrchestrationContext context, string activity, IReadOnlyList<TPlan> plans, string workload)
-    {
-        context.SetCustomStatus(new RunProgress("running", workload, plans.Count));
-        return await Task.WhenAll(plans.Select(p => context.CallActivityAsync<SliceResult>(activity, p)));
     }
 }

@@ -1,9 +1,9 @@
 namespace StorageBench.Orchestration;
 
 /// <summary>
-/// The slice of Durable Task's orchestration context the orchestrator uses. Kept this small so a
+/// The slice of Durable Task's orchestration context the orchestrators use. Kept this small so a
 /// Durable Functions adapter is a few one-line forwards, and so orchestrator code can only do what
-/// replay allows: call activities and read the context's clock.
+/// replay allows: call activities and sub-orchestrations, read the context's clock, set its status.
 /// </summary>
 public interface IRunOrchestrationContext
 {
@@ -12,12 +12,16 @@ public interface IRunOrchestrationContext
     /// <summary>Replay-safe clock (never DateTime.UtcNow in orchestrator code).</summary>
     DateTime CurrentUtcDateTime { get; }
 
+    /// <summary>Calls an activity; a failure surfaces as <see cref="ActivityFailedException"/>.</summary>
     Task<TResult> CallActivityAsync<TResult>(string name, object? input);
+
+    /// <summary>Runs a sub-orchestration with its own instance id (and its own history); a failure surfaces as <see cref="ActivityFailedException"/>.</summary>
+    Task<TResult> CallSubOrchestratorAsync<TResult>(string name, string instanceId, object? input);
 
     void SetCustomStatus(object? status);
 }
 
-/// <summary>Starting and watching orchestrations: what an entry point needs of a Durable Task client.</summary>
+/// <summary>Starting, watching and stopping orchestrations: what an entry point needs of a Durable Task client.</summary>
 public interface IRunOrchestrationClient
 {
     /// <summary>Starts a new instance; returns false (and starts nothing) when the instance id already exists.</summary>
@@ -26,6 +30,9 @@ public interface IRunOrchestrationClient
     Task<OrchestrationState?> GetStateAsync(string instanceId, CancellationToken ct);
 
     Task<OrchestrationState> WaitForCompletionAsync(string instanceId, CancellationToken ct);
+
+    /// <summary>Ends an instance and the sub-orchestrations it is running, without letting it run any more code.</summary>
+    Task TerminateAsync(string instanceId, string reason, CancellationToken ct);
 }
 
 public static class RuntimeStatus
@@ -34,6 +41,9 @@ public static class RuntimeStatus
     public const string Running = "Running";
     public const string Completed = "Completed";
     public const string Failed = "Failed";
+    public const string Terminated = "Terminated";
+
+    public static bool IsDone(string status) => status is Completed or Failed or Terminated;
 }
 
 /// <summary>An instance's state as an entry point reports it. Custom status and output are JSON.</summary>
@@ -45,4 +55,24 @@ public sealed record OrchestrationState(
     DateTime LastUpdatedUtc,
     string? CustomStatusJson,
     string? OutputJson,
-    string? FailureMessage);
+    string? FailureMessage,
+    string? InputJson = null);
+
+/// <summary>
+/// An activity or sub-orchestration failed. Like Durable Task's TaskFailedException it carries the
+/// failure's type name and message, not the exception itself: failures cross a serialization boundary.
+/// </summary>
+public sealed class ActivityFailedException(string task, string errorType, string errorMessage)
+    : Exception($"{task} failed: {ShortName(errorType)}: {errorMessage}")
+{
+    public string Task { get; } = task;
+
+    public string ErrorType { get; } = errorType;
+
+    public string ErrorMessage { get; } = errorMessage;
+
+    /// <summary>The task was stopped (host shutdown, Ctrl+C), not broken.</summary>
+    public bool IsCancellation => ErrorType is "System.OperationCanceledException" or "System.Threading.Tasks.TaskCanceledException";
+
+    private static string ShortName(string type) => type[(type.LastIndexOf('.') + 1)..];
+}

@@ -1,8 +1,5 @@
-using System.Text.Json;
 using StorageBench.Engine.Planning;
 using StorageBench.Engine.Spec;
-using StorageBench.Engine.Statistics;
-using StorageBench.Results;
 
 namespace StorageBench.Orchestration;
 
@@ -28,24 +25,20 @@ public sealed class RunStarter(IRunOrchestrationClient client, TimeProvider time
     /// <summary>Starts a run from a spec object, validating it first.</summary>
     public async Task<StartResult> StartAsync(RunSpec spec, string host, string? instanceId, CancellationToken ct, bool checkRegression = false)
     {
-        var errors = RunSpecValidator.Validate(spec);
+        var errors = RunSpecValidator.Validate(spec).ToList();
+        if (instanceId is not null && !Planner.IsValidRunId(instanceId))
+        {
+            errors.Add(new ValidationError("id", $"\"{instanceId}\"", Planner.RunIdRule));
+        }
         if (errors.Count > 0)
         {
             return new StartResult(false, null, errors);
         }
         string runId = instanceId ?? Planner.NewRunId(time.GetUtcNow().UtcDateTime);
-        if (!Planner.IsValidRunId(runId))
-        {
-            return new StartResult(false, null, [new ValidationError("runId", $"\"{runId}\"", "must be 1-48 lowercase letters, digits or '-'")]);
-        }
         bool created = await client.TryScheduleAsync(BenchmarkOrchestrator.Name, runId, new RunRequest(spec, host, checkRegression), ct).ConfigureAwait(false);
         return new StartResult(created, runId, [], AlreadyExisted: !created);
     }
 
     /// <summary>The nightly run's id: one per UTC date, so a double fire of the timer starts nothing the second time.</summary>
     public static string NightlyInstanceId(DateTime utcNow) => $"nightly-{utcNow:yyyyMMdd}";
-
-    /// <summary>The output of a completed instance, or null while it runs.</summary>
-    public static RunSummary? SummaryOf(OrchestrationState state) =>
-        state.OutputJson is null ? null : JsonSerializer.Deserialize<RunSummary>(state.OutputJson, JsonDefaults.Options);
 }

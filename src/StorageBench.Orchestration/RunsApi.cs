@@ -1,11 +1,16 @@
+using System.Globalization;
 using System.Text.Json;
 using System.Text.Json.Nodes;
+using Azure.Data.Tables;
+using StorageBench.Engine.Cleanup;
+using StorageBench.Engine.Spec;
+using StorageBench.Engine.Statistics;
 using StorageBench.Results;
 
 namespace StorageBench.Orchestration;
 
-/// <summary>An HTTP answer without an HTTP framework: status code and JSON body.</summary>
-public sealed record ApiResponse(int StatusCode, JsonNode Body)
+/// <summary>An HTTP answer without an HTTP framework: status code, JSON body, and the Location header when there is one.</summary>
+public sealed record ApiResponse(int StatusCode, JsonNode Body, string? Location = null)
 {
     public string Json => Body.ToJsonString(JsonDefaults.Options);
 }
@@ -14,31 +19,35 @@ public sealed record ApiResponse(int StatusCode, JsonNode Body)
 /// The HTTP contract of the runs API, independent of the host: the Function App's HTTP triggers and
 /// the local `storagebench serve` both forward to it.
 /// <list type="bullet">
-/// <item>POST /api/runs with a run spec → 202 {id, statusQueryGetUri}, or 400 {errors:[{field, value, rule, message}]} with nothing started.</item>
+/// <item>POST /api/runs[?id=ID] with a run spec → 202 {id, statusQueryGetUri, cancelPostUri} and Location; 400 {errors:[{field, value, rule, message}]} with nothing started; 409 when the id exists.</item>
 /// <item>GET /api/runs/{id} → 404 unknown; 202 while pending or running (with progress); 200 with the summary as result when done.</item>
+/// <item>GET /api/runs?scenario=S&amp;last=N → 200 {runs:[…]}, newest first, from the results table.</item>
+/// <item>POST /api/runs/{id}/cancel → 404 unknown; 409 already ended; 200 with the Canceled summary once it stopped.</item>
 /// </list>
 /// </summary>
-public sealed class RunsApi(IRunOrchestrationClient client, TimeProvider time, string host)
+public sealed class RunsApi(IRunOrchestrationClient client, ResultsTableStore results, TargetCleaner cleaner, TimeProvider time, string host)
 {
-    public async Task<ApiResponse> StartAsync(string body, Uri baseUri, CancellationToken ct)
+    /// <summary>How long a canceled run gets to stop by itself before it is terminated and cleaned up from outside.</summary>
+    public TimeSpan CancelGrace { get; init; } = TimeSpan.FromSeconds(30);
+
+    public async Task<ApiResponse> StartAsync(string body, Uri baseUri, string? instanceId, CancellationToken ct)
     {
-        var started = await new RunStarter(client, time).StartAsync(body, host, null, ct).ConfigureAwait(false);
+        var started = await new RunStarter(client, time).StartAsync(body, host, instanceId, ct).ConfigureAwait(false);
+        if (started.AlreadyExisted)
+        {
+            return new ApiResponse(409, new JsonObject { ["error"] = $"a run with id \"{started.RunId}\" already exists; nothing was started" });
+        }
         if (!started.Started)
         {
-            var errors = new JsonArray([.. started.Errors.Select(e => (JsonNode)new JsonObject
-            {
-                ["field"] = e.Field,
-                ["value"] = e.Value,
-                ["rule"] = e.Rule,
-                ["message"] = e.ToString(),
-            })]);
-            return new ApiResponse(400, new JsonObject { ["errors"] = errors });
+            return new ApiResponse(400, new JsonObject { ["errors"] = Errors(started.Errors) });
         }
+        string status = new Uri(baseUri, $"api/runs/{started.RunId}").ToString();
         return new ApiResponse(202, new JsonObject
         {
             ["id"] = started.RunId,
-            ["statusQueryGetUri"] = new Uri(baseUri, $"api/runs/{started.RunId}").ToString(),
-        });
+            ["statusQueryGetUri"] = status,
+            ["cancelPostUri"] = status + "/cancel",
+        }, status);
     }
 
     public async Task<ApiResponse> GetAsync(string id, CancellationToken ct)
@@ -46,7 +55,7 @@ public sealed class RunsApi(IRunOrchestrationClient client, TimeProvider time, s
         var state = await client.GetStateAsync(id, ct).ConfigureAwait(false);
         if (state is null)
         {
-            return new ApiResponse(404, new JsonObject { ["error"] = $"no run with id \"{id}\"" });
+            return NotFound(id);
         }
         var body = new JsonObject
         {
@@ -60,11 +69,94 @@ public sealed class RunsApi(IRunOrchestrationClient client, TimeProvider time, s
         {
             body["failure"] = state.FailureMessage;
         }
-        bool done = state.RuntimeStatus is RuntimeStatus.Completed or RuntimeStatus.Failed;
-        if (state.OutputJson is not null)
+        bool done = RuntimeStatus.IsDone(state.RuntimeStatus);
+        if (done && await RunResults.LoadAsync(client, results, id, ct).ConfigureAwait(false) is { } summary)
         {
-            body["result"] = JsonNode.Parse(state.OutputJson);
+            body["result"] = JsonSerializer.SerializeToNode(summary, JsonDefaults.Options);
         }
         return new ApiResponse(done ? 200 : 202, body);
+    }
+
+    /// <summary>The newest stored runs (run and step rows), optionally of one scenario.</summary>
+    public async Task<ApiResponse> ListAsync(string? scenario, string? last, CancellationToken ct)
+    {
+        int max = 20;
+        if (last is not null && (!int.TryParse(last, NumberStyles.None, CultureInfo.InvariantCulture, out max) || max is < 1 or > 1000))
+        {
+            return new ApiResponse(400, new JsonObject { ["errors"] = Errors([new ValidationError("last", $"\"{last}\"", "must be a whole number from 1 to 1000")]) });
+        }
+        var rows = await results.QueryRunsAsync(new RunFilter(string.IsNullOrEmpty(scenario) ? null : scenario), max, ct).ConfigureAwait(false);
+        return new ApiResponse(200, new JsonObject { ["runs"] = new JsonArray([.. rows.Select(RowJson)]) });
+    }
+
+    /// <summary>
+    /// Asks the run to stop: its slices see the request within about a second, stop sending, and the
+    /// orchestration verifies what they wrote, deletes the step's table and container and stores the run as
+    /// Canceled with the figures it has. A run that does not stop within <see cref="CancelGrace"/> is
+    /// terminated, its tables and containers are deleted from here, and a Canceled row is stored for it.
+    /// </summary>
+    public async Task<ApiResponse> CancelAsync(string id, CancellationToken ct)
+    {
+        var state = await client.GetStateAsync(id, ct).ConfigureAwait(false);
+        if (state is null)
+        {
+            return NotFound(id);
+        }
+        if (RuntimeStatus.IsDone(state.RuntimeStatus))
+        {
+            return new ApiResponse(409, new JsonObject { ["error"] = $"run \"{id}\" already ended ({state.RuntimeStatus}); nothing to cancel" });
+        }
+        await results.RequestCancelAsync(id, ct).ConfigureAwait(false);
+        var deadline = time.GetUtcNow() + CancelGrace;
+        while (!RuntimeStatus.IsDone(state!.RuntimeStatus) && time.GetUtcNow() < deadline)
+        {
+            await Task.Delay(TimeSpan.FromMilliseconds(250), time, ct).ConfigureAwait(false);
+            state = await client.GetStateAsync(id, ct).ConfigureAwait(false);
+        }
+        if (!RuntimeStatus.IsDone(state.RuntimeStatus))
+        {
+            await client.TerminateAsync(id, $"canceled, and did not stop within {CancelGrace.TotalSeconds:0} s", ct).ConfigureAwait(false);
+            await cleaner.DeleteAsync(await cleaner.OfRunAsync(id, ct).ConfigureAwait(false), ct).ConfigureAwait(false);
+            if (state.InputJson is { } input && JsonSerializer.Deserialize<RunRequest>(input, JsonDefaults.Options) is { } request)
+            {
+                await results.SaveRunAsync(new RunSummary
+                {
+                    RunId = id, Status = RunStatus.Canceled, StartedUtc = state.CreatedUtc, EndedUtc = time.GetUtcNow().UtcDateTime, Spec = request.Spec,
+                    Environment = new RunEnvironment("", 0, request.Host, "", "", 0), Errors = [$"terminated: it did not stop within {CancelGrace.TotalSeconds:0} s of the cancel request"],
+                }, ct).ConfigureAwait(false);
+            }
+        }
+        return await GetAsync(id, ct).ConfigureAwait(false);
+    }
+
+    private static ApiResponse NotFound(string id) => new(404, new JsonObject { ["error"] = $"no run with id \"{id}\"" });
+
+    private static JsonArray Errors(IEnumerable<ValidationError> errors) => new([.. errors.Select(e => (JsonNode)new JsonObject
+    {
+        ["field"] = e.Field,
+        ["value"] = e.Value,
+        ["rule"] = e.Rule,
+        ["message"] = e.ToString(),
+    })]);
+
+    /// <summary>A results-table row as JSON: every column but the binary histograms, camelCased, numbers as numbers.</summary>
+    private static JsonNode RowJson(TableEntity row)
+    {
+        var json = new JsonObject { ["scenario"] = row.PartitionKey };
+        foreach (var (key, value) in row.Where(kv => kv.Key is not ("PartitionKey" or "RowKey" or "odata.etag" or "Timestamp")).OrderBy(kv => kv.Key, StringComparer.Ordinal))
+        {
+            string name = char.ToLowerInvariant(key[0]) + key[1..];
+            json[name] = value switch
+            {
+                byte[] => null,
+                DateTimeOffset d => d.UtcDateTime,
+                long l => l,
+                int i => i,
+                double d => d,
+                bool b => b,
+                _ => value?.ToString(),
+            };
+        }
+        return json;
     }
 }

@@ -141,13 +141,15 @@ Console.WriteLine($"Wrote {output}");
 static async Task<double> TightLoopAsync(StorageTarget target, RunSpec spec)
 {
     string runId = Planner.NewRunId(DateTime.UtcNow);
+    string stepId = Planner.StepId(runId, 0);
+    string tableName = Planner.TableName(stepId, DateTime.UtcNow);
     using var clients = target.CreateClients(new ClientSettings { SdkRetries = true });
-    await clients.Tables.CreateTableAsync(Planner.TableName(runId));
+    await clients.Tables.CreateTableAsync(tableName);
     try
     {
-        var plans = Planner.PlanTable(runId, spec.TableInsert!, spec.Client, DateTime.UtcNow.AddSeconds(spec.StartDelaySeconds));
+        var plans = Planner.PlanTable(runId, stepId, tableName, spec.TableInsert!, spec.Client, DateTime.UtcNow.AddSeconds(spec.StartDelaySeconds));
         var slices = await Task.WhenAll(plans.Select(p => TableInsertWorkload.RunAsync(p, target, TimeProvider.System, default)));
-        var verified = await GroundTruth.VerifyTableAsync(target, Planner.TableName(runId), slices.Sum(s => s.Units + s.WarmupUnits), default);
+        var verified = await GroundTruth.VerifyTableAsync(target, tableName, [.. slices.Select(s => s.AttemptId)], slices.Sum(s => s.Units + s.WarmupUnits), default);
         if (!verified.Matched)
         {
             throw new InvalidOperationException("tight loop did not verify: " + verified);
@@ -156,15 +158,17 @@ static async Task<double> TightLoopAsync(StorageTarget target, RunSpec spec)
     }
     finally
     {
-        await clients.Tables.DeleteTableAsync(Planner.TableName(runId));
+        await clients.Tables.DeleteTableAsync(tableName);
     }
 }
 
 static async Task<RunSummary> PipelineAsync(StorageTarget target, RunSpec spec)
 {
-    var host = BenchmarkHost.Create(target, new ResultsTableStore(target), TimeProvider.System);
+    using var results = new ResultsTableStore(target);
+    var host = BenchmarkHost.Create(target, results, TimeProvider.System);
     var started = await new RunStarter(host, TimeProvider.System).StartAsync(spec, "benchmark", null, default);
-    var summary = RunStarter.SummaryOf(await host.WaitForCompletionAsync(started.RunId!, default))!;
+    await host.WaitForCompletionAsync(started.RunId!, default);
+    var summary = (await RunResults.LoadAsync(host, results, started.RunId!, default))!;
     if (summary.Status != RunStatus.Completed || summary.Workloads.Any(w => !w.Verified.Matched))
     {
         throw new InvalidOperationException($"pipeline run {summary.RunId} ended {summary.Status}: {string.Join("; ", summary.Errors)}");

@@ -1,6 +1,7 @@
 using Azure.Data.Tables;
 using Azure.Storage.Blobs;
 using StorageBench.Cli;
+using StorageBench.Engine.Cleanup;
 using StorageBench.Engine.Workloads;
 using StorageBench.Orchestration.Hosting;
 using StorageBench.Results;
@@ -20,9 +21,14 @@ public sealed class AzuriteFixture : IAsyncLifetime
 
     public BlobServiceClient Blobs => new(ConnectionString);
 
+    /// <summary>The results tables in this Azurite.</summary>
+    public ResultsTableStore Results => _results ??= new ResultsTableStore(Target);
+
+    private ResultsTableStore? _results;
+
     /// <summary>An in-process host wired to this Azurite (or another target), results in this Azurite.</summary>
     public InProcessOrchestrationHost NewHost(StorageTarget? target = null, TelemetryEmitter? telemetry = null) =>
-        BenchmarkHost.Create(target ?? Target, new ResultsTableStore(Target), TimeProvider.System, telemetry: telemetry);
+        BenchmarkHost.Create(target ?? Target, Results, TimeProvider.System, telemetry: telemetry);
 
     public async Task InitializeAsync()
     {
@@ -33,6 +39,7 @@ public sealed class AzuriteFixture : IAsyncLifetime
 
     public async Task DisposeAsync()
     {
+        _results?.Dispose();
         if (_server is not null)
         {
             await _server.DisposeAsync();
@@ -48,6 +55,10 @@ public sealed class AzuriteFixture : IAsyncLifetime
         }
         return names;
     }
+
+    /// <summary>The names of any table or container of the run's steps still in this Azurite.</summary>
+    public async Task<List<string>> LeftoversOfAsync(string runId) =>
+        [.. (await new TargetCleaner([Target]).OfRunAsync(runId, default)).Select(l => l.Name)];
 
     public async Task<List<string>> ContainerNamesAsync()
     {

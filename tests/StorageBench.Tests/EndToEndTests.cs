@@ -35,9 +35,7 @@ public class EndToEndTests(AzuriteFixture azurite)
         var started = await new RunStarter(host, TimeProvider.System).StartAsync(SmallSpec, "test", null, default);
         Assert.True(started.Started, string.Join("; ", started.Errors));
 
-        var state = await host.WaitForCompletionAsync(started.RunId!, default);
-        Assert.Equal(RuntimeStatus.Completed, state.RuntimeStatus);
-        var summary = RunStarter.SummaryOf(state)!;
+        var summary = await Pipeline.SummaryAsync(host, started.RunId!, azurite.Results);
         Assert.Equal(RunStatus.Completed, summary.Status);
         Assert.Empty(summary.Errors);
         Assert.Equal("Azurite", summary.Environment.TargetKind);
@@ -67,8 +65,7 @@ public class EndToEndTests(AzuriteFixture azurite)
         Assert.Equal(4, (await store.ListSlicesAsync(summary.RunId, default)).Count);
 
         // The run's own table and container are gone.
-        Assert.DoesNotContain(Planner.TableName(summary.RunId), await azurite.TableNamesAsync());
-        Assert.DoesNotContain(Planner.ContainerName(summary.RunId), await azurite.ContainerNamesAsync());
+        Assert.Empty(await azurite.LeftoversOfAsync(summary.RunId));
     }
 
     [Fact]
@@ -124,24 +121,18 @@ public class EndToEndTests(AzuriteFixture azurite)
     [Fact]
     public async Task AFailedSliceStillCleansUpAndIsRecordedAsFailed()
     {
-        var store = new ResultsTableStore(azurite.Target);
-        var activities = new BenchmarkActivities([azurite.Target], store, TimeProvider.System);
-        var host = new InProcessOrchestrationHost(8, TimeProvider.System)
-            .AddOrchestrator<RunRequest, RunSummary>(BenchmarkOrchestrator.Name, BenchmarkOrchestrator.RunAsync)
-            .AddActivity<object?, EnvironmentInfo>(ActivityNames.DescribeEnvironment, (_, _) => activities.DescribeEnvironmentAsync())
-            .AddActivity<TargetsInput, bool>(ActivityNames.PrepareTargets, activities.PrepareTargetsAsync)
-            .AddActivity<TableSlicePlan, SliceResult>(ActivityNames.RunTableSlice, (_, _) => throw new InvalidOperationException("slice host crashed"))
-            .AddActivity<StoreResultInput, bool>(ActivityNames.StoreResult, activities.StoreResultAsync)
-            .AddActivity<TargetsInput, bool>(ActivityNames.DeleteTargets, activities.DeleteTargetsAsync);
+        var store = azurite.Results;
+        var host = azurite.NewHost()
+            .ReplaceActivity<TableSlicePlan, SliceResult>(ActivityNames.RunTableSlice, (_, _) => throw new InvalidOperationException("slice host crashed"));
         var spec = RunSpecParser.ParseOrThrow("""{ "scenario": "e2e-fail", "startDelaySeconds": 0, "tableInsert": { "entityCount": 100 } }""");
         string runId = Planner.NewRunId(DateTime.UtcNow);
 
         Assert.True(await host.TryScheduleAsync(BenchmarkOrchestrator.Name, runId, new RunRequest(spec, "test"), default));
-        var summary = RunStarter.SummaryOf(await host.WaitForCompletionAsync(runId, default))!;
+        var summary = await Pipeline.SummaryAsync(host, runId);
 
         Assert.Equal(RunStatus.Failed, summary.Status);
-        Assert.Contains(summary.Errors, e => e.Contains("slice host crashed"));
-        Assert.DoesNotContain(Planner.TableName(runId), await azurite.TableNamesAsync());
+        Assert.Contains(summary.Errors, e => e.Contains("slice host crashed") && e.StartsWith("tableInsert slice 0:"));
+        Assert.Empty(await azurite.LeftoversOfAsync(runId));
         var row = (await store.ListRunsAsync("e2e-fail", 10, default)).Single(r => r.GetString("RunId") == runId);
         Assert.Equal("Failed", row.GetString("Status"));
     }
@@ -151,12 +142,12 @@ public class EndToEndTests(AzuriteFixture azurite)
     {
         await using var second = await AzuriteServer.StartAsync();
         var targets = new[] { azurite.Target, StorageTarget.FromConnectionString(second.ConnectionString) };
-        var host = BenchmarkHost.Create(targets, new ResultsTableStore(azurite.Target), TimeProvider.System);
+        var host = BenchmarkHost.Create(targets, azurite.Results, TimeProvider.System);
         var summary = await Pipeline.RunAsync(host, """
             { "scenario": "two-accounts", "startDelaySeconds": 0,
               "tableInsert": { "entityCount": 1000, "batchSize": 50, "slices": 4 },
               "blobUpload": { "blobCount": 4, "blobSizeBytes": 70000, "blockSizeBytes": 35000, "slices": 2 } }
-            """);
+            """, azurite.Results);
 
         Assert.Equal(RunStatus.Completed, summary.Status);
         Assert.Equal(2, summary.Environment.TargetAccounts);
@@ -185,10 +176,14 @@ public class EndToEndTests(AzuriteFixture azurite)
         await Task.Delay(1500);
         shutdown.Cancel();
 
-        var summary = RunStarter.SummaryOf(await host.WaitForCompletionAsync(started.RunId!, default).WaitAsync(TimeSpan.FromSeconds(30)))!;
+        var summary = await Pipeline.SummaryAsync(host, started.RunId!).WaitAsync(TimeSpan.FromSeconds(30));
 
         Assert.Equal(RunStatus.Canceled, summary.Status);
-        Assert.DoesNotContain(Planner.TableName(summary.RunId), await azurite.TableNamesAsync());
+        // The slices stopped, and what they did up to then is reported and verified.
+        var table = summary.Workloads.Single();
+        Assert.True(table.Entities > 0, "no figures for the canceled run");
+        Assert.True(table.Verified.Matched, table.Verified.Detail);
+        Assert.Empty(await azurite.LeftoversOfAsync(summary.RunId));
         var row = (await store.ListRunsAsync("cancel", 5, default)).Single(r => r.GetString("RunId") == summary.RunId);
         Assert.Equal("Canceled", row.GetString("Status"));
     }
@@ -220,8 +215,8 @@ public class EndToEndTests(AzuriteFixture azurite)
         var spec = new RunSpec { Scenario = "x", TableInsert = new TableInsertSpec { BatchSize = 150 } };
         await host.TryScheduleAsync(BenchmarkOrchestrator.Name, "invalid-run", new RunRequest(spec, "test"), default);
 
-        var state = await host.WaitForCompletionAsync("invalid-run", default);
-        var summary = RunStarter.SummaryOf(state)!;
+        await host.WaitForCompletionAsync("invalid-run", default);
+        var summary = (await RunResults.LoadAsync(host, null, "invalid-run", default))!;
         Assert.Equal(RunStatus.Invalid, summary.Status);
         Assert.Contains(summary.Errors, e => e.StartsWith("tableInsert.batchSize: 150"));
     }

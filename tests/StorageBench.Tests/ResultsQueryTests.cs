@@ -12,9 +12,9 @@ public class ResultsQueryTests(AzuriteFixture azurite)
         string scenario = "int64-" + Guid.NewGuid().ToString("N")[..8];
         var store = new ResultsTableStore(azurite.Target);
         var t0 = new DateTime(2026, 11, 1, 2, 0, 0, DateTimeKind.Utc);
-        await store.SaveAsync(TestData.Run(scenario, t0, TestData.TableWorkload(entities: 5_000_000_000)), [], default);
-        await store.SaveAsync(TestData.Run(scenario, t0.AddDays(1), TestData.TableWorkload(entities: 3_000_000_000)), [], default);
-        await store.SaveAsync(TestData.Run(scenario, t0.AddDays(2), TestData.TableWorkload(entities: 100)), [], default);
+        await store.SaveAsync(TestData.Run(scenario, t0, TestData.TableWorkload(entities: 5_000_000_000)), default);
+        await store.SaveAsync(TestData.Run(scenario, t0.AddDays(1), TestData.TableWorkload(entities: 3_000_000_000)), default);
+        await store.SaveAsync(TestData.Run(scenario, t0.AddDays(2), TestData.TableWorkload(entities: 100)), default);
 
         var above2To32 = new RunFilter(scenario, Thresholds: [RunFilter.ParseThreshold("TableEntities>=4294967296")]);
         Assert.Contains("TableEntities ge 4294967296L", above2To32.ToODataFilter());
@@ -40,7 +40,7 @@ public class ResultsQueryTests(AzuriteFixture azurite)
     {
         string scenario = "cli-" + Guid.NewGuid().ToString("N")[..8];
         var store = new ResultsTableStore(azurite.Target);
-        await store.SaveAsync(TestData.Run(scenario, DateTime.UtcNow, TestData.TableWorkload(rate: 1234.5)), [], default);
+        await store.SaveAsync(TestData.Run(scenario, DateTime.UtcNow, TestData.TableWorkload(rate: 1234.5)), default);
         var stdout = new StringWriter();
 
         Assert.Equal(0, await CliApp.RunAsync(["runs", "--connection-string", azurite.ConnectionString, "--scenario", scenario, "--where", "TableEntitiesPerSecond>1000"], stdout, new StringWriter(), default));

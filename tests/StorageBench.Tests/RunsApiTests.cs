@@ -2,6 +2,7 @@ using System.Net;
 using System.Text;
 using System.Text.Json.Nodes;
 using StorageBench.Cli;
+using StorageBench.Engine.Cleanup;
 using StorageBench.Orchestration;
 using StorageBench.Orchestration.Hosting;
 using StorageBench.Results;
@@ -14,13 +15,13 @@ public class RunsApiTests(AzuriteFixture azurite)
 {
     private const string Spec = """{ "scenario": "api", "startDelaySeconds": 0, "tableInsert": { "entityCount": 500, "batchSize": 100 } }""";
 
-    private RunsApi NewApi() => new(azurite.NewHost(), TimeProvider.System, "http");
+    private RunsApi NewApi() => new(azurite.NewHost(), azurite.Results, new TargetCleaner([azurite.Target]), TimeProvider.System, "http");
 
     [Fact]
     public async Task ARejectedSpecIs400WithFieldValueAndRuleAndStartsNothing()
     {
         var tablesBefore = await azurite.TableNamesAsync();
-        var response = await NewApi().StartAsync("""{ "scenario": "api", "tableInsert": { "batchSize": 150 } }""", new Uri("http://localhost/"), default);
+        var response = await NewApi().StartAsync("""{ "scenario": "api", "tableInsert": { "batchSize": 150 } }""", new Uri("http://localhost/"), null, default);
 
         Assert.Equal(400, response.StatusCode);
         var error = response.Body["errors"]![0]!;
@@ -34,7 +35,7 @@ public class RunsApiTests(AzuriteFixture azurite)
     public async Task AStartedRunIs202WithAStatusUrlThatEndsIn200WithTheSummary()
     {
         var api = NewApi();
-        var start = await api.StartAsync(Spec, new Uri("https://bench.example/"), default);
+        var start = await api.StartAsync(Spec, new Uri("https://bench.example/"), null, default);
         Assert.Equal(202, start.StatusCode);
         string id = (string)start.Body["id"]!;
         Assert.Equal($"https://bench.example/api/runs/{id}", (string?)start.Body["statusQueryGetUri"]);

@@ -22,8 +22,26 @@ public class SummaryCalculatorTests
         {
             StepId = "r", Workload = "tableInsert", SliceIndex = index, Host = "h", StartedUtc = start, EndedUtc = end,
             Counts = new OutcomeCounts { Operations = n, Succeeded = n }, Units = units,
-            LatencyHistogram = LatencyHistograms.Encode(h), Timeline = timeline ?? [],
+            LatencyHistogram = LatencyHistograms.Encode(h), Timeline = PerSecond(timeline ?? []),
         };
+    }
+
+    /// <summary>A per-second timeline from points (seconds in between are zero).</summary>
+    private static Timeline PerSecond(TimelinePoint[] points)
+    {
+        if (points.Length == 0)
+        {
+            return Timeline.Empty;
+        }
+        long first = points.Min(p => p.UnixSecond), last = points.Max(p => p.UnixSecond);
+        var ops = new long[last - first + 1];
+        var units = new long[last - first + 1];
+        foreach (var p in points)
+        {
+            ops[p.UnixSecond - first] += p.Operations;
+            units[p.UnixSecond - first] += p.Units;
+        }
+        return new Timeline(first, 1, ops, units);
     }
 
     [Fact]
@@ -69,7 +87,10 @@ public class SummaryCalculatorTests
         Assert.Equal(2.0, summary.AllSlicesActiveSeconds);
         Assert.Equal(500.0, summary.AllSlicesActiveThroughput!.EntitiesPerSecond); // (100+300+100+500)/2
         Assert.Equal(4, summary.Timeline.Count);
-        Assert.Equal([100.0, 400.0], summary.PerSlice.Select(p => p.UnitsPerSecond));   // 400 in 4 s; 800 in 2 s
+        Assert.Equal(1, summary.PeakWindowSeconds);
+        // Slice rates: 400 in 4 s and 800 in 2 s.
+        Assert.Equal(100.0, summary.SliceSpread!.MinUnitsPerSecond);
+        Assert.Equal(400.0, summary.SliceSpread.MaxUnitsPerSecond);
     }
 
     [Fact]
@@ -90,7 +111,7 @@ public class SummaryCalculatorTests
         long s0 = (T0.Ticks - DateTime.UnixEpoch.Ticks) / TimeSpan.TicksPerSecond;
         var slice = Slice(0, [1000], T0, T0.AddSeconds(4), [new(s0, 1, 100), new(s0 + 3, 1, 100)], units: 200);
         var timeline = SummaryCalculator.SummarizeTable(new TableInsertSpec(), [slice], Ok).Timeline;
-        Assert.Equal([100L, 0L, 0L, 100L], timeline.Select(p => p.Units));
+        Assert.Equal([100L, 0L, 0L, 100L], timeline.Points().Select(p => p.Units));
     }
 
     [Fact]

@@ -55,7 +55,7 @@ public class TelemetryAndNightlyTests(AzuriteFixture azurite)
         // Fourteen earlier nights far slower than Azurite: tonight must come out "improved".
         for (int night = 14; night >= 1; night--)
         {
-            await store.SaveAsync(TestData.Run(scenario, DateTime.UtcNow.AddDays(-night), TestData.TableWorkload(rate: 10 + night % 3, p99: 5_000)), [], default);
+            await store.SaveAsync(TestData.Run(scenario, DateTime.UtcNow.AddDays(-night), TestData.TableWorkload(rate: 10 + night % 3, p99: 5_000)), default);
         }
         await using var ingestion = await IngestionListener.StartAsync();
         using var telemetry = new TelemetryEmitter(ingestion.ConnectionString);
@@ -64,7 +64,7 @@ public class TelemetryAndNightlyTests(AzuriteFixture azurite)
 
         var started = await new RunStarter(host, TimeProvider.System).StartNightlyAsync(spec, default);
         Assert.StartsWith("nightly-", started.RunId);
-        var summary = RunStarter.SummaryOf(await host.WaitForCompletionAsync(started.RunId!, default))!;
+        var summary = await Pipeline.SummaryAsync(host, started.RunId!);
 
         Assert.Equal(RegressionVerdict.Improved, summary.Regression!.Verdict);
         Assert.Equal(14, summary.Regression.BaselineRuns);
@@ -77,7 +77,7 @@ public class TelemetryAndNightlyTests(AzuriteFixture azurite)
         // A scenario without history is not judged "ok": it says it has no baseline.
         string fresh = $$"""{ "scenario": "{{scenario}}-new", "startDelaySeconds": 0, "tableInsert": { "entityCount": 100, "batchSize": 100 } }""";
         var second = await new RunStarter(host, TimeProvider.System).StartAsync(fresh, "timer", null, default, checkRegression: true);
-        Assert.Equal(RegressionVerdict.InsufficientBaseline, RunStarter.SummaryOf(await host.WaitForCompletionAsync(second.RunId!, default))!.Regression!.Verdict);
+        Assert.Equal(RegressionVerdict.InsufficientBaseline, (await Pipeline.SummaryAsync(host, second.RunId!)).Regression!.Verdict);
     }
 
     private static string? Prop(JsonElement baseData, string name) => baseData.GetProperty("properties").GetProperty(name).GetString();

@@ -11,22 +11,20 @@ namespace StorageBench.Tests;
 [Collection(AzuriteCollection.Name)]
 public class WorkloadIntegrationTests(AzuriteFixture azurite)
 {
-    private static string NewRunId() => Planner.NewRunId(DateTime.UtcNow);
-
     [Fact]
     public async Task TableInsertLandsEveryEntityAcrossSlicesSharingAPartition()
     {
-        string runId = NewRunId();
+        var step = TestStep.New();
         var spec = new TableInsertSpec { EntityCount = 1_050, EntitySizeBytes = 200, BatchSize = 100, PartitionCount = 1, Concurrency = 3, Slices = 2 };
-        await azurite.Tables.CreateTableAsync(Planner.TableName(runId));
+        await azurite.Tables.CreateTableAsync(step.TableName);
 
-        var plans = Planner.PlanTable(runId, spec, new ClientSettings(), DateTime.UtcNow);
+        var plans = step.Table(spec, new ClientSettings());
         var results = await Task.WhenAll(plans.Select(p => TableInsertWorkload.RunAsync(p, azurite.Target, TimeProvider.System, default)));
 
         Assert.Equal(1_050, results.Sum(r => r.Units));
         Assert.Equal(12, results.Sum(r => r.Counts.Succeeded));   // 525 per slice = 5 full batches + 1 of 25
         Assert.Equal(0, results.Sum(r => r.Counts.Failed));
-        var verified = await GroundTruth.VerifyTableAsync(azurite.Target, Planner.TableName(runId), 1_050, default);
+        var verified = await GroundTruth.VerifyTableAsync(azurite.Target, step.TableName, [.. results.Select(r => r.AttemptId)], 1_050, default);
         Assert.True(verified.Matched, verified.ToString());
         Assert.Equal(1_050, verified.Actual);
     }
@@ -34,16 +32,16 @@ public class WorkloadIntegrationTests(AzuriteFixture azurite)
     [Fact]
     public async Task LargeEntitiesAreSplitIntoBinaryPropertiesOfAtMost64KiB()
     {
-        string runId = NewRunId();
+        var step = TestStep.New();
         var spec = new TableInsertSpec { EntityCount = 3, EntitySizeBytes = 150_000, BatchSize = 1, Concurrency = 2 };
-        await azurite.Tables.CreateTableAsync(Planner.TableName(runId));
+        await azurite.Tables.CreateTableAsync(step.TableName);
 
-        var plan = Planner.PlanTable(runId, spec, new ClientSettings(), DateTime.UtcNow)[0];
+        var plan = step.Table(spec, new ClientSettings())[0];
         var result = await TableInsertWorkload.RunAsync(plan, azurite.Target, TimeProvider.System, default);
 
         Assert.Equal(3, result.Counts.Succeeded);   // batchSize 1: three single inserts, no transaction
-        var entity = (await azurite.Tables.GetTableClient(Planner.TableName(runId))
-            .GetEntityAsync<TableEntity>(Planner.PartitionKey(0), TableInsertWorkload.RowKey(0, 0, 0))).Value;
+        var entity = (await azurite.Tables.GetTableClient(step.TableName)
+            .GetEntityAsync<TableEntity>(Planner.PartitionKey(0), TableInsertWorkload.RowKey(result.AttemptId, 0, 0, 0))).Value;
         int[] sizes = [.. entity.Keys.Where(k => k.StartsWith('D')).Order().Select(k => entity.GetBinary(k).Length)];
         Assert.Equal([65_536, 65_536, 18_928], sizes);
     }
@@ -51,27 +49,27 @@ public class WorkloadIntegrationTests(AzuriteFixture azurite)
     [Fact]
     public async Task BlobUploadCommitsBlobsOfTheFullLengthIncludingAPartialLastBlock()
     {
-        string runId = NewRunId();
+        var step = TestStep.New();
         var spec = new BlobUploadSpec { BlobCount = 3, BlobSizeBytes = 2_621_440, BlockSizeBytes = 1_048_576, ParallelBlocks = 2, Slices = 2 };
-        await azurite.Blobs.CreateBlobContainerAsync(Planner.ContainerName(runId));
+        await azurite.Blobs.CreateBlobContainerAsync(step.ContainerName);
 
-        var plans = Planner.PlanBlob(runId, spec, new ClientSettings(), DateTime.UtcNow);
+        var plans = step.Blob(spec, new ClientSettings());
         var results = await Task.WhenAll(plans.Select(p => BlobUploadWorkload.RunAsync(p, azurite.Target, TimeProvider.System, default)));
 
         Assert.Equal(3, results.Sum(r => r.Objects));
         Assert.Equal(3 * 2_621_440L, results.Sum(r => r.Units));
         Assert.Equal(3 * 3 + 3, results.Sum(r => r.Counts.Succeeded));   // 3 blocks + 1 commit per blob
-        var verified = await GroundTruth.VerifyBlobsAsync(azurite.Target, Planner.ContainerName(runId), 3, spec.BlobSizeBytes, null, default);
+        var verified = await GroundTruth.VerifyBlobsAsync([azurite.Target], step.ContainerName, [.. results.Select(r => r.AttemptId)], 3, spec.BlobSizeBytes, null, default);
         Assert.True(verified.Matched, verified.ToString());
     }
 
     [Fact]
     public async Task WarmupOperationsAreStoredButLeftOutOfTheStatistics()
     {
-        string runId = NewRunId();
-        await azurite.Tables.CreateTableAsync(Planner.TableName(runId));
+        var step = TestStep.New();
+        await azurite.Tables.CreateTableAsync(step.TableName);
         var spec = new TableInsertSpec { EntityCount = 100, BatchSize = 10, Concurrency = 1, WarmupOperations = 3 };
-        var plan = Planner.PlanTable(runId, spec, new ClientSettings(), DateTime.UtcNow)[0];
+        var plan = step.Table(spec, new ClientSettings())[0];
 
         var result = await TableInsertWorkload.RunAsync(plan, azurite.Target, TimeProvider.System, default);
 
@@ -80,16 +78,16 @@ public class WorkloadIntegrationTests(AzuriteFixture azurite)
         Assert.Equal(7, result.Counts.Operations);
         Assert.Equal(70, result.Units);
         Assert.Equal(7, LatencyHistograms.Decode(result.LatencyHistogram).TotalCount);
-        Assert.True((await GroundTruth.VerifyTableAsync(azurite.Target, Planner.TableName(runId), result.Units + result.WarmupUnits, default)).Matched);
+        Assert.True((await GroundTruth.VerifyTableAsync(azurite.Target, step.TableName, [result.AttemptId], result.Units + result.WarmupUnits, default)).Matched);
     }
 
     [Fact]
     public async Task AFixedDurationRunStopsOnTimeAndEveryEntityItReportsLanded()
     {
-        string runId = NewRunId();
-        await azurite.Tables.CreateTableAsync(Planner.TableName(runId));
+        var step = TestStep.New();
+        await azurite.Tables.CreateTableAsync(step.TableName);
         var spec = new TableInsertSpec { BatchSize = 10, Concurrency = 2, DurationSeconds = 1.5, EntityCount = 1 };
-        var plan = Planner.PlanTable(runId, spec, new ClientSettings { ConnectionPooling = false, Expect100Continue = true }, DateTime.UtcNow)[0];
+        var plan = step.Table(spec, new ClientSettings { ConnectionPooling = false, Expect100Continue = true })[0];
 
         var result = await TableInsertWorkload.RunAsync(plan, azurite.Target, TimeProvider.System, default);
 
@@ -97,16 +95,16 @@ public class WorkloadIntegrationTests(AzuriteFixture azurite)
         Assert.InRange(seconds, 1.3, 4.0);
         Assert.True(result.Units > 10, $"only {result.Units} entities in {seconds} s");
         Assert.Equal(0, result.Counts.Failed);
-        Assert.True((await GroundTruth.VerifyTableAsync(azurite.Target, Planner.TableName(runId), result.Units, default)).Matched);
+        Assert.True((await GroundTruth.VerifyTableAsync(azurite.Target, step.TableName, [result.AttemptId], result.Units, default)).Matched);
     }
 
     [Fact]
     public async Task OpenLoopRunsAtTheTargetRate()
     {
-        string runId = NewRunId();
-        await azurite.Tables.CreateTableAsync(Planner.TableName(runId));
+        var step = TestStep.New();
+        await azurite.Tables.CreateTableAsync(step.TableName);
         var spec = new TableInsertSpec { BatchSize = 1, EntitySizeBytes = 100, Concurrency = 8, DurationSeconds = 2, TargetOperationsPerSecond = 40 };
-        var plan = Planner.PlanTable(runId, spec, new ClientSettings(), DateTime.UtcNow)[0];
+        var plan = step.Table(spec, new ClientSettings())[0];
 
         var result = await TableInsertWorkload.RunAsync(plan, azurite.Target, TimeProvider.System, default);
 
@@ -118,43 +116,54 @@ public class WorkloadIntegrationTests(AzuriteFixture azurite)
     [Fact]
     public async Task ContentVerificationCatchesABlobWhoseBytesChanged()
     {
-        string runId = NewRunId();
-        string containerName = Planner.ContainerName(runId);
+        var step = TestStep.New();
+        string containerName = step.ContainerName;
         await azurite.Blobs.CreateBlobContainerAsync(containerName);
         var spec = new BlobUploadSpec { BlobCount = 2, BlobSizeBytes = 300_000, BlockSizeBytes = 100_000, ParallelBlocks = 2, VerifyContent = true };
-        var plan = Planner.PlanBlob(runId, spec, new ClientSettings(), DateTime.UtcNow)[0];
+        var plan = step.Blob(spec, new ClientSettings())[0];
         var result = await BlobUploadWorkload.RunAsync(plan, azurite.Target, TimeProvider.System, default);
         Assert.NotNull(result.ContentMd5);
-        Assert.True((await GroundTruth.VerifyBlobsAsync(azurite.Target, containerName, 2, spec.BlobSizeBytes, [result.ContentMd5], default)).Matched);
+        Assert.True((await GroundTruth.VerifyBlobsAsync([azurite.Target], containerName, [result.AttemptId], 2, spec.BlobSizeBytes, Md5(result), default)).Matched);
 
         // Same length, different bytes: only the content check can tell.
-        await azurite.Blobs.GetBlobContainerClient(containerName).GetBlobClient(BlobUploadWorkload.BlobName(0, 1))
+        await azurite.Blobs.GetBlobContainerClient(containerName).GetBlobClient(BlobUploadWorkload.BlobName(result.AttemptId, 0, 1))
             .UploadAsync(BinaryData.FromBytes(new byte[300_000]), overwrite: true);
-        var verified = await GroundTruth.VerifyBlobsAsync(azurite.Target, containerName, 2, spec.BlobSizeBytes, [result.ContentMd5], default);
+        var verified = await GroundTruth.VerifyBlobsAsync([azurite.Target], containerName, [result.AttemptId], 2, spec.BlobSizeBytes, Md5(result), default);
         Assert.False(verified.Matched);
         Assert.Contains("1 whose MD5 differs", verified.Detail);
-        Assert.True((await GroundTruth.VerifyBlobsAsync(azurite.Target, containerName, 2, spec.BlobSizeBytes, null, default)).Matched);
+        Assert.True((await GroundTruth.VerifyBlobsAsync([azurite.Target], containerName, [result.AttemptId], 2, spec.BlobSizeBytes, null, default)).Matched);
     }
 
     [Fact]
     public async Task ARunWhoseCountDisagreesWithStorageIsUnverified()
     {
-        string runId = NewRunId();
-        string tableName = Planner.TableName(runId);
+        var step = TestStep.New();
+        string tableName = step.TableName;
         await azurite.Tables.CreateTableAsync(tableName);
-        var plan = Planner.PlanTable(runId, new TableInsertSpec { EntityCount = 50, BatchSize = 10 }, new ClientSettings(), DateTime.UtcNow)[0];
+        var plan = step.Table(new TableInsertSpec { EntityCount = 50, BatchSize = 10 }, new ClientSettings())[0];
         var result = await TableInsertWorkload.RunAsync(plan, azurite.Target, TimeProvider.System, default);
-        Assert.True((await GroundTruth.VerifyTableAsync(azurite.Target, tableName, result.Units, default)).Matched);
+        Assert.True((await GroundTruth.VerifyTableAsync(azurite.Target, tableName, [result.AttemptId], result.Units, default)).Matched);
 
-        // Something else wrote into the run's partition: storage now holds more than the run reported.
-        await azurite.Tables.GetTableClient(tableName).AddEntityAsync(new TableEntity(Planner.PartitionKey(0), "intruder"));
-        var verified = await GroundTruth.VerifyTableAsync(azurite.Target, tableName, result.Units, default);
+        // One more row under the accepted attempt: storage now holds more than the run reported.
+        var table = azurite.Tables.GetTableClient(tableName);
+        await table.AddEntityAsync(new TableEntity(Planner.PartitionKey(0), TableInsertWorkload.RowKey(result.AttemptId, 9, 0, 0)));
+        var verified = await GroundTruth.VerifyTableAsync(azurite.Target, tableName, [result.AttemptId], result.Units, default);
         Assert.False(verified.Matched);
         Assert.Equal(50, verified.Expected);
         Assert.Equal(51, verified.Actual);
 
+        // Something that is not this tool's at all: not counted, but it fails verification.
+        await table.DeleteEntityAsync(Planner.PartitionKey(0), TableInsertWorkload.RowKey(result.AttemptId, 9, 0, 0));
+        await table.AddEntityAsync(new TableEntity(Planner.PartitionKey(0), "intruder"));
+        verified = await GroundTruth.VerifyTableAsync(azurite.Target, tableName, [result.AttemptId], result.Units, default);
+        Assert.False(verified.Matched);
+        Assert.Equal(50, verified.Actual);
+        Assert.Contains("1 entities this tool did not write", verified.Detail);
+
         // And a blob container missing a blob the run claims.
-        var blobs = await GroundTruth.VerifyBlobsAsync(azurite.Target, Planner.ContainerName(runId), 1, 100, null, default);
+        var blobs = await GroundTruth.VerifyBlobsAsync([azurite.Target], step.ContainerName, [result.AttemptId], 1, 100, null, default);
         Assert.False(blobs.Matched);
     }
+
+    private static Dictionary<string, string> Md5(StorageBench.Engine.Measurement.SliceResult result) => new() { [result.AttemptId] = result.ContentMd5! };
 }

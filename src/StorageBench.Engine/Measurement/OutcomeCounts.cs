@@ -34,6 +34,3 @@ public sealed record OutcomeCounts
         NetworkErrors = byOutcome[(int)Outcome.NetworkError],
     };
 }
-
-/// <summary>Successful work completed in one UTC second (bucket = Unix seconds). Units are entities or bytes.</summary>
-public sealed record TimelinePoint(long UnixSecond, long Operations, long Units);

@@ -3,14 +3,23 @@ using System.Diagnostics;
 namespace StorageBench.Engine.Measurement;
 
 /// <summary>
-/// What one slice measured, in a serializable form that crosses the orchestration boundary.
+/// What one slice measured, in a serializable form that crosses the orchestration boundary (its size
+/// is bounded: a compressed histogram and a timeline of at most <see cref="MaxTimelineBuckets"/> buckets).
 /// Units are entities (table) or bytes staged (blob); Objects are committed blobs.
 /// Started/Ended bound the measured requests (warm-up excluded).
 /// </summary>
 public sealed record SliceResult
 {
-    /// <summary>The run (or sweep step) whose table/container this slice wrote to.</summary>
+    /// <summary>Per-second detail for slices up to this many seconds long; longer ones widen their buckets.</summary>
+    public const int MaxTimelineBuckets = 1024;
+
+    /// <summary>The sweep step (or the run's only step) whose table/container this slice wrote to.</summary>
     public required string StepId { get; init; }
+    /// <summary>
+    /// This execution of the slice: every entity or blob it wrote carries it. Activities run at least
+    /// once, so a slice may run twice; only the attempt whose result the orchestrator received counts.
+    /// </summary>
+    public string AttemptId { get; init; } = "";
     public required string Workload { get; init; }
     public required int SliceIndex { get; init; }
     /// <summary>Which configured target account the slice wrote to.</summary>
@@ -27,7 +36,9 @@ public sealed record SliceResult
     public long Objects { get; init; }
     /// <summary>HdrHistogram of successful-request latency in microseconds, compressed and base64-encoded.</summary>
     public required string LatencyHistogram { get; init; }
-    public required TimelinePoint[] Timeline { get; init; }
+    public required Timeline Timeline { get; init; }
+    /// <summary>True when the run was canceled while this slice ran: it stopped early, and its figures cover what it did.</summary>
+    public bool Canceled { get; init; }
     /// <summary>The driver process and its total CPU time at slice start and end, to derive CPU per operation.</summary>
     public int ProcessId { get; init; }
     public double ProcessCpuSecondsAtStart { get; init; }
@@ -36,23 +47,17 @@ public sealed record SliceResult
     public string? ContentMd5 { get; init; }
 
     /// <summary>Merges worker recorders into one slice result.</summary>
-    public static SliceResult FromWorkers(string stepId, string workload, int sliceIndex, int targetIndex, double cpuSecondsAtStart, IReadOnlyCollection<WorkerRecorder> workers,
-        long objects = 0, string? contentMd5 = null)
+    public static SliceResult FromWorkers(string stepId, string attemptId, string workload, int sliceIndex, int targetIndex, double cpuSecondsAtStart,
+        IReadOnlyCollection<WorkerRecorder> workers, long objects = 0, string? contentMd5 = null)
     {
         var histogram = LatencyHistograms.Create();
         var counts = new long[Enum.GetValues<Outcome>().Length];
-        var timeline = new SortedDictionary<long, (long Ops, long Units)>();
         foreach (var w in workers)
         {
             histogram.Add(w.Latency);
             for (int i = 0; i < counts.Length; i++)
             {
                 counts[i] += w.CountsByOutcome[i];
-            }
-            foreach (var (second, b) in w.Timeline)
-            {
-                timeline.TryGetValue(second, out var t);
-                timeline[second] = (t.Ops + b.Ops, t.Units + b.Units);
             }
         }
         var measured = workers.Where(w => w.FirstMeasuredStart != 0).ToList();
@@ -63,6 +68,7 @@ public sealed record SliceResult
         return new SliceResult
         {
             StepId = stepId,
+            AttemptId = attemptId,
             Workload = workload,
             SliceIndex = sliceIndex,
             TargetIndex = targetIndex,
@@ -75,13 +81,16 @@ public sealed record SliceResult
             WarmupUnits = workers.Sum(w => w.WarmupUnits),
             Objects = objects,
             LatencyHistogram = LatencyHistograms.Encode(histogram),
-            Timeline = [.. timeline.Select(kv => new TimelinePoint(kv.Key, kv.Value.Ops, kv.Value.Units))],
+            Timeline = Timeline.Merge(workers.Select(w => w.Timeline)).Fit(MaxTimelineBuckets),
             ProcessId = Environment.ProcessId,
             ProcessCpuSecondsAtStart = cpuSecondsAtStart,
             ProcessCpuSecondsAtEnd = process.TotalProcessorTime.TotalSeconds,
             ContentMd5 = contentMd5,
         };
     }
+
+    /// <summary>A new attempt id: 8 hex digits, unique enough among the few executions of one slice.</summary>
+    public static string NewAttemptId() => Guid.NewGuid().ToString("N")[..8];
 
     public static double ProcessCpuSeconds()
     {

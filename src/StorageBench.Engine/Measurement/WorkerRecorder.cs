@@ -5,13 +5,13 @@ namespace StorageBench.Engine.Measurement;
 
 /// <summary>
 /// What one worker loop observed. Single-threaded by design: each in-flight loop owns one, and the
-/// slice merges them at the end, so recording takes no locks. Memory is fixed (histogram) plus one
-/// entry per second of run time, never per request.
+/// slice merges them at the end, so recording takes no locks. Memory is fixed: a histogram and a
+/// bounded timeline, never anything per request or per second of run time.
 /// </summary>
 public sealed class WorkerRecorder
 {
     private readonly long[] _byOutcome = new long[Enum.GetValues<Outcome>().Length];
-    private readonly Dictionary<long, (long Ops, long Units)> _timeline = [];
+    private readonly TimelineBuckets _timeline;
     private readonly long _anchorUnixTicks;
     private readonly long _anchorTimestamp;
     private readonly bool _recordLatency;
@@ -22,6 +22,7 @@ public sealed class WorkerRecorder
         _anchorUnixTicks = anchorUnixTicks;
         _anchorTimestamp = anchorTimestamp;
         _recordLatency = recordLatency;
+        _timeline = new TimelineBuckets(anchorUnixTicks / TimeSpan.TicksPerSecond);
     }
 
     /// <summary>Latency of successful requests only: fast 503s would otherwise pull percentiles down.</summary>
@@ -41,7 +42,7 @@ public sealed class WorkerRecorder
 
     public long[] CountsByOutcome => _byOutcome;
 
-    public IEnumerable<KeyValuePair<long, (long Ops, long Units)>> Timeline => _timeline;
+    public Timeline Timeline => _timeline.ToTimeline();
 
     /// <summary>
     /// Records one finished request. <paramref name="startTimestamp"/> is when it was due (open loop)
@@ -73,9 +74,7 @@ public sealed class WorkerRecorder
             Latency.RecordValue(Math.Clamp(micros, 1, LatencyHistograms.HighestTrackableMicros));
         }
         Units += units;
-        long second = ToUnixTicks(end) / TimeSpan.TicksPerSecond;
-        _timeline.TryGetValue(second, out var bucket);
-        _timeline[second] = (bucket.Ops + 1, bucket.Units + units);
+        _timeline.Add(ToUnixTicks(end) / TimeSpan.TicksPerSecond, 1, units);
     }
 
     /// <summary>A Stopwatch timestamp as UTC ticks since the Unix epoch, through the slice's anchor.</summary>

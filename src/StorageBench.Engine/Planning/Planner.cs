@@ -1,13 +1,22 @@
+using System.Globalization;
 using System.Text.RegularExpressions;
 using StorageBench.Engine.Spec;
 
 namespace StorageBench.Engine.Planning;
 
-/// <summary>Splits a validated spec into slices. Pure and deterministic, so an orchestrator may call it on replay.</summary>
+/// <summary>Splits a validated spec into slices and names what a step writes. Pure and deterministic, so an orchestrator may call it on replay.</summary>
 public static partial class Planner
 {
-    [GeneratedRegex("^[a-z0-9][a-z0-9-]{0,47}$")]
+    /// <summary>Run ids stay short enough that every table and container name built from them fits the 63-character limit.</summary>
+    public const int MaxRunIdLength = 36;
+
+    [GeneratedRegex("^[a-z0-9][a-z0-9-]{0,35}$")]
     private static partial Regex RunIdPattern();
+
+    [GeneratedRegex("^sb[tb]([0-9]{14})[a-z0-9]+$")]
+    private static partial Regex TargetNamePattern();
+
+    public const string RunIdRule = "must be 1-36 lowercase letters, digits or '-', starting with a letter or digit";
 
     /// <summary>A new run id: UTC time first so ids sort by start, then randomness against collisions.</summary>
     public static string NewRunId(DateTime utcNow) =>
@@ -15,31 +24,52 @@ public static partial class Planner
 
     public static bool IsValidRunId(string runId) => RunIdPattern().IsMatch(runId);
 
-    /// <summary>Each run writes to its own table, so ground truth is "count everything in it" and cleanup is one delete.</summary>
-    public static string TableName(string runId) => "sbt" + Alnum(runId);
+    /// <summary>Each step of a run (a plain run has one) is its own sub-orchestration with this instance id.</summary>
+    public static string StepId(string runId, int index) => $"{runId}-s{index:D3}";
 
-    public static string ContainerName(string runId) => "sbb" + Alnum(runId);
+    /// <summary>
+    /// The step's own table: "sbt", its UTC creation time (yyyyMMddHHmmss), then the step id's letters
+    /// and digits. Ground truth is "count everything in it", cleanup is one delete, and a leftover can
+    /// be recognised and aged by its name alone (<see cref="TryParseTargetName"/>).
+    /// </summary>
+    public static string TableName(string stepId, DateTime createdUtc) => "sbt" + Stamp(createdUtc) + Alnum(stepId);
+
+    public static string ContainerName(string stepId, DateTime createdUtc) => "sbb" + Stamp(createdUtc) + Alnum(stepId);
+
+    /// <summary>The prefix every table or container name of a run's steps carries after its kind and stamp.</summary>
+    public static string TargetSuffixOf(string runId) => Alnum(runId);
+
+    /// <summary>True for a name this tool creates; <paramref name="createdUtc"/> is when.</summary>
+    public static bool TryParseTargetName(string name, out DateTime createdUtc, out string stepLetters)
+    {
+        var m = TargetNamePattern().Match(name);
+        stepLetters = m.Success ? m.Value[17..] : "";
+        return DateTime.TryParseExact(m.Success ? m.Groups[1].Value : "", "yyyyMMddHHmmss", CultureInfo.InvariantCulture,
+            DateTimeStyles.AdjustToUniversal | DateTimeStyles.AssumeUniversal, out createdUtc);
+    }
 
     public static string PartitionKey(int index) => $"p{index:D5}";
 
     /// <param name="targetAccounts">Configured target accounts: slice i writes to account i mod this.</param>
-    public static IReadOnlyList<TableSlicePlan> PlanTable(string runId, TableInsertSpec spec, ClientSettings client, DateTime startAtUtc, int targetAccounts = 1)
+    public static IReadOnlyList<TableSlicePlan> PlanTable(string runId, string stepId, string tableName, TableInsertSpec spec, ClientSettings client,
+        DateTime startAtUtc, int targetAccounts = 1)
     {
         var slices = new TableSlicePlan[spec.Slices];
         for (int i = 0; i < spec.Slices; i++)
         {
-            slices[i] = new TableSlicePlan(runId, TableName(runId), i, PartitionsOf(i, spec.Slices, spec.PartitionCount),
+            slices[i] = new TableSlicePlan(runId, stepId, tableName, i, PartitionsOf(i, spec.Slices, spec.PartitionCount),
                 Share(spec.EntityCount, i, spec.Slices), spec.TargetOperationsPerSecond / spec.Slices, spec, client, startAtUtc, i % targetAccounts);
         }
         return slices;
     }
 
-    public static IReadOnlyList<BlobSlicePlan> PlanBlob(string runId, BlobUploadSpec spec, ClientSettings client, DateTime startAtUtc, int targetAccounts = 1)
+    public static IReadOnlyList<BlobSlicePlan> PlanBlob(string runId, string stepId, string containerName, BlobUploadSpec spec, ClientSettings client,
+        DateTime startAtUtc, int targetAccounts = 1)
     {
         var slices = new BlobSlicePlan[spec.Slices];
         for (int i = 0; i < spec.Slices; i++)
         {
-            slices[i] = new BlobSlicePlan(runId, ContainerName(runId), i, (int)Share(spec.BlobCount, i, spec.Slices), spec, client, startAtUtc, i % targetAccounts);
+            slices[i] = new BlobSlicePlan(runId, stepId, containerName, i, (int)Share(spec.BlobCount, i, spec.Slices), spec, client, startAtUtc, i % targetAccounts);
         }
         return slices;
     }
@@ -51,19 +81,12 @@ public static partial class Planner
     /// With at least as many partitions as slices each slice owns its own (p % slices == i);
     /// with fewer, slices share them — as the seeds' several processes shared one partition.
     /// </summary>
-    private static string[] PartitionsOf(int slice, int sliceCount, int partitionCount)
-    {
-        if (partitionCount < sliceCount)
-        {
-            return [PartitionKey(slice % partitionCount)];
-        }
-        var keys = new List<string>();
-        for (int p = slice; p < partitionCount; p += sliceCount)
-        {
-            keys.Add(PartitionKey(p));
-        }
-        return [.. keys];
-    }
+    private static PartitionRange PartitionsOf(int slice, int sliceCount, int partitionCount) =>
+        partitionCount < sliceCount
+            ? new PartitionRange(slice % partitionCount, 1, 1)
+            : new PartitionRange(slice, sliceCount, (partitionCount - slice + sliceCount - 1) / sliceCount);
 
-    private static string Alnum(string s) => new string(s.Where(char.IsAsciiLetterOrDigit).ToArray()).ToLowerInvariant();
+    private static string Stamp(DateTime utc) => utc.ToString("yyyyMMddHHmmss", CultureInfo.InvariantCulture);
+
+    private static string Alnum(string s) => new string([.. s.Where(char.IsAsciiLetterOrDigit)]).ToLowerInvariant();
 }

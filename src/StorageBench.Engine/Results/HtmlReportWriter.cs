@@ -56,10 +56,13 @@ public static class HtmlReportWriter
             b.Append(Inv, $"<h2>{SvgChart.Esc(label)}</h2>");
             b.Append(SvgChart.Bars($"latency-{id}", $"{label}: latency distribution of {w.LatencyMs.Samples:N0} successful requests", "latency (ms)", "requests",
                 [.. w.LatencyDistribution.Select(x => (x.FromMs, x.ToMs, (double)x.Count))]));
-            long first = w.Timeline.Count > 0 ? w.Timeline[0].UnixSecond : 0;
+            long first = w.Timeline.StartUnixSecond;
             bool entities = w.Entities is not null;
-            b.Append(SvgChart.Lines($"timeline-{id}", $"{label}: throughput per UTC second, all slices (the first and last seconds are partial)", "seconds since the first", entities ? "entities/s" : "MB/s", null,
-                [new ChartSeries(entities ? "entities per second" : "MB per second", "#59a14f", [.. w.Timeline.Select(p => ((double)(p.UnixSecond - first), entities ? p.Units : p.Units / 1e6))])]));
+            int bucket = w.Timeline.BucketSeconds;
+            string per = bucket == 1 ? "per UTC second" : $"per {bucket}-second bucket, as a rate per second";
+            b.Append(SvgChart.Lines($"timeline-{id}", $"{label}: throughput {per}, all slices (the first and last buckets are partial)", "seconds since the first", entities ? "entities/s" : "MB/s", null,
+                [new ChartSeries(entities ? "entities per second" : "MB per second", "#59a14f",
+                    [.. w.Timeline.Points().Select(p => ((double)(p.UnixSecond - first), (entities ? p.Units : p.Units / 1e6) / bucket))])]));
         }
         b.Append("</body></html>");
         return b.ToString();

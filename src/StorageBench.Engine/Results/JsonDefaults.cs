@@ -12,4 +12,7 @@ public static class JsonDefaults
         DefaultIgnoreCondition = JsonIgnoreCondition.WhenWritingNull,
         NumberHandling = JsonNumberHandling.AllowNamedFloatingPointLiterals,
     };
+
+    /// <summary>The same shape without indentation: what crosses the orchestration boundary (payload sizes count every byte).</summary>
+    public static readonly JsonSerializerOptions Compact = new(Options) { WriteIndented = false };
 }

@@ -66,7 +66,7 @@ public static class ReportWriter
             string cpu = w.ClientCpuMicrosecondsPerEntity is { } perEntity ? $"{F(perEntity, "0.#")} µs per entity"
                 : w.ClientCpuMicrosecondsPerMegabyte is { } perMb ? $"{F(perMb, "0")} µs per MB" : "n/a";
             string warmup = w.WarmupOperations > 0 ? $" {F(w.WarmupOperations)} warm-up requests excluded." : "";
-            double lag = w.PerSlice.Count == 0 ? 0 : w.PerSlice.Max(p => p.StartLagSeconds);
+            double lag = w.SliceSpread?.MaxStartLagSeconds ?? 0;
             string late = lag > 0.05 ? $" WARNING: slices passed the synchronized start up to {F(lag * 1000, "0")} ms late; raise startDelaySeconds." : "";
             b.AppendLine(CultureInfo.InvariantCulture, $"- {Label(w)}: {w.Measures}.{warmup}{late} Driver CPU {F(w.ClientCpuSeconds, "0.00")} s ({cpu}). Verified: {w.Verified.Detail}.");
         }

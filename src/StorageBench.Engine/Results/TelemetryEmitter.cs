@@ -31,10 +31,10 @@ public sealed class TelemetryEmitter : IDisposable
         _client = new TelemetryClient(_configuration);
     }
 
-    /// <summary>Sends every event of the run (run, workloads, regression verdict if judged) and flushes.</summary>
-    public async Task EmitAsync(RunSummary summary, CancellationToken ct)
+    /// <summary>Sends the events (see <see cref="TelemetryEvents"/>) and flushes.</summary>
+    public async Task EmitAsync(IEnumerable<AppEvent> events, CancellationToken ct)
     {
-        foreach (var e in TelemetryEvents.From(summary))
+        foreach (var e in events)
         {
             _client.TrackEvent(e.Name, new Dictionary<string, string>(e.Properties), new Dictionary<string, double>(e.Measurements));
         }

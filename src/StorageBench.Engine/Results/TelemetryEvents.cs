@@ -14,7 +14,11 @@ public sealed record AppEvent(string Name, DateTime TimeGenerated, IReadOnlyDict
 /// </summary>
 public static class TelemetryEvents
 {
-    public static IReadOnlyList<AppEvent> From(RunSummary summary)
+    /// <summary>Every event of an assembled summary: the run's own and one per workload.</summary>
+    public static IReadOnlyList<AppEvent> From(RunSummary summary) => [.. ForRun(summary), .. ForWorkloads(summary, summary.Workloads)];
+
+    /// <summary>The run's own events: StorageBenchRun and, when judged, StorageBenchRegression.</summary>
+    public static IReadOnlyList<AppEvent> ForRun(RunSummary summary)
     {
         var events = new List<AppEvent>();
         var common = Common(summary);
@@ -27,13 +31,30 @@ public static class TelemetryEvents
         }, new Dictionary<string, double>
         {
             ["durationSeconds"] = (summary.EndedUtc - summary.StartedUtc).TotalSeconds,
-            ["workloads"] = summary.Workloads.Count,
+            ["steps"] = summary.Steps.Count,
             ["instances"] = summary.Environment.Instances,
             ["saturationHighest"] = summary.Saturation?.HighestSustainableValue ?? double.NaN,
             ["saturationKnee"] = summary.Saturation?.KneeValue ?? double.NaN,
         }.Where(kv => !double.IsNaN(kv.Value)).ToDictionary()));
 
-        foreach (var w in summary.Workloads)
+        if (summary.Regression is { } verdict)
+        {
+            events.Add(new AppEvent(TelemetryEmitter.RegressionEvent, summary.EndedUtc, new Dictionary<string, string>(common)
+            {
+                ["verdict"] = verdict.Verdict,
+                ["reason"] = verdict.Reason,
+            }, new Dictionary<string, double> { ["baselineRuns"] = verdict.BaselineRuns }));
+        }
+        return events;
+    }
+
+    /// <summary>One StorageBenchWorkload event per workload; <paramref name="run"/> names the run (and the step's status, for a step).</summary>
+    public static IReadOnlyList<AppEvent> ForWorkloads(RunSummary run, IEnumerable<WorkloadSummary> workloads)
+    {
+        var events = new List<AppEvent>();
+        var common = Common(run);
+        var summary = run;
+        foreach (var w in workloads)
         {
             var properties = new Dictionary<string, string>(common)
             {
@@ -48,15 +69,6 @@ public static class TelemetryEvents
                 properties[name] = value;
             }
             events.Add(new AppEvent(TelemetryEmitter.WorkloadEvent, summary.EndedUtc, properties, Measurements(w)));
-        }
-
-        if (summary.Regression is { } verdict)
-        {
-            events.Add(new AppEvent(TelemetryEmitter.RegressionEvent, summary.EndedUtc, new Dictionary<string, string>(common)
-            {
-                ["verdict"] = verdict.Verdict,
-                ["reason"] = verdict.Reason,
-            }, new Dictionary<string, double> { ["baselineRuns"] = verdict.BaselineRuns }));
         }
         return events;
     }

@@ -28,6 +28,8 @@ public sealed record RunSummary
     public SaturationResult? Saturation { get; init; }
     /// <summary>Set for runs checked against their trailing baseline (the nightly run).</summary>
     public RegressionVerdict? Regression { get; init; }
+    /// <summary>Instance ids of the run's steps (sub-orchestrations): one for a plain run, one per value for a sweep or search.</summary>
+    public IReadOnlyList<string> Steps { get; init; } = [];
 }
 
 /// <summary>
@@ -73,31 +75,49 @@ public sealed record WorkloadSummary
     public Throughput? AllSlicesActiveThroughput { get; init; }
     public double AllSlicesActiveSeconds { get; init; }
     /// <summary>
-    /// Best single UTC second wholly inside the measured window, summed across slices: entities/s
-    /// (table) or MB/s (blob). Null when the run covers no whole second.
+    /// Best UTC-aligned window of <see cref="PeakWindowSeconds"/> wholly inside the measured window,
+    /// summed across slices, per second: entities/s (table) or MB/s (blob). Null when the run covers
+    /// no whole window.
     /// </summary>
     [JsonIgnore(Condition = JsonIgnoreCondition.Never)]
     public double? PeakPerSecond { get; init; }
     public required string PeakUnit { get; init; }
+    /// <summary>1 (a single second) unless a slice ran longer than its timeline's per-second budget (<see cref="SliceResult.MaxTimelineBuckets"/> s).</summary>
+    public int PeakWindowSeconds { get; init; } = 1;
     public required LatencySummary LatencyMs { get; init; }
     public required VerificationResult Verified { get; init; }
     /// <summary>Driver process CPU while the slices ran (summed over processes), and per entity or per MB written.</summary>
     public double ClientCpuSeconds { get; init; }
     public double? ClientCpuMicrosecondsPerEntity { get; init; }
     public double? ClientCpuMicrosecondsPerMegabyte { get; init; }
-    public IReadOnlyList<TimelinePoint> Timeline { get; init; } = [];
+    /// <summary>Successful operations and units per bucket of UTC seconds, all slices summed; at most <see cref="SummaryCalculator.MaxTimelineBuckets"/> buckets.</summary>
+    public Timeline Timeline { get; init; } = Timeline.Empty;
     /// <summary>Latency histogram for plotting: equal-width bins from min to p99.9, then one bin to max.</summary>
     public IReadOnlyList<LatencyBin> LatencyDistribution { get; init; } = [];
     /// <summary>Merged HdrHistogram (µs), compressed base64, so percentiles can be recomputed later.</summary>
     public required string LatencyHistogram { get; init; }
-    /// <summary>Each slice's own figures, to spot a slow instance or partition.</summary>
+    /// <summary>The spread of the slices' own rates and the latest synchronized start, to spot a slow instance or partition.</summary>
+    public SliceSpread? SliceSpread { get; init; }
+    /// <summary>The attempt id of each slice's accepted execution, by slice index (what ground truth counted).</summary>
+    public IReadOnlyList<string> SliceAttempts { get; init; } = [];
+    /// <summary>
+    /// Each slice's own figures. Read from the results table's slice rows when the summary is put
+    /// together (they are too many to travel through the orchestration); empty when it was unreachable.
+    /// </summary>
     public IReadOnlyList<SliceSummary> PerSlice { get; init; } = [];
 }
+
+/// <summary>Slowest, median and fastest slice rate (entities/s or MB/s over each slice's own window), and the latest start.</summary>
+public sealed record SliceSpread(double MinUnitsPerSecond, double MedianUnitsPerSecond, double MaxUnitsPerSecond, double MaxStartLagSeconds);
 
 /// <param name="UnitsPerSecond">Entities/s (table) or MB/s (blob) over the slice's own measured window.</param>
 /// <param name="StartLagSeconds">How late the slice passed the synchronized start; above a few ms, raise startDelaySeconds.</param>
 public sealed record SliceSummary(int SliceIndex, int TargetAccount, string Host, long Operations, long Succeeded, long Throttled, long Failed, long Units,
-    double DurationSeconds, double UnitsPerSecond, double StartLagSeconds, LatencySummary LatencyMs);
+    double DurationSeconds, double UnitsPerSecond, double StartLagSeconds, LatencySummary LatencyMs)
+{
+    /// <summary>The slice execution these figures are from.</summary>
+    public string? Attempt { get; init; }
+}
 
 /// <summary>Rates over a window. Decimal units: 1 KB = 1,000 bytes, 1 MB = 10^6 bytes, Mbps = 10^6 bits/s.</summary>
 public sealed record Throughput(double OperationsPerSecond, double? EntitiesPerSecond, double? KilobytesPerSecond, double? MegabytesPerSecond, double? MegabitsPerSecond);
@@ -111,5 +131,8 @@ public sealed record LatencySummary(long Samples, double Min, double P50, double
 /// <summary>Ground truth: what storage holds against what the run reported as succeeded.</summary>
 public sealed record VerificationResult(bool Matched, long Expected, long Actual, string Unit, string Detail)
 {
+    /// <summary>Entities or blobs written by a slice execution whose result was not used (a repeated activity); deleted, not counted.</summary>
+    public long Discarded { get; init; }
+
     public static VerificationResult Skipped(string why) => new(false, 0, 0, "", why);
 }

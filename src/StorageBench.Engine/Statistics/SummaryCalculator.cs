@@ -19,6 +19,9 @@ public static class SummaryCalculator
         Summarize(BlobUploadWorkload.Name, $"operation = one Put Block ({spec.BlockSizeBytes} B) or Put Block List; latency = successful Put Block requests",
             slices, verified, unitsAreEntities: false, entitySizeBytes: 0);
 
+    /// <summary>Buckets in a summary's timeline: per second for runs up to this long, wider buckets for longer ones.</summary>
+    public const int MaxTimelineBuckets = 300;
+
     private static WorkloadSummary Summarize(string workload, string measures, IReadOnlyList<SliceResult> slices, VerificationResult verified,
         bool unitsAreEntities, int entitySizeBytes)
     {
@@ -28,26 +31,29 @@ public static class SummaryCalculator
         var end = slices.Max(s => s.EndedUtc);
         double duration = (end - start).TotalSeconds;
         long units = slices.Sum(s => s.Units);
-        var timeline = MergeTimelines(slices);
+        // At the finest resolution every slice has (1 s unless a slice outgrew its per-second budget).
+        var timeline = Timeline.Merge(slices.Select(s => s.Timeline));
+        int w = timeline.BucketSeconds;
 
-        // Whole UTC seconds in which every slice was running: a slice that starts late or ends early
+        // Whole buckets in which every slice was running: a slice that starts late or ends early
         // would otherwise dilute (or flatter) the steady-state rate.
-        long windowFirst = CeilSecond(slices.Max(s => s.StartedUtc));
-        long windowEnd = FloorSecond(slices.Min(s => s.EndedUtc));
+        long windowFirst = CeilTo(slices.Max(s => s.StartedUtc), w);
+        long windowEnd = FloorTo(slices.Min(s => s.EndedUtc), w);
         double windowSeconds = Math.Max(0, windowEnd - windowFirst);
         Throughput? allActive = null;
         if (windowSeconds >= 1)
         {
-            var inWindow = timeline.Where(p => p.UnixSecond >= windowFirst && p.UnixSecond < windowEnd).ToList();
+            var inWindow = timeline.Points().Where(p => p.UnixSecond >= windowFirst && p.UnixSecond < windowEnd).ToList();
             allActive = Rates(inWindow.Sum(p => p.Operations), inWindow.Sum(p => p.Units), windowSeconds, unitsAreEntities, entitySizeBytes);
         }
 
-        // Peak: only seconds the measured window covers whole; a partly covered edge second would understate it.
-        long fullFirst = CeilSecond(start), fullEnd = FloorSecond(end);
-        var fullSeconds = timeline.Where(p => p.UnixSecond >= fullFirst && p.UnixSecond < fullEnd).ToList();
-        double? peakUnits = fullSeconds.Count == 0 ? null : fullSeconds.Max(p => p.Units);
+        // Peak: only buckets the measured window covers whole; a partly covered edge bucket would understate it.
+        long fullFirst = CeilTo(start, w), fullEnd = FloorTo(end, w);
+        var full = timeline.Points().Where(p => p.UnixSecond >= fullFirst && p.UnixSecond + w <= fullEnd).ToList();
+        double? peakUnits = full.Count == 0 ? null : full.Max(p => p.Units) / (double)w;
         double cpu = ClientCpuSeconds(slices);
         long allUnits = units + slices.Sum(s => s.WarmupUnits);
+        var rates = slices.Select(s => UnitsPerSecond(s, unitsAreEntities)).Order().ToList();
         return new WorkloadSummary
         {
             Workload = workload,
@@ -69,26 +75,27 @@ public static class SummaryCalculator
             ClientCpuMicrosecondsPerEntity = unitsAreEntities && allUnits > 0 ? cpu * 1e6 / allUnits : null,
             ClientCpuMicrosecondsPerMegabyte = !unitsAreEntities && allUnits > 0 ? cpu * 1e6 / (allUnits / 1e6) : null,
             LatencyDistribution = Distribution(histogram, bins: 40),
-            PerSlice = [.. slices.OrderBy(s => s.SliceIndex).Select(s => SliceSummaryOf(s, unitsAreEntities))],
+            SliceSpread = new SliceSpread(rates[0], RegressionRule.Median(rates), rates[^1], slices.Max(s => s.StartLagSeconds)),
+            SliceAttempts = [.. slices.OrderBy(s => s.SliceIndex).Select(s => s.AttemptId)],
             DurationSeconds = duration,
             Throughput = Rates(counts.Succeeded, units, duration, unitsAreEntities, entitySizeBytes),
             AllSlicesActiveThroughput = allActive,
             AllSlicesActiveSeconds = windowSeconds,
             PeakPerSecond = unitsAreEntities ? peakUnits : peakUnits / 1e6,
             PeakUnit = unitsAreEntities ? "entities/s" : "MB/s",
+            PeakWindowSeconds = w,
             LatencyMs = Latency(histogram),
             Verified = verified,
-            Timeline = timeline,
+            Timeline = timeline.Fit(MaxTimelineBuckets),
             LatencyHistogram = LatencyHistograms.Encode(histogram),
         };
     }
 
-    private static SliceSummary SliceSummaryOf(SliceResult s, bool unitsAreEntities)
+    /// <summary>A slice's own rate: entities/s or MB/s over its measured window.</summary>
+    public static double UnitsPerSecond(SliceResult s, bool unitsAreEntities)
     {
         double seconds = (s.EndedUtc - s.StartedUtc).TotalSeconds;
-        double perSecond = seconds > 0 ? s.Units / seconds / (unitsAreEntities ? 1 : 1e6) : 0;
-        return new SliceSummary(s.SliceIndex, s.TargetIndex, s.Host, s.Counts.Operations, s.Counts.Succeeded, s.Counts.Throttled, s.Counts.Failed, s.Units,
-            seconds, perSecond, s.StartLagSeconds, Latency(LatencyHistograms.Decode(s.LatencyHistogram)));
+        return seconds > 0 ? s.Units / seconds / (unitsAreEntities ? 1 : 1e6) : 0;
     }
 
     public static LatencySummary Latency(HistogramBase h)
@@ -141,25 +148,6 @@ public static class SummaryCalculator
         return result;
     }
 
-    /// <summary>Per-second totals across slices, with every second from the first to the last present (a stall shows as zeros).</summary>
-    public static IReadOnlyList<TimelinePoint> MergeTimelines(IEnumerable<SliceResult> slices)
-    {
-        var bySecond = slices.SelectMany(s => s.Timeline)
-            .GroupBy(p => p.UnixSecond)
-            .ToDictionary(g => g.Key, g => new TimelinePoint(g.Key, g.Sum(p => p.Operations), g.Sum(p => p.Units)));
-        if (bySecond.Count == 0)
-        {
-            return [];
-        }
-        long first = bySecond.Keys.Min(), last = bySecond.Keys.Max();
-        var timeline = new List<TimelinePoint>((int)(last - first + 1));
-        for (long second = first; second <= last; second++)
-        {
-            timeline.Add(bySecond.GetValueOrDefault(second) ?? new TimelinePoint(second, 0, 0));
-        }
-        return timeline;
-    }
-
     private static Throughput Rates(long operations, long units, double seconds, bool unitsAreEntities, int entitySizeBytes)
     {
         if (seconds <= 0)
@@ -176,7 +164,12 @@ public static class SummaryCalculator
         return new Throughput(ops, null, null, mbps, mbps * 8);
     }
 
-    private static long CeilSecond(DateTime utc) => (utc.Ticks - DateTime.UnixEpoch.Ticks + TimeSpan.TicksPerSecond - 1) / TimeSpan.TicksPerSecond;
+    /// <summary>The first Unix second at or after <paramref name="utc"/> that is a multiple of <paramref name="width"/>.</summary>
+    private static long CeilTo(DateTime utc, int width)
+    {
+        long ticks = (long)width * TimeSpan.TicksPerSecond;
+        return (utc.Ticks - DateTime.UnixEpoch.Ticks + ticks - 1) / ticks * width;
+    }
 
-    private static long FloorSecond(DateTime utc) => (utc.Ticks - DateTime.UnixEpoch.Ticks) / TimeSpan.TicksPerSecond;
+    private static long FloorTo(DateTime utc, int width) => (utc.Ticks - DateTime.UnixEpoch.Ticks) / ((long)width * TimeSpan.TicksPerSecond) * width;
 }

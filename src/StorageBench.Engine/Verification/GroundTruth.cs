@@ -1,51 +1,82 @@
 using Azure;
+using Azure.Data.Tables;
+using Azure.Storage.Blobs;
 using Azure.Storage.Blobs.Models;
 using StorageBench.Engine.Statistics;
 using StorageBench.Engine.Workloads;
 
 namespace StorageBench.Engine.Verification;
 
-/// <summary>Counts what really landed in the run's own table or container and compares it with what the run reported.</summary>
+/// <summary>
+/// Counts what really landed in a step's own table or container and compares it with what the run
+/// reported. Activities run at least once, so a slice may have run twice: only the executions whose
+/// results the orchestrator accepted (their attempt ids) are counted; anything another execution
+/// wrote is deleted and reported as discarded. Anything that does not carry an attempt id at all was
+/// not written by this tool, and fails verification.
+/// </summary>
 public static class GroundTruth
 {
-    /// <summary>Counts the entities in the run's table in every target account.</summary>
-    public static async Task<VerificationResult> VerifyTableAsync(IReadOnlyList<StorageTarget> targets, string tableName, long reportedEntities, CancellationToken ct)
+    /// <summary>Counts the accepted attempts' entities in the step's table in every target account.</summary>
+    public static async Task<VerificationResult> VerifyTableAsync(IReadOnlyList<StorageTarget> targets, string tableName, IReadOnlyCollection<string> acceptedAttempts,
+        long reportedEntities, CancellationToken ct)
     {
-        long actual = 0;
+        var accepted = acceptedAttempts.ToHashSet(StringComparer.Ordinal);
+        long actual = 0, discarded = 0, foreign = 0;
         foreach (var target in targets)
         {
             using var clients = target.CreateClients(new() { SdkRetries = true });
             var table = clients.Tables.GetTableClient(tableName);
+            var stray = new List<TableEntity>();
             try
             {
                 // Keys only: the payload is what we wrote, the count is what we need.
-                await foreach (var page in table.QueryAsync<Azure.Data.Tables.TableEntity>(select: ["PartitionKey"], maxPerPage: 1000, cancellationToken: ct).AsPages())
+                await foreach (var page in table.QueryAsync<TableEntity>(select: ["PartitionKey", "RowKey"], maxPerPage: 1000, cancellationToken: ct).AsPages())
                 {
-                    actual += page.Values.Count;
+                    foreach (var e in page.Values)
+                    {
+                        string attempt = TableInsertWorkload.AttemptOf(e.RowKey);
+                        if (accepted.Contains(attempt))
+                        {
+                            actual++;
+                        }
+                        else if (attempt.Length > 0)
+                        {
+                            stray.Add(e);
+                        }
+                        else
+                        {
+                            foreign++;
+                        }
+                    }
                 }
             }
             catch (RequestFailedException ex) when (ex.Status == 404)
             {
                 // No table: nothing landed.
             }
+            discarded += stray.Count;
+            foreach (var batch in stray.GroupBy(e => e.PartitionKey).SelectMany(g => g.Chunk(100)))
+            {
+                await table.SubmitTransactionAsync(batch.Select(e => new TableTransactionAction(TableTransactionActionType.Delete, e, ETag.All)), ct).ConfigureAwait(false);
+            }
         }
-        return new VerificationResult(actual == reportedEntities, reportedEntities, actual, "entities",
-            $"entities in table {tableName}" + (targets.Count > 1 ? $" across {targets.Count} accounts" : ""));
+        return new VerificationResult(actual == reportedEntities && foreign == 0, reportedEntities, actual, "entities",
+            $"entities in table {tableName}" + Across(targets) + Discarded(discarded, "entities") + Foreign(foreign, "entities")) { Discarded = discarded };
     }
 
-    public static Task<VerificationResult> VerifyTableAsync(StorageTarget target, string tableName, long reportedEntities, CancellationToken ct) =>
-        VerifyTableAsync([target], tableName, reportedEntities, ct);
+    public static Task<VerificationResult> VerifyTableAsync(StorageTarget target, string tableName, IReadOnlyCollection<string> acceptedAttempts, long reportedEntities, CancellationToken ct) =>
+        VerifyTableAsync([target], tableName, acceptedAttempts, reportedEntities, ct);
 
-    /// <param name="contentMd5BySlice">When given, every blob is downloaded and its MD5 compared with its slice's content.</param>
-    public static Task<VerificationResult> VerifyBlobsAsync(StorageTarget target, string containerName, long reportedBlobs, long blobSizeBytes,
-        string?[]? contentMd5BySlice, CancellationToken ct) =>
-        VerifyBlobsAsync([target], containerName, reportedBlobs, blobSizeBytes, contentMd5BySlice, ct);
-
-    /// <summary>Lists the run's container in every target account: count, lengths, and (when asked) each blob's MD5.</summary>
-    public static async Task<VerificationResult> VerifyBlobsAsync(IReadOnlyList<StorageTarget> targets, string containerName, long reportedBlobs, long blobSizeBytes,
-        string?[]? contentMd5BySlice, CancellationToken ct)
+    /// <summary>
+    /// Lists the step's container in every target account: count and lengths of the accepted attempts'
+    /// committed blobs and, when <paramref name="contentMd5ByAttempt"/> is given, each blob's MD5
+    /// against what its attempt sent.
+    /// </summary>
+    public static async Task<VerificationResult> VerifyBlobsAsync(IReadOnlyList<StorageTarget> targets, string containerName, IReadOnlyCollection<string> acceptedAttempts,
+        long reportedBlobs, long blobSizeBytes, IReadOnlyDictionary<string, string>? contentMd5ByAttempt, CancellationToken ct)
     {
-        long blobs = 0, bytes = 0, wrongLength = 0, wrongContent = 0;
+        var accepted = acceptedAttempts.ToHashSet(StringComparer.Ordinal);
+        long blobs = 0, bytes = 0, wrongLength = 0, wrongContent = 0, discarded = 0, foreign = 0;
         foreach (var target in targets)
         {
             using var clients = target.CreateClients(new() { SdkRetries = true });
@@ -54,11 +85,24 @@ public static class GroundTruth
             {
                 await foreach (var item in container.GetBlobsAsync(BlobTraits.None, BlobStates.None, prefix: null, ct))
                 {
+                    string attempt = BlobUploadWorkload.AttemptOf(item.Name);
+                    if (attempt.Length == 0)
+                    {
+                        foreign++;
+                        continue;
+                    }
+                    if (!accepted.Contains(attempt))
+                    {
+                        discarded++;
+                        await container.DeleteBlobIfExistsAsync(item.Name, cancellationToken: ct).ConfigureAwait(false);
+                        continue;
+                    }
                     blobs++;
                     long length = item.Properties.ContentLength ?? 0;
                     bytes += length;
                     wrongLength += length != blobSizeBytes ? 1 : 0;
-                    if (contentMd5BySlice is not null && !await ContentMatchesAsync(container.GetBlobClient(item.Name), contentMd5BySlice, ct).ConfigureAwait(false))
+                    if (contentMd5ByAttempt is not null
+                        && !await ContentMatchesAsync(container.GetBlobClient(item.Name), contentMd5ByAttempt.GetValueOrDefault(attempt), ct).ConfigureAwait(false))
                     {
                         wrongContent++;
                     }
@@ -70,21 +114,27 @@ public static class GroundTruth
             }
         }
         long expected = reportedBlobs * blobSizeBytes;
-        string content = contentMd5BySlice is null ? "content not checked" : $"{wrongContent} whose MD5 differs from what was sent";
-        string where = targets.Count > 1 ? $" across {targets.Count} accounts" : "";
-        return new VerificationResult(bytes == expected && blobs == reportedBlobs && wrongLength == 0 && wrongContent == 0, expected, bytes, "bytes",
-            $"{blobs} committed blobs (reported {reportedBlobs}), {wrongLength} with a length other than {blobSizeBytes}, {content}, in container {containerName}{where}");
+        string content = contentMd5ByAttempt is null ? "content not checked" : $"{wrongContent} whose MD5 differs from what was sent";
+        return new VerificationResult(bytes == expected && blobs == reportedBlobs && wrongLength == 0 && wrongContent == 0 && foreign == 0, expected, bytes, "bytes",
+            $"{blobs} committed blobs (reported {reportedBlobs}), {wrongLength} with a length other than {blobSizeBytes}, {content}, in container {containerName}"
+            + Across(targets) + Discarded(discarded, "blobs") + Foreign(foreign, "blobs")) { Discarded = discarded };
     }
 
-    private static async Task<bool> ContentMatchesAsync(Azure.Storage.Blobs.BlobClient blob, string?[] md5BySlice, CancellationToken ct)
+    private static string Across(IReadOnlyList<StorageTarget> targets) => targets.Count > 1 ? $" across {targets.Count} accounts" : "";
+
+    private static string Discarded(long count, string what) =>
+        count > 0 ? $"; {count} {what} written by an execution whose result was not used were deleted" : "";
+
+    private static string Foreign(long count, string what) => count > 0 ? $"; {count} {what} this tool did not write" : "";
+
+    private static async Task<bool> ContentMatchesAsync(BlobClient blob, string? expectedMd5, CancellationToken ct)
     {
-        int slice = BlobUploadWorkload.SliceOf(blob.Name);
-        if (slice >= md5BySlice.Length || md5BySlice[slice] is not { } expected)
+        if (expectedMd5 is null)
         {
             return false;
         }
         using var stream = await blob.OpenReadAsync(cancellationToken: ct).ConfigureAwait(false);
         using var md5 = System.Security.Cryptography.MD5.Create();
-        return Convert.ToBase64String(await md5.ComputeHashAsync(stream, ct).ConfigureAwait(false)) == expected;
+        return Convert.ToBase64String(await md5.ComputeHashAsync(stream, ct).ConfigureAwait(false)) == expectedMd5;
     }
 }

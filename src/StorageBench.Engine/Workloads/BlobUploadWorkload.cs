@@ -11,7 +11,9 @@ namespace StorageBench.Engine.Workloads;
 /// Uploads one slice's blobs one after another; within a blob, ParallelBlocks Put Block requests are
 /// in flight, then Put Block List commits them (as the seeds' storage client did). Every request is
 /// counted; the latency histogram holds Put Block requests. A fixed-duration slice starts no new
-/// blob once its time is up, so every blob it commits is whole.
+/// blob once its time is up, so every blob it commits is whole. Blob names start with this
+/// execution's attempt id (activities run at least once). Canceling <c>ct</c> stops the slice: no
+/// new block is sent, a blob left incomplete is not committed, and requests in flight are counted.
 /// </summary>
 public static class BlobUploadWorkload
 {
@@ -26,13 +28,14 @@ public static class BlobUploadWorkload
         // One buffer serves every block of every blob: the driver allocates no payload per request.
         var block = EntityPayload.RandomBytes((int)Math.Min(spec.BlockSizeBytes, spec.BlobSizeBytes));
         var blockIds = BlockIds(blockCount);
+        string attempt = SliceResult.NewAttemptId();
 
         // Preflight, untimed and before the start barrier (see TableInsertWorkload); best effort.
         try
         {
-            await container.GetPropertiesAsync(cancellationToken: ct).ConfigureAwait(false);
+            await container.GetPropertiesAsync().ConfigureAwait(false);
         }
-        catch (Exception ex) when (OutcomeClassifier.Classify(ex, ct) is not null)
+        catch (Exception ex) when (OutcomeClassifier.Classify(ex, CancellationToken.None) is not null)
         {
         }
 
@@ -49,9 +52,9 @@ public static class BlobUploadWorkload
         long committed = 0;
         long operationIndex = -1;
         var loops = new Task<bool>[workers.Length];
-        for (int n = 0; spec.DurationSeconds > 0 ? !schedule.HasEnded() : n < plan.BlobCount; n++)
+        for (int n = 0; !ct.IsCancellationRequested && (spec.DurationSeconds > 0 ? !schedule.HasEnded() : n < plan.BlobCount); n++)
         {
-            var blob = container.GetBlockBlobClient(BlobName(plan.SliceIndex, n));
+            var blob = container.GetBlockBlobClient(BlobName(attempt, plan.SliceIndex, n));
             long nextBlock = -1;
             for (int w = 0; w < workers.Length; w++)
             {
@@ -61,27 +64,36 @@ public static class BlobUploadWorkload
                     bool allOk = true;
                     for (long i = Interlocked.Increment(ref nextBlock); i < blockCount; i = Interlocked.Increment(ref nextBlock))
                     {
+                        if (ct.IsCancellationRequested)
+                        {
+                            return false;
+                        }
                         int size = (int)Math.Min(spec.BlockSizeBytes, spec.BlobSizeBytes - i * spec.BlockSizeBytes);
-                        allOk &= await StageBlockAsync(blob, blockIds[i], block, size, schedule, Interlocked.Increment(ref operationIndex), recorder, ct).ConfigureAwait(false);
+                        allOk &= await StageBlockAsync(blob, blockIds[i], block, size, schedule, Interlocked.Increment(ref operationIndex), recorder).ConfigureAwait(false);
                     }
                     return allOk;
-                }, ct);
+                }, CancellationToken.None);
             }
             bool allStaged = (await Task.WhenAll(loops).ConfigureAwait(false)).All(ok => ok);
-            if (allStaged && await CommitAsync(blob, blockIds, blockCount, schedule, commits, ct).ConfigureAwait(false))
+            if (allStaged && await CommitAsync(blob, blockIds, blockCount, schedule, commits).ConfigureAwait(false))
             {
                 committed++;
             }
         }
-        return SliceResult.FromWorkers(plan.RunId, Name, plan.SliceIndex, plan.TargetIndex, cpuAtStart, [.. workers, commits],
+        return SliceResult.FromWorkers(plan.StepId, attempt, Name, plan.SliceIndex, plan.TargetIndex, cpuAtStart, [.. workers, commits],
             objects: committed,
-            contentMd5: spec.VerifyContent ? ContentMd5(block, spec.BlobSizeBytes, spec.BlockSizeBytes) : null) with { StartLagSeconds = clock.LagSeconds(plan.StartAtUtc) };
+            contentMd5: spec.VerifyContent ? ContentMd5(block, spec.BlobSizeBytes, spec.BlockSizeBytes) : null) with
+        {
+            StartLagSeconds = clock.LagSeconds(plan.StartAtUtc),
+            Canceled = ct.IsCancellationRequested,
+        };
     }
 
-    /// <summary>Names carry the slice, so slices never collide and verification knows which content a blob should have.</summary>
-    public static string BlobName(int slice, int sequence) => $"blob-s{slice:D3}-{sequence:D7}";
+    /// <summary>"attempt/sSSS-NNNNNNN": slices never collide, and each execution's blobs are its own.</summary>
+    public static string BlobName(string attempt, int slice, int sequence) => $"{attempt}/s{slice:D3}-{sequence:D7}";
 
-    public static int SliceOf(string blobName) => int.Parse(blobName.AsSpan(6, 3));
+    /// <summary>The attempt id a blob name starts with ("" for a name this tool did not write).</summary>
+    public static string AttemptOf(string blobName) => blobName.Length > 9 && blobName[8] == '/' ? blobName[..8] : "";
 
     public static int BlockCount(long blobSizeBytes, int blockSizeBytes) => (int)((blobSizeBytes + blockSizeBytes - 1) / blockSizeBytes);
 
@@ -90,17 +102,17 @@ public static class BlobUploadWorkload
         [.. Enumerable.Range(0, count).Select(i => Convert.ToBase64String(Encoding.ASCII.GetBytes($"block-{i:D6}")))];
 
     private static async Task<bool> StageBlockAsync(BlockBlobClient blob, string blockId, byte[] block, int size, OperationSchedule schedule,
-        long operationIndex, WorkerRecorder recorder, CancellationToken ct)
+        long operationIndex, WorkerRecorder recorder)
     {
         using var content = new MemoryStream(block, 0, size, writable: false);
         long start = Stopwatch.GetTimestamp();
         Outcome outcome;
         try
         {
-            await blob.StageBlockAsync(blockId, content, cancellationToken: ct).ConfigureAwait(false);
+            await blob.StageBlockAsync(blockId, content).ConfigureAwait(false);
             outcome = Outcome.Succeeded;
         }
-        catch (Exception ex) when (OutcomeClassifier.Classify(ex, ct) is { } failed)
+        catch (Exception ex) when (OutcomeClassifier.Classify(ex, CancellationToken.None) is { } failed)
         {
             outcome = failed;
         }
@@ -109,16 +121,16 @@ public static class BlobUploadWorkload
     }
 
     private static async Task<bool> CommitAsync(BlockBlobClient blob, string[] blockIds, int blockCount, OperationSchedule schedule,
-        WorkerRecorder recorder, CancellationToken ct)
+        WorkerRecorder recorder)
     {
         long start = Stopwatch.GetTimestamp();
         Outcome outcome;
         try
         {
-            await blob.CommitBlockListAsync(new ArraySegment<string>(blockIds, 0, blockCount), cancellationToken: ct).ConfigureAwait(false);
+            await blob.CommitBlockListAsync(new ArraySegment<string>(blockIds, 0, blockCount)).ConfigureAwait(false);
             outcome = Outcome.Succeeded;
         }
-        catch (Exception ex) when (OutcomeClassifier.Classify(ex, ct) is { } failed)
+        catch (Exception ex) when (OutcomeClassifier.Classify(ex, CancellationToken.None) is { } failed)
         {
             outcome = failed;
         }

@@ -44,14 +44,27 @@ internal sealed class OperationSchedule
         return index < _maxOperations && due < _endTimestamp;
     }
 
-    /// <summary>Waits until an open-loop operation is due (no wait when behind schedule or closed loop).</summary>
-    public static ValueTask WaitUntilAsync(long due, CancellationToken ct)
+    /// <summary>
+    /// Waits until an open-loop operation is due (no wait when behind schedule or closed loop); false
+    /// when the slice was stopped while waiting.
+    /// </summary>
+    public static async ValueTask<bool> WaitUntilAsync(long due, CancellationToken ct)
     {
         long ahead = due - Stopwatch.GetTimestamp();
         // Below a millisecond the timer cannot do better than sending now.
-        return ahead * 1000 / Stopwatch.Frequency >= 1
-            ? new ValueTask(Task.Delay(TimeSpan.FromSeconds((double)ahead / Stopwatch.Frequency), ct))
-            : ValueTask.CompletedTask;
+        if (ahead * 1000 / Stopwatch.Frequency < 1)
+        {
+            return !ct.IsCancellationRequested;
+        }
+        try
+        {
+            await Task.Delay(TimeSpan.FromSeconds((double)ahead / Stopwatch.Frequency), ct).ConfigureAwait(false);
+            return true;
+        }
+        catch (OperationCanceledException) when (ct.IsCancellationRequested)
+        {
+            return false;
+        }
     }
 
     /// <summary>True once a fixed-duration slice has run its time.</summary>

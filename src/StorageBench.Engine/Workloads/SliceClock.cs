@@ -16,12 +16,19 @@ internal sealed class SliceClock
 
     public long StartTimestamp { get; }
 
+    /// <summary>Waits for the start instant; a slice stopped while it waits starts at once (and its loops stop at once).</summary>
     public static async Task<SliceClock> StartAtAsync(DateTime startAtUtc, TimeProvider time, CancellationToken ct)
     {
         var wait = startAtUtc - time.GetUtcNow().UtcDateTime;
         if (wait > TimeSpan.Zero)
         {
-            await Task.Delay(wait, time, ct).ConfigureAwait(false);
+            try
+            {
+                await Task.Delay(wait, time, ct).ConfigureAwait(false);
+            }
+            catch (OperationCanceledException) when (ct.IsCancellationRequested)
+            {
+            }
         }
         return new SliceClock(time.GetUtcNow().UtcDateTime, Stopwatch.GetTimestamp());
     }

@@ -1,3 +1,4 @@
+using StorageBench.Engine.Measurement;
 using StorageBench.Engine.Planning;
 using StorageBench.Engine.Spec;
 using StorageBench.Engine.Statistics;
@@ -6,7 +7,7 @@ using StorageBench.Results;
 
 namespace StorageBench.Orchestration.Hosting;
 
-/// <summary>Wires the orchestrator and every activity into an in-process host (the local CLI and the tests use this).</summary>
+/// <summary>Wires both orchestrators and every activity into an in-process host (the local CLI and the tests use this).</summary>
 public static class BenchmarkHost
 {
     public static InProcessOrchestrationHost Create(StorageTarget target, ResultsTableStore results, TimeProvider time,
@@ -21,17 +22,27 @@ public static class BenchmarkHost
         // By default every slice of a workload can run at once (plus the control activities), so the
         // synchronized start holds; a Function App bounds this per instance in host.json instead.
         var host = new InProcessOrchestrationHost(maxConcurrentActivities > 0 ? maxConcurrentActivities : ServiceLimits.MaxSlices + 8, time, shutdown);
-        return host
-            .AddOrchestrator<RunRequest, RunSummary>(BenchmarkOrchestrator.Name, BenchmarkOrchestrator.RunAsync)
-            .AddActivity<object?, EnvironmentInfo>(ActivityNames.DescribeEnvironment, (_, _) => a.DescribeEnvironmentAsync(), runsAfterShutdown: true)
-            .AddActivity<TargetsInput, bool>(ActivityNames.PrepareTargets, a.PrepareTargetsAsync)
-            .AddActivity<TableSlicePlan, Engine.Measurement.SliceResult>(ActivityNames.RunTableSlice, a.RunTableSliceAsync)
-            .AddActivity<BlobSlicePlan, Engine.Measurement.SliceResult>(ActivityNames.RunBlobSlice, a.RunBlobSliceAsync)
-            .AddActivity<VerifyTableInput, VerificationResult>(ActivityNames.VerifyTable, a.VerifyTableAsync)
-            .AddActivity<VerifyBlobsInput, VerificationResult>(ActivityNames.VerifyBlobs, a.VerifyBlobsAsync)
-            .AddActivity<StoreResultInput, bool>(ActivityNames.StoreResult, a.StoreResultAsync, runsAfterShutdown: true)
-            .AddActivity<RunSummary, RegressionVerdict>(ActivityNames.CheckRegression, a.CheckRegressionAsync)
-            .AddActivity<RunSummary, bool>(ActivityNames.EmitTelemetry, a.EmitTelemetryAsync, runsAfterShutdown: true)
-            .AddActivity<TargetsInput, bool>(ActivityNames.DeleteTargets, a.DeleteTargetsAsync, runsAfterShutdown: true);
+        return Register(host, a);
     }
+
+    /// <summary>
+    /// Binds every orchestrator and activity name to its code. Bookkeeping and cleanup (verify, delete,
+    /// store, telemetry) run after shutdown too, so a canceled run is verified, leaves nothing behind,
+    /// and is stored with the figures it has.
+    /// </summary>
+    public static InProcessOrchestrationHost Register(InProcessOrchestrationHost host, BenchmarkActivities a) => host
+        .AddOrchestrator<RunRequest, RunSummary>(BenchmarkOrchestrator.Name, BenchmarkOrchestrator.RunAsync)
+        .AddOrchestrator<StepInput, StepResult>(StepOrchestrator.Name, StepOrchestrator.RunAsync)
+        .AddActivity<object?, EnvironmentInfo>(ActivityNames.DescribeEnvironment, (_, _) => a.DescribeEnvironmentAsync(), runsAfterShutdown: true)
+        .AddActivity<StepTargets, bool>(ActivityNames.PrepareTargets, a.PrepareTargetsAsync)
+        .AddActivity<TableSlicePlan, SliceResult>(ActivityNames.RunTableSlice, a.RunTableSliceAsync)
+        .AddActivity<BlobSlicePlan, SliceResult>(ActivityNames.RunBlobSlice, a.RunBlobSliceAsync)
+        .AddActivity<VerifyTableInput, VerificationResult>(ActivityNames.VerifyTable, a.VerifyTableAsync, runsAfterShutdown: true)
+        .AddActivity<VerifyBlobsInput, VerificationResult>(ActivityNames.VerifyBlobs, a.VerifyBlobsAsync, runsAfterShutdown: true)
+        .AddActivity<StepTargets, bool>(ActivityNames.DeleteTargets, a.DeleteTargetsAsync, runsAfterShutdown: true)
+        .AddActivity<StoreStepInput, bool>(ActivityNames.StoreStep, a.StoreStepAsync, runsAfterShutdown: true)
+        .AddActivity<StepTelemetryInput, bool>(ActivityNames.EmitStepTelemetry, a.EmitStepTelemetryAsync, runsAfterShutdown: true)
+        .AddActivity<RegressionInput, RegressionVerdict>(ActivityNames.CheckRegression, a.CheckRegressionAsync)
+        .AddActivity<RunSummary, bool>(ActivityNames.StoreRun, a.StoreRunAsync, runsAfterShutdown: true)
+        .AddActivity<RunSummary, bool>(ActivityNames.EmitRunTelemetry, a.EmitRunTelemetryAsync, runsAfterShutdown: true);
 }

@@ -1,0 +1,88 @@
+using System.Text.RegularExpressions;
+using Azure;
+using StorageBench.Engine.Planning;
+using StorageBench.Engine.Workloads;
+
+namespace StorageBench.Engine.Cleanup;
+
+/// <summary>A table or container this tool created (recognised by its name alone) and when.</summary>
+/// <param name="Account">Index of the target account it is in.</param>
+/// <param name="Kind">"table" or "container".</param>
+public sealed record Leftover(int Account, string Kind, string Name, DateTime CreatedUtc, string StepLetters);
+
+/// <summary>
+/// Finds and deletes the tables and containers benchmark steps create, by the naming rule only
+/// (<see cref="Planner.TryParseTargetName"/>: "sbt" or "sbb", a 14-digit UTC creation time, the step
+/// id's letters and digits). Anything else in the account — results tables, other applications' data —
+/// never matches, so it is never listed or touched.
+/// </summary>
+public sealed class TargetCleaner(IReadOnlyList<StorageTarget> targets)
+{
+    public async Task<IReadOnlyList<Leftover>> ListAsync(Func<Leftover, bool> select, CancellationToken ct)
+    {
+        var found = new List<Leftover>();
+        for (int account = 0; account < targets.Count; account++)
+        {
+            using var clients = targets[account].CreateClients(new() { SdkRetries = true });
+            await foreach (var table in clients.Tables.QueryAsync(TableFilter(), cancellationToken: ct).ConfigureAwait(false))
+            {
+                Add(found, account, "table", table.Name, select);
+            }
+            await foreach (var container in clients.Blobs.GetBlobContainersAsync(prefix: "sbb", cancellationToken: ct).ConfigureAwait(false))
+            {
+                Add(found, account, "container", container.Name, select);
+            }
+        }
+        return found;
+    }
+
+    /// <summary>Everything this tool created at or before <paramref name="cutoffUtc"/>.</summary>
+    public Task<IReadOnlyList<Leftover>> CreatedBeforeAsync(DateTime cutoffUtc, CancellationToken ct) => ListAsync(l => l.CreatedUtc <= cutoffUtc, ct);
+
+    /// <summary>Every table and container of one run's steps.</summary>
+    public Task<IReadOnlyList<Leftover>> OfRunAsync(string runId, CancellationToken ct)
+    {
+        var steps = new Regex("^" + Regex.Escape(Planner.TargetSuffixOf(runId)) + "s[0-9]{3}$", RegexOptions.CultureInvariant);
+        return ListAsync(l => steps.IsMatch(l.StepLetters), ct);
+    }
+
+    public async Task DeleteAsync(IEnumerable<Leftover> leftovers, CancellationToken ct)
+    {
+        foreach (var group in leftovers.GroupBy(l => l.Account))
+        {
+            using var clients = targets[group.Key].CreateClients(new() { SdkRetries = true });
+            foreach (var l in group)
+            {
+                if (l.Kind == "table")
+                {
+                    try
+                    {
+                        await clients.Tables.DeleteTableAsync(l.Name, ct).ConfigureAwait(false);
+                    }
+                    catch (RequestFailedException ex) when (ex.Status == 404)
+                    {
+                    }
+                }
+                else
+                {
+                    await clients.Blobs.GetBlobContainerClient(l.Name).DeleteIfExistsAsync(cancellationToken: ct).ConfigureAwait(false);
+                }
+            }
+        }
+    }
+
+    private static void Add(List<Leftover> found, int account, string kind, string name, Func<Leftover, bool> select)
+    {
+        if (Planner.TryParseTargetName(name, out var created, out var step))
+        {
+            var leftover = new Leftover(account, kind, name, created, step);
+            if (select(leftover))
+            {
+                found.Add(leftover);
+            }
+        }
+    }
+
+    /// <summary>Table names from "sbt" up to (not including) "sbu": the service filters, the naming rule decides.</summary>
+    private static string TableFilter() => "TableName ge 'sbt' and TableName lt 'sbu'";
+}

@@ -1,0 +1,160 @@
+using StorageBench.Engine.Measurement;
+using StorageBench.Engine.Planning;
+using StorageBench.Engine.Spec;
+using StorageBench.Engine.Statistics;
+using StorageBench.Engine.Workloads;
+using StorageBench.Results;
+
+namespace StorageBench.Orchestration;
+
+/// <summary>
+/// One step of a run (a plain run has one; a sweep or search one per value), as its own
+/// sub-orchestration so a run's history does not grow with its slices: create the step's table and
+/// container → fan out one activity per slice (synchronized start) → fan in (merge histograms and
+/// timelines) → verify against storage, counting only the slice executions whose results arrived →
+/// delete the table and container (also after a failure) → store the step's row and telemetry.
+/// Deterministic: only the context's clock and activities.
+/// </summary>
+public static class StepOrchestrator
+{
+    public const string Name = "BenchmarkStep";
+
+    public static async Task<StepResult> RunAsync(IRunOrchestrationContext context, StepInput input)
+    {
+        string stepId = context.InstanceId;
+        var spec = input.Spec;
+        var created = context.CurrentUtcDateTime;
+        var targets = new StepTargets(stepId, Planner.TableName(stepId, created), Planner.ContainerName(stepId, created), spec.TableInsert is not null, spec.BlobUpload is not null);
+        var workloads = new List<WorkloadSummary>();
+        var accepted = new List<AcceptedSlices>();
+        var errors = new List<string>();
+        var hosts = new SortedSet<string>(StringComparer.Ordinal);
+        bool canceled = false;
+        try
+        {
+            context.SetCustomStatus(new RunProgress("preparing", null, 0, input.Index));
+            await context.CallActivityAsync<bool>(ActivityNames.PrepareTargets, targets);
+            if (spec.TableInsert is { } table)
+            {
+                var plans = Planner.PlanTable(input.RunId, stepId, targets.TableName, table, spec.Client, StartAt(context, spec), input.Environment.TargetAccounts);
+                var (slices, stopped) = await FanOutAsync(context, ActivityNames.RunTableSlice, plans, TableInsertWorkload.Name, input.Index, errors);
+                canceled |= stopped;
+                if (slices.Count > 0)
+                {
+                    var verified = await context.CallActivityAsync<VerificationResult>(ActivityNames.VerifyTable,
+                        new VerifyTableInput(targets.TableName, Attempts(slices), slices.Sum(s => s.Units + s.WarmupUnits)));
+                    workloads.Add(SummaryCalculator.SummarizeTable(table, slices, verified));
+                    accepted.Add(new AcceptedSlices(TableInsertWorkload.Name, Attempts(slices)));
+                    hosts.UnionWith(slices.Select(s => s.Host));
+                }
+            }
+            if (spec.BlobUpload is { } blob && !canceled && errors.Count == 0)
+            {
+                var plans = Planner.PlanBlob(input.RunId, stepId, targets.ContainerName, blob, spec.Client, StartAt(context, spec), input.Environment.TargetAccounts);
+                var (slices, stopped) = await FanOutAsync(context, ActivityNames.RunBlobSlice, plans, BlobUploadWorkload.Name, input.Index, errors);
+                canceled |= stopped;
+                if (slices.Count > 0)
+                {
+                    var verified = await context.CallActivityAsync<VerificationResult>(ActivityNames.VerifyBlobs,
+                        new VerifyBlobsInput(targets.ContainerName, Attempts(slices), slices.Sum(s => s.Objects), blob.BlobSizeBytes,
+                            blob.VerifyContent ? slices.ToDictionary(s => s.AttemptId, s => s.ContentMd5 ?? "") : null));
+                    workloads.Add(SummaryCalculator.SummarizeBlob(blob, slices, verified));
+                    accepted.Add(new AcceptedSlices(BlobUploadWorkload.Name, Attempts(slices)));
+                    hosts.UnionWith(slices.Select(s => s.Host));
+                }
+            }
+        }
+        catch (Exception ex)
+        {
+            canceled |= ex is ActivityFailedException { IsCancellation: true };
+            errors.Add(ex.Message);
+        }
+        finally
+        {
+            context.SetCustomStatus(new RunProgress("cleaning up", null, 0, input.Index));
+            try
+            {
+                await context.CallActivityAsync<bool>(ActivityNames.DeleteTargets, targets);
+            }
+            catch (Exception ex)
+            {
+                errors.Add("cleanup: " + ex.Message);
+            }
+        }
+
+        string status = canceled ? RunStatus.Canceled : errors.Count > 0 ? RunStatus.Failed : RunStatus.Completed;
+        var ended = context.CurrentUtcDateTime;
+        var env = new RunEnvironment(input.Environment.TargetKind, Math.Max(1, hosts.Count), input.Host, input.Environment.Machine, input.Environment.Runtime,
+            input.Environment.ProcessorCount, input.Environment.TargetAccounts);
+        WorkloadSummary[] headlines = [.. workloads.Select(WorkloadPayloads.Headline)];
+        try
+        {
+            await context.CallActivityAsync<bool>(ActivityNames.StoreStep, new StoreStepInput(
+                new StepRecord(input.RunId, spec.Scenario, input.RunStartedUtc, ended, env, input.Index, input.Parameter, input.Value, status, errors, headlines),
+                [.. accepted]));
+        }
+        catch (Exception ex)
+        {
+            errors.Add("storing the step's result: " + ex.Message);
+        }
+        try
+        {
+            var run = new RunSummary
+            {
+                RunId = input.RunId, Status = status, StartedUtc = input.RunStartedUtc, EndedUtc = ended, Spec = spec, Environment = env,
+            };
+            await context.CallActivityAsync<bool>(ActivityNames.EmitStepTelemetry, new StepTelemetryInput(run, headlines));
+        }
+        catch (Exception ex)
+        {
+            // The benchmark itself stands; the missing telemetry is reported, not hidden.
+            errors.Add("telemetry: " + ex.Message);
+        }
+        var stepped = input.Parameter is null ? workloads : [.. workloads.Select(w => w with { StepParameter = input.Parameter, StepValue = input.Value })];
+        return new StepResult(stepId, input.Index, input.Parameter, input.Value, status, errors, stepped, [.. hosts]);
+    }
+
+    private static string[] Attempts(IEnumerable<SliceResult> slices) => [.. slices.OrderBy(s => s.SliceIndex).Select(s => s.AttemptId)];
+
+    /// <summary>All slices of a workload begin at one instant chosen here, so they really run together.</summary>
+    private static DateTime StartAt(IRunOrchestrationContext context, RunSpec spec) =>
+        context.CurrentUtcDateTime.AddSeconds(spec.StartDelaySeconds);
+
+    /// <summary>
+    /// One activity per slice, all awaited: a slice that fails is named in the errors, and the figures
+    /// of the slices that completed are kept. Stopped is true when the run was canceled under them.
+    /// </summary>
+    private static async Task<(List<SliceResult> Done, bool Stopped)> FanOutAsync<TPlan>(IRunOrchestrationContext context, string activity,
+        IReadOnlyList<TPlan> plans, string workload, int step, List<string> errors)
+    {
+        context.SetCustomStatus(new RunProgress("running", workload, plans.Count, step));
+        var calls = plans.Select(p => context.CallActivityAsync<SliceResult>(activity, p)).ToList();
+        try
+        {
+            await Task.WhenAll(calls);
+        }
+        catch
+        {
+            // Each call is looked at below; WhenAll only reports the first failure.
+        }
+        var done = new List<SliceResult>();
+        bool stopped = false;
+        for (int i = 0; i < calls.Count; i++)
+        {
+            if (calls[i].IsCompletedSuccessfully)
+            {
+                done.Add(calls[i].Result);
+                stopped |= calls[i].Result.Canceled;
+            }
+            else if (calls[i].Exception?.InnerException is ActivityFailedException { IsCancellation: true })
+            {
+                stopped = true;
+            }
+            else
+            {
+                errors.Add($"{workload} slice {i}: {calls[i].Exception?.InnerException?.Message}");
+            }
+        }
+        return (done, stopped);
+    }
+}
