@@ -1,6 +1,7 @@
 using System.Reflection;
 using System.Text.Json;
 using StorageBench.Engine.Cleanup;
+using StorageBench.Engine.Planning;
 using StorageBench.Engine.Spec;
 using StorageBench.Engine.Statistics;
 using StorageBench.Engine.Workloads;
@@ -287,15 +288,21 @@ public static class CliApp
         // Not canceled by Ctrl+C: the host cancels the slices, then the orchestration deletes what the
         // run created and stores the result; wait for that so nothing is left behind.
         var completion = host.WaitForCompletionAsync(runId, CancellationToken.None);
-        string? lastStatus = null;
+        string? lastLine = null;
         while (!completion.IsCompleted)
         {
-            var state = await host.GetStateAsync(runId, CancellationToken.None).ConfigureAwait(false);
-            if (state?.CustomStatusJson is { } status && status != lastStatus)
+            // The run's status says which step runs; the step's says what it does.
+            if (await ProgressOf(host, runId).ConfigureAwait(false) is { } run)
             {
-                var p = JsonSerializer.Deserialize<RunProgress>(status, JsonDefaults.Options)!;
-                await stdout.WriteLineAsync($"  {p.Phase}{(p.Workload is null ? "" : $" {p.Workload} on {p.Slices} slice(s)")}...").ConfigureAwait(false);
-                lastStatus = status;
+                var step = run.Phase == "step" ? await ProgressOf(host, Planner.StepId(runId, run.Step)).ConfigureAwait(false) : null;
+                var p = step ?? run;
+                string where = run.Steps > 1 ? $"step {run.Step + 1}/{run.Steps}: " : "";
+                string line = $"  {where}{p.Phase}{(p.Workload is null ? "" : $" {p.Workload} on {p.Slices} slice(s)")}...";
+                if (line != lastLine)
+                {
+                    await stdout.WriteLineAsync(line).ConfigureAwait(false);
+                    lastLine = line;
+                }
             }
             await Task.WhenAny(completion, Task.Delay(250, CancellationToken.None)).ConfigureAwait(false);
         }
@@ -303,6 +310,11 @@ public static class CliApp
         return await RunResults.LoadAsync(host, results, runId, CancellationToken.None).ConfigureAwait(false)
             ?? throw new InvalidOperationException($"orchestration {runId} ended {final.RuntimeStatus}: {final.FailureMessage}");
     }
+
+    private static async Task<RunProgress?> ProgressOf(IRunOrchestrationClient client, string instanceId) =>
+        (await client.GetStateAsync(instanceId, CancellationToken.None).ConfigureAwait(false))?.CustomStatusJson is { } json
+            ? JsonSerializer.Deserialize<RunProgress>(json, JsonDefaults.Options)
+            : null;
 
     private static string DefaultSpec()
     {

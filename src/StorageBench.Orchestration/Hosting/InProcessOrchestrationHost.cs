@@ -105,14 +105,15 @@ public sealed class InProcessOrchestrationHost : IRunOrchestrationClient
     /// <summary>Ends the instance and the sub-orchestrations it is running; their running activities are canceled.</summary>
     public Task TerminateAsync(string instanceId, string reason, CancellationToken ct)
     {
-        if (_instances.TryGetValue(instanceId, out var instance))
+        if (_instances.TryGetValue(instanceId, out var instance) && !instance.Terminate.IsCancellationRequested)
         {
+            // The parent first, so a child's termination does not reach it as a failure to handle.
+            instance.TerminateReason = reason;
+            instance.Terminate.Cancel();
             foreach (var child in _instances.Values.Where(c => c.Parent == instance))
             {
                 TerminateAsync(child.Id, reason, ct);
             }
-            instance.TerminateReason = reason;
-            instance.Terminate.Cancel();
         }
         return Task.CompletedTask;
     }
@@ -156,6 +157,7 @@ public sealed class InProcessOrchestrationHost : IRunOrchestrationClient
                 {
                     batch.Add(more);
                 }
+                instance.Terminate.Token.ThrowIfCancellationRequested();
                 if (batch.OfType<LateViolation>().FirstOrDefault() is { } violation)
                 {
                     throw new NonDeterministicOrchestrationException(violation.Message);
