@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Deploys StorageBench to your subscription with the az CLI (for users without azd):
-# infra/bicep at subscription scope, then the Function App code when the project exists.
+# infra/bicep at subscription scope, then the Function App code (functions/StorageBench.Functions).
 #   ./scripts/deploy.sh --env NAME --location REGION [--param NAME=VALUE]... [--what-if]
 # Example: ./scripts/deploy.sh --env storagebench-dev --location westeurope --param targetAccountCount=2
 set -euo pipefail
@@ -31,11 +31,7 @@ az deployment sub "$action" --name "storagebench-$env_name" --location "$locatio
   --parameters environmentName="$env_name" location="$location" "${params[@]+"${params[@]}"}"
 [ $what_if -eq 1 ] && exit 0
 
-project=$(ls "$root"/functions/StorageBench.Functions/*.csproj 2>/dev/null | head -1 || true)
-if [ -z "$project" ]; then
-  echo "Infrastructure deployed. The Function App project is not in this repository yet (functions/README.md); no code was deployed." >&2
-  exit 0
-fi
+project="$root/functions/StorageBench.Functions/StorageBench.Functions.csproj"
 app=$(az deployment sub show --name "storagebench-$env_name" --query properties.outputs.FUNCTION_APP_NAME.value -o tsv)
 group=$(az deployment sub show --name "storagebench-$env_name" --query properties.outputs.AZURE_RESOURCE_GROUP.value -o tsv)
 publish=$(mktemp -d)

@@ -6,6 +6,7 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 "$root/scripts/install.sh" --browser
+"$root/scripts/check-functions.sh"
 results="$root/tests/StorageBench.Tests/TestResults"
 rm -rf "$results"
 dotnet test "$root/tests/StorageBench.Tests/StorageBench.Tests.csproj" -c Release --nologo \

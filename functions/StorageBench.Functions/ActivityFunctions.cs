@@ -1,0 +1,52 @@
+using Microsoft.Azure.Functions.Worker;
+using StorageBench.Engine.Measurement;
+using StorageBench.Engine.Planning;
+using StorageBench.Engine.Statistics;
+using StorageBench.Orchestration;
+using StorageBench.Results;
+
+namespace StorageBench.Functions;
+
+/// <summary>
+/// One function per <see cref="ActivityNames"/> entry, bound as Hosting/BenchmarkHost.Register binds them. The
+/// invocation's token is passed through: on host shutdown an activity stops, and Durable runs it again elsewhere
+/// (every activity is safe to run twice).
+/// </summary>
+public sealed class ActivityFunctions(BenchmarkActivities a)
+{
+    [Function(ActivityNames.DescribeEnvironment)]
+    public Task<EnvironmentInfo> DescribeEnvironment([ActivityTrigger] object? none) => a.DescribeEnvironmentAsync();
+
+    [Function(ActivityNames.PrepareTargets)]
+    public Task<bool> PrepareTargets([ActivityTrigger] StepTargets input, FunctionContext context) => a.PrepareTargetsAsync(input, context.CancellationToken);
+
+    [Function(ActivityNames.RunTableSlice)]
+    public Task<SliceResult> RunTableSlice([ActivityTrigger] TableSlicePlan plan, FunctionContext context) => a.RunTableSliceAsync(plan, context.CancellationToken);
+
+    [Function(ActivityNames.RunBlobSlice)]
+    public Task<SliceResult> RunBlobSlice([ActivityTrigger] BlobSlicePlan plan, FunctionContext context) => a.RunBlobSliceAsync(plan, context.CancellationToken);
+
+    [Function(ActivityNames.VerifyTable)]
+    public Task<VerificationResult> VerifyTable([ActivityTrigger] VerifyTableInput input, FunctionContext context) => a.VerifyTableAsync(input, context.CancellationToken);
+
+    [Function(ActivityNames.VerifyBlobs)]
+    public Task<VerificationResult> VerifyBlobs([ActivityTrigger] VerifyBlobsInput input, FunctionContext context) => a.VerifyBlobsAsync(input, context.CancellationToken);
+
+    [Function(ActivityNames.DeleteTargets)]
+    public Task<bool> DeleteTargets([ActivityTrigger] StepTargets input, FunctionContext context) => a.DeleteTargetsAsync(input, context.CancellationToken);
+
+    [Function(ActivityNames.StoreStep)]
+    public Task<bool> StoreStep([ActivityTrigger] StoreStepInput input, FunctionContext context) => a.StoreStepAsync(input, context.CancellationToken);
+
+    [Function(ActivityNames.EmitStepTelemetry)]
+    public Task<bool> EmitStepTelemetry([ActivityTrigger] StepTelemetryInput input, FunctionContext context) => a.EmitStepTelemetryAsync(input, context.CancellationToken);
+
+    [Function(ActivityNames.CheckRegression)]
+    public Task<RegressionVerdict> CheckRegression([ActivityTrigger] RegressionInput input, FunctionContext context) => a.CheckRegressionAsync(input, context.CancellationToken);
+
+    [Function(ActivityNames.StoreRun)]
+    public Task<bool> StoreRun([ActivityTrigger] RunSummary run, FunctionContext context) => a.StoreRunAsync(run, context.CancellationToken);
+
+    [Function(ActivityNames.EmitRunTelemetry)]
+    public Task<bool> EmitRunTelemetry([ActivityTrigger] RunSummary run, FunctionContext context) => a.EmitRunTelemetryAsync(run, context.CancellationToken);
+}

@@ -1,0 +1,75 @@
+using System.Text.Json.Nodes;
+using Microsoft.AspNetCore.Http;
+using Microsoft.AspNetCore.Mvc;
+using Microsoft.Azure.Functions.Worker;
+using Microsoft.DurableTask.Client;
+using StorageBench.Engine.Cleanup;
+using StorageBench.Orchestration;
+using StorageBench.Results;
+
+namespace StorageBench.Functions;
+
+/// <summary>The runs API (contract and tests: RunsApi). Each function forwards one request to it.</summary>
+public sealed class RunsFunctions(ResultsTableStore results, TargetCleaner cleaner, TimeProvider time)
+{
+    [Function("StartRun")]
+    public async Task<IActionResult> StartRun(
+        [HttpTrigger(AuthorizationLevel.Function, "post", Route = "runs")] HttpRequest req,
+        [DurableClient] DurableTaskClient client, FunctionContext context)
+    {
+        using var body = new StreamReader(req.Body);
+        string spec = await body.ReadToEndAsync(context.CancellationToken).ConfigureAwait(false);
+        var reply = await Api(client).StartAsync(spec, PublicBase(req), Query(req, "id"), context.CancellationToken).ConfigureAwait(false);
+        if (reply is { StatusCode: 202, Body: JsonObject json } && json["id"]?.GetValue<string>() is { } id)
+        {
+            // Durable's own endpoints too; POST cancelPostUri is the way to stop a run that also cleans up.
+            var durable = client.CreateHttpManagementPayload(id);
+            json["durable"] = new JsonObject
+            {
+                ["statusQueryGetUri"] = durable.StatusQueryGetUri,
+                ["sendEventPostUri"] = durable.SendEventPostUri,
+                ["terminatePostUri"] = durable.TerminatePostUri,
+                ["purgeHistoryDeleteUri"] = durable.PurgeHistoryDeleteUri,
+                ["suspendPostUri"] = durable.SuspendPostUri,
+                ["resumePostUri"] = durable.ResumePostUri,
+            };
+        }
+        return Reply(req, reply);
+    }
+
+    [Function("GetRun")]
+    public async Task<IActionResult> GetRun(
+        [HttpTrigger(AuthorizationLevel.Function, "get", Route = "runs/{id}")] HttpRequest req, string id,
+        [DurableClient] DurableTaskClient client, FunctionContext context) =>
+        Reply(req, await Api(client).GetAsync(id, context.CancellationToken).ConfigureAwait(false));
+
+    [Function("ListRuns")]
+    public async Task<IActionResult> ListRuns(
+        [HttpTrigger(AuthorizationLevel.Function, "get", Route = "runs")] HttpRequest req,
+        [DurableClient] DurableTaskClient client, FunctionContext context) =>
+        Reply(req, await Api(client).ListAsync(Query(req, "scenario"), Query(req, "last"), context.CancellationToken).ConfigureAwait(false));
+
+    /// <summary>Signals the run, waits for it to stop, and past RunsApi.CancelGrace terminates it and cleans up.</summary>
+    [Function("CancelRun")]
+    public async Task<IActionResult> CancelRun(
+        [HttpTrigger(AuthorizationLevel.Function, "post", Route = "runs/{id}/cancel")] HttpRequest req, string id,
+        [DurableClient] DurableTaskClient client, FunctionContext context) =>
+        Reply(req, await Api(client).CancelAsync(id, context.CancellationToken).ConfigureAwait(false));
+
+    private RunsApi Api(DurableTaskClient client) => new(new DurableRunClient(client), results, cleaner, time, "http");
+
+    private static string? Query(HttpRequest req, string name) => req.Query[name].FirstOrDefault() is { Length: > 0 } value ? value : null;
+
+    /// <summary>The URL clients used: behind the Functions front end the request arrives proxied, so forwarded headers win.</summary>
+    private static Uri PublicBase(HttpRequest req) =>
+        new($"{req.Headers["X-Forwarded-Proto"].FirstOrDefault() ?? req.Scheme}://{req.Headers["X-Forwarded-Host"].FirstOrDefault() ?? req.Host.ToUriComponent()}/");
+
+    private static ContentResult Reply(HttpRequest req, ApiResponse reply)
+    {
+        if (reply.Location is { } location)
+        {
+            req.HttpContext.Response.Headers.Location = location;
+        }
+        return new ContentResult { StatusCode = reply.StatusCode, Content = reply.Json, ContentType = "application/json" };
+    }
+}

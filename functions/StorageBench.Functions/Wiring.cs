@@ -1,0 +1,64 @@
+using Azure.Core;
+using Azure.Identity;
+using Microsoft.Extensions.Configuration;
+using Microsoft.Extensions.DependencyInjection;
+using StorageBench.Engine.Cleanup;
+using StorageBench.Engine.Workloads;
+using StorageBench.Orchestration;
+using StorageBench.Results;
+
+namespace StorageBench.Functions;
+
+/// <summary>
+/// Builds the engine's objects from app settings (infra/bicep/modules/functionapp.bicep sets them in Azure,
+/// local.settings.json locally). Targets and results are reached by endpoint with the managed identity in
+/// Azure (AZURE_CLIENT_ID picks it), or by connection string for Azurite; no account keys.
+/// </summary>
+internal static class Wiring
+{
+    public const string NightlySpec = "STORAGEBENCH_NIGHTLY_SPEC";
+
+    public static IServiceCollection AddStorageBench(this IServiceCollection services) => services
+        .AddSingleton(TimeProvider.System)
+        .AddSingleton(sp => Targets(Setting(sp)))
+        .AddSingleton(sp => new ResultsTableStore(TargetSettings.Results(Setting(sp), sp.GetRequiredService<IReadOnlyList<StorageTarget>>()[0])))
+        .AddSingleton(sp => new TargetCleaner(sp.GetRequiredService<IReadOnlyList<StorageTarget>>()))
+        .AddSingleton(sp => new BenchmarkActivities(sp.GetRequiredService<IReadOnlyList<StorageTarget>>(), sp.GetRequiredService<ResultsTableStore>(),
+            sp.GetRequiredService<TimeProvider>(), Telemetry(Setting(sp))));
+
+    /// <summary>App settings arrive as configuration (environment variables) in the worker.</summary>
+    public static Func<string, string?> Setting(IServiceProvider sp)
+    {
+        var configuration = sp.GetRequiredService<IConfiguration>();
+        return name => configuration[name];
+    }
+
+    private static IReadOnlyList<StorageTarget> Targets(Func<string, string?> setting) =>
+        TargetSettings.Targets(setting) is { Count: > 0 } targets
+            ? targets
+            : throw new InvalidOperationException($"No benchmark target: set {TargetSettings.TargetConnectionString} (Azurite), or {TargetSettings.TargetTableEndpoints} and {TargetSettings.TargetBlobEndpoints}");
+
+    /// <summary>The benchmark's own events; null (skipped) without a connection string.</summary>
+    private static TelemetryEmitter? Telemetry(Func<string, string?> setting) =>
+        setting("APPLICATIONINSIGHTS_CONNECTION_STRING") is { Length: > 0 } cs ? new TelemetryEmitter(cs, AadCredential(setting("APPLICATIONINSIGHTS_AUTHENTICATION_STRING"))) : null;
+
+    /// <summary>"ClientId=…;Authorization=AAD" (the bicep's form): ingestion with that user-assigned identity, as local auth is off.</summary>
+    private static TokenCredential? AadCredential(string? authentication)
+    {
+        string? mode = null, clientId = null;
+        foreach (var part in (authentication ?? "").Split(';', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries))
+        {
+            var kv = part.Split('=', 2, StringSplitOptions.TrimEntries);
+            if (kv.Length == 2 && kv[0].Equals("Authorization", StringComparison.OrdinalIgnoreCase))
+            {
+                mode = kv[1];
+            }
+            else if (kv.Length == 2 && kv[0].Equals("ClientId", StringComparison.OrdinalIgnoreCase))
+            {
+                clientId = kv[1];
+            }
+        }
+        return mode?.Equals("AAD", StringComparison.OrdinalIgnoreCase) != true ? null
+            : new ManagedIdentityCredential(clientId is null ? ManagedIdentityId.SystemAssigned : ManagedIdentityId.FromUserAssignedClientId(clientId));
+    }
+}
