@@ -6,6 +6,5 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 "$root/scripts/install.sh"
-# Quiet unless the build fails.
-if ! build_log=$(dotnet build "$root/src/StorageBench.Cli/StorageBench.Cli.csproj" -c Release --nologo -v quiet 2>&1); then echo "$build_log" >&2; exit 1; fi
-exec dotnet "$root/src/StorageBench.Cli/bin/Release/net10.0/storagebench.dll" run "$@"
+cli=$("$root/scripts/build-cli.sh")
+exec dotnet "$cli" run "$@"

@@ -33,7 +33,9 @@ public sealed record RunProgress(string Phase, string? Workload, int Slices, int
 public sealed record EnvironmentInfo(string TargetKind, string Machine, string Runtime, int ProcessorCount, int TargetAccounts = 1);
 
 /// <summary>A step sub-orchestration's input: the spec with the step's value applied, and the run it belongs to.</summary>
-public sealed record StepInput(string RunId, int Index, DateTime RunStartedUtc, RunSpec Spec, string? Parameter, double? Value, EnvironmentInfo Environment, string Host);
+/// <param name="JudgeStoredShare">Fail the step when it stored less of its planned work than spec.maxUnstoredShare allows (not for a saturation search's steps).</param>
+public sealed record StepInput(string RunId, int Index, DateTime RunStartedUtc, RunSpec Spec, string? Parameter, double? Value, EnvironmentInfo Environment, string Host,
+    bool JudgeStoredShare = true);
 
 /// <summary>
 /// A step's outcome: its workloads (merged figures; per-slice rows stay in the results table) and why it

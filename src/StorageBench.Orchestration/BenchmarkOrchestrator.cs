@@ -60,7 +60,7 @@ public static class BenchmarkOrchestrator
             try
             {
                 last = await context.CallSubOrchestratorAsync<StepResult>(StepOrchestrator.Name, stepId,
-                    new StepInput(runId, index, startedUtc, stepSpec, parameter, parameter is null ? null : value, env, request.Host));
+                    new StepInput(runId, index, startedUtc, stepSpec, parameter, parameter is null ? null : value, env, request.Host, JudgeStoredShare: search is null));
             }
             catch (Exception ex)
             {

@@ -82,6 +82,13 @@ public static class StepOrchestrator
             }
         }
 
+        if (input.JudgeStoredShare && !canceled)
+        {
+            // A run that lost a significant share of its work must not look like a success.
+            errors.AddRange(workloads.Where(w => w.UnstoredShare > spec.MaxUnstoredShare).Select(w =>
+                $"{w.Workload}: {w.Planned - w.Stored:N0} of {w.Planned:N0} planned {(w.BlobsPlanned is null ? "entities" : "blobs")} " +
+                $"({w.UnstoredShare * 100:0.0}%) were not stored, over maxUnstoredShare {spec.MaxUnstoredShare * 100:0.0#}%"));
+        }
         string status = canceled ? RunStatus.Canceled : errors.Count > 0 ? RunStatus.Failed : RunStatus.Completed;
         var ended = context.CurrentUtcDateTime;
         var env = new RunEnvironment(input.Environment.TargetKind, Math.Max(1, hosts.Count), input.Host, input.Environment.Machine, input.Environment.Runtime,

@@ -126,6 +126,40 @@ foreach (var (label, entitySize, batch) in new[] { ("1 KB entities, EGT 100", 10
     md.AppendLine(inv, $"| 4 MiB blocks, 32 MiB blobs, 8 in flight | {w.Throughput.MegabytesPerSecond:0.0} MB/s | {w.ClientCpuSeconds:0.00} s | {w.ClientCpuMicrosecondsPerMegabyte:0} µs/MB |");
 }
 
+// --- 4. a short run as fast as a long one -------------------------------------------------------
+md.AppendLine();
+md.AppendLine("## 4. Short runs against long runs (cold start)");
+md.AppendLine();
+md.AppendLine("Each run is its own CLI process (`scripts/build-cli.sh`: ReadyToRun, TieredPGO off) with its own fresh Azurite, as `./scripts/bench.sh` runs; " +
+    "slices prime their request path before the synchronized start (`client.primeRounds` 16, start delay 3 s). For each workload a short and a 10x " +
+    "longer run with the same settings alternate, twice; the ratios compare the means (single runs in brackets). Throughput is entities/s, or MB/s of " +
+    "committed blobs; CPU is the driver's per entity, or per MB staged. Azurite's in-memory store slows as it fills, which lowers the long runs' throughput.");
+md.AppendLine();
+md.AppendLine("| workload | short | long | short throughput | long throughput | ratio (target ≥ 0.95) | short CPU | long CPU | ratio (target ≤ 1.2) |");
+md.AppendLine("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+foreach (var (label, shortSpec, longSpec) in new[]
+{
+    ("1 KB entities, EGT 100, 16 partitions, 16 in flight", ColdSpec(40_000, 100), ColdSpec(400_000, 100)),
+    ("1 KB single inserts, 16 in flight", ColdSpec(4_000, 1), ColdSpec(40_000, 1)),
+    ("8 MiB blobs in 1 MiB blocks, 2 slices × 4 blocks", ColdBlobSpec(16), ColdBlobSpec(160)),
+})
+{
+    var shortRuns = new List<(double Rate, double Cpu)>();
+    var longRuns = new List<(double Rate, double Cpu)>();
+    for (int round = 0; round < 2; round++)
+    {
+        shortRuns.Add(await ColdRunAsync(cliDll, shortSpec));
+        longRuns.Add(await ColdRunAsync(cliDll, longSpec));
+        Console.WriteLine($"{label} round {round}: short {shortRuns[^1]} long {longRuns[^1]}");
+    }
+    double rate = shortRuns.Average(r => r.Rate) / longRuns.Average(r => r.Rate), cpu = shortRuns.Average(r => r.Cpu) / longRuns.Average(r => r.Cpu);
+    string unit = shortSpec.TableInsert is null ? "MB/s" : "/s";
+    string Runs(List<(double Rate, double Cpu)> runs, Func<(double Rate, double Cpu), double> pick, string format) =>
+        $"{runs.Average(pick).ToString(format, inv)} ({string.Join(", ", runs.Select(r => pick(r).ToString(format, inv)))})";
+    md.AppendLine(inv, $"| {label} | {Amount(shortSpec)} | {Amount(longSpec)} | {Runs(shortRuns, r => r.Rate, "0.#")} {unit} | {Runs(longRuns, r => r.Rate, "0.#")} {unit} | " +
+        $"{rate:0.00} {(rate >= 0.95 ? "holds" : "MISSED")} | {Runs(shortRuns, r => r.Cpu, "0.#")} µs | {Runs(longRuns, r => r.Cpu, "0.#")} µs | {cpu:0.00} {(cpu <= 1.2 ? "holds" : "MISSED")} |");
+}
+
 string header = $"""
     # Benchmarks
 
@@ -195,4 +229,47 @@ static async Task<(double PeakMiB, long Entities)> CliRunAsync(string cliDll, st
     using var json = JsonDocument.Parse(await File.ReadAllTextAsync(Path.Combine(Path.GetTempPath(), "bench-mem-out", "summary.json")));
     long entities = json.RootElement.GetProperty("workloads")[0].GetProperty("entities").GetInt64();
     return (peak, entities);
+}
+
+static RunSpec ColdSpec(long entities, int batchSize) => new()
+{
+    Scenario = "bench-cold",
+    StartDelaySeconds = 3,
+    TableInsert = new TableInsertSpec { EntityCount = entities, EntitySizeBytes = 1024, BatchSize = batchSize, PartitionCount = 16, Concurrency = 16, Slices = 1 },
+};
+
+static RunSpec ColdBlobSpec(int blobs) => new()
+{
+    Scenario = "bench-cold",
+    StartDelaySeconds = 3,
+    BlobUpload = new BlobUploadSpec { BlobCount = blobs, BlobSizeBytes = 8L * 1024 * 1024, BlockSizeBytes = 1024 * 1024, ParallelBlocks = 4, Slices = 2 },
+};
+
+static string Amount(RunSpec spec) => spec.TableInsert is { } t ? $"{t.EntityCount:N0} entities" : $"{spec.BlobUpload!.BlobCount} blobs";
+
+/// <summary>One CLI process on its own Azurite (no connection string: the CLI starts one); throughput and CPU per unit from its summary.json.</summary>
+static async Task<(double Rate, double Cpu)> ColdRunAsync(string cliDll, RunSpec spec)
+{
+    string dir = Path.Combine(Path.GetTempPath(), "bench-cold-" + Guid.NewGuid().ToString("N")[..8]);
+    Directory.CreateDirectory(dir);
+    string specFile = Path.Combine(dir, "spec.json");
+    await File.WriteAllTextAsync(specFile, JsonSerializer.Serialize(spec, RunSpecParser.Options));
+    var psi = new ProcessStartInfo("dotnet") { RedirectStandardOutput = true, UseShellExecute = false };
+    foreach (var a in new[] { cliDll, "run", "--spec", specFile, "--out", dir })
+    {
+        psi.ArgumentList.Add(a);
+    }
+    using var process = Process.Start(psi)!;
+    string stdout = await process.StandardOutput.ReadToEndAsync();
+    await process.WaitForExitAsync();
+    if (process.ExitCode != 0)
+    {
+        throw new InvalidOperationException("CLI run failed: " + stdout);
+    }
+    using var json = JsonDocument.Parse(await File.ReadAllTextAsync(Path.Combine(dir, "summary.json")));
+    var w = json.RootElement.GetProperty("workloads")[0];
+    var t = w.GetProperty("throughput");
+    return spec.TableInsert is null
+        ? (t.GetProperty("megabytesPerSecond").GetDouble(), w.GetProperty("clientCpuMicrosecondsPerMegabyte").GetDouble())
+        : (t.GetProperty("entitiesPerSecond").GetDouble(), w.GetProperty("clientCpuMicrosecondsPerEntity").GetDouble());
 }

@@ -126,12 +126,19 @@ public class SummaryCalculatorTests
     [Fact]
     public void BlobThroughputIsInDecimalMegabytesAndMegabits()
     {
-        var slice = Slice(0, [1000], T0, T0.AddSeconds(2), units: 20_000_000) with { Workload = "blobUpload", Objects = 1 };
-        var summary = SummaryCalculator.SummarizeBlob(new BlobUploadSpec(), [slice], Ok);
-        Assert.Equal(10.0, summary.Throughput.MegabytesPerSecond);
+        // 24 MB staged in 2 s, 20 MB of it in the blob that was committed.
+        var slice = Slice(0, [1000], T0, T0.AddSeconds(2), units: 24_000_000) with
+        {
+            Workload = "blobUpload", Objects = 1, CommittedUnits = 20_000_000, Planned = 2, FailedObjectUnits = 4_000_000,
+        };
+        var summary = SummaryCalculator.SummarizeBlob(new BlobUploadSpec { BlobCount = 2 }, [slice], Ok);
+        Assert.Equal(10.0, summary.Throughput.MegabytesPerSecond);   // goodput: committed bytes
         Assert.Equal(80.0, summary.Throughput.MegabitsPerSecond);
+        Assert.Equal(12.0, summary.BlockThroughput!.MegabytesPerSecond);
         Assert.Null(summary.Entities);
         Assert.Equal(20_000_000, summary.Bytes);
+        Assert.Equal((24_000_000L, 4_000_000L), (summary.BytesSent, summary.BytesSentForFailedBlobs));
+        Assert.Equal((2L, 1L, 1L, 0.5), (summary.BlobsPlanned, summary.BlobsCommitted, summary.BlobsFailed, summary.UnstoredShare));
     }
 
     [Fact]

@@ -56,14 +56,21 @@ public sealed class ThrottlingProxy : IAsyncDisposable
         }
     }
 
+    /// <summary>503 ServerBusy in the service's own error format: JSON for the table service (it asks for JSON), XML for blobs.</summary>
     private async Task ThrottleAsync(HttpContext context)
     {
+        Interlocked.Increment(ref _injected);
+        context.Response.StatusCode = 503;
+        context.Response.Headers["x-ms-error-code"] = "ServerBusy";
+        if (context.Request.Headers.Accept.ToString().Contains("json", StringComparison.OrdinalIgnoreCase))
         {
-            Interlocked.Increment(ref _injected);
-            context.Response.StatusCode = 503;
-            context.Response.Headers["x-ms-error-code"] = "ServerBusy";
             context.Response.ContentType = "application/json";
             await context.Response.WriteAsync("""{"odata.error":{"code":"ServerBusy","message":{"lang":"en-US","value":"Injected by the test proxy."}}}""");
+        }
+        else
+        {
+            context.Response.ContentType = "application/xml";
+            await context.Response.WriteAsync("""<?xml version="1.0" encoding="utf-8"?><Error><Code>ServerBusy</Code><Message>Injected by the test proxy.</Message></Error>""");
         }
     }
 

@@ -33,7 +33,21 @@ public sealed record SliceResult
     public required long Units { get; init; }
     public long WarmupOperations { get; init; }
     public long WarmupUnits { get; init; }
+    /// <summary>Blob only: blobs committed.</summary>
     public long Objects { get; init; }
+    /// <summary>Blob only: bytes of the blobs committed in the measured window (warm-up excluded): goodput's numerator.</summary>
+    public long CommittedUnits { get; init; }
+    /// <summary>
+    /// The work this slice set out to do, in entities (table) or blobs (blob): its share of the count, or
+    /// for a fixed duration what it attempted. Compared with what was stored to judge a run's completeness.
+    /// </summary>
+    public long Planned { get; init; }
+    /// <summary>Units in every request sent, warm-up included (entities or bytes).</summary>
+    public long UnitsAttempted { get; init; }
+    /// <summary>Blob only: blobs started that were not committed (a block or the commit failed after its retries, or the run stopped mid-blob).</summary>
+    public long ObjectsFailed { get; init; }
+    /// <summary>Blob only: bytes staged by successful Put Blocks of blobs that were never committed.</summary>
+    public long FailedObjectUnits { get; init; }
     /// <summary>HdrHistogram of successful-request latency in microseconds, compressed and base64-encoded.</summary>
     public required string LatencyHistogram { get; init; }
     public required Timeline Timeline { get; init; }
@@ -46,13 +60,18 @@ public sealed record SliceResult
     /// <summary>Blob only: MD5 (base64) of the content every blob of this slice was given.</summary>
     public string? ContentMd5 { get; init; }
 
-    /// <summary>Merges worker recorders into one slice result.</summary>
+    /// <summary>
+    /// Merges worker recorders into one slice result. <paramref name="commits"/> (blob) records Put Block
+    /// Lists: counted as requests and in the measured window, its units (committed blob bytes) kept apart
+    /// from the staged bytes, and neither timed nor in the timeline.
+    /// </summary>
     public static SliceResult FromWorkers(string stepId, string attemptId, string workload, int sliceIndex, int targetIndex, double cpuSecondsAtStart,
-        IReadOnlyCollection<WorkerRecorder> workers, long objects = 0, string? contentMd5 = null)
+        IReadOnlyCollection<WorkerRecorder> workers, WorkerRecorder? commits = null, long objects = 0, string? contentMd5 = null)
     {
         var histogram = LatencyHistograms.Create();
         var counts = new long[Enum.GetValues<Outcome>().Length];
-        foreach (var w in workers)
+        var all = commits is null ? workers : [.. workers, commits];
+        foreach (var w in all)
         {
             histogram.Add(w.Latency);
             for (int i = 0; i < counts.Length; i++)
@@ -60,7 +79,7 @@ public sealed record SliceResult
                 counts[i] += w.CountsByOutcome[i];
             }
         }
-        var measured = workers.Where(w => w.FirstMeasuredStart != 0).ToList();
+        var measured = all.Where(w => w.FirstMeasuredStart != 0).ToList();
         var any = workers.First();
         long first = measured.Count > 0 ? measured.Min(w => w.FirstMeasuredStart) : Stopwatch.GetTimestamp();
         long last = measured.Count > 0 ? measured.Max(w => w.LastMeasuredEnd) : first;
@@ -77,7 +96,9 @@ public sealed record SliceResult
             EndedUtc = new DateTime(DateTime.UnixEpoch.Ticks + any.ToUnixTicks(last), DateTimeKind.Utc),
             Counts = OutcomeCounts.FromArray(counts),
             Units = workers.Sum(w => w.Units),
-            WarmupOperations = workers.Sum(w => w.WarmupOperations),
+            UnitsAttempted = workers.Sum(w => w.UnitsAttempted),
+            CommittedUnits = commits?.Units ?? 0,
+            WarmupOperations = all.Sum(w => w.WarmupOperations),
             WarmupUnits = workers.Sum(w => w.WarmupUnits),
             Objects = objects,
             LatencyHistogram = LatencyHistograms.Encode(histogram),

@@ -42,6 +42,9 @@ public sealed class WorkerRecorder
 
     public long[] CountsByOutcome => _byOutcome;
 
+    /// <summary>Units in every request sent, succeeded or not, warm-up included: the work attempted.</summary>
+    public long UnitsAttempted { get; private set; }
+
     public Timeline Timeline => _timeline.ToTimeline();
 
     /// <summary>
@@ -51,6 +54,7 @@ public sealed class WorkerRecorder
     public void Record(Outcome outcome, long startTimestamp, long units, bool warmup = false)
     {
         long end = Stopwatch.GetTimestamp();
+        UnitsAttempted += units;
         if (warmup)
         {
             WarmupOperations++;

@@ -41,13 +41,14 @@ public static class ReportWriter
             return b.ToString();
         }
         b.AppendLine();
-        b.AppendLine("| workload | slices | ops | ok | failed | throttled | timed out | entities / MB | seconds | throughput | all-slices window | peak/s | verified |");
-        b.AppendLine("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|");
+        b.AppendLine("| workload | slices | ops | ok | failed | throttled | timed out | stored / planned | entities / MB | seconds | throughput | all-slices window | peak/s | verified |");
+        b.AppendLine("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|");
         foreach (var w in s.Workloads)
         {
             string amount = w.Entities is { } e ? F(e) : F((w.Bytes ?? 0) / 1e6, "0.0") + " MB";
+            string stored = $"{F(w.Stored)}/{F(w.Planned)}{(w.BlobsPlanned is null ? "" : " blobs")} ({(1 - w.UnstoredShare) * 100:0.0}%)";
             b.AppendLine(CultureInfo.InvariantCulture,
-                $"| {Label(w)} | {w.Slices} | {F(w.Operations)} | {F(w.Succeeded)} | {F(w.Failed)} | {F(w.Throttled)} | {F(w.TimedOut)} | {amount} | {F(w.DurationSeconds, "0.00")} | {Rate(w.Throughput)} | {(w.AllSlicesActiveThroughput is { } a ? Rate(a) : "n/a")} | {(w.PeakPerSecond is { } peak ? $"{F(peak, "0.#")} {w.PeakUnit}" : "n/a")} | {(w.Verified.Matched ? "yes" : "NO")} ({F(w.Verified.Actual)}/{F(w.Verified.Expected)} {w.Verified.Unit}) |");
+                $"| {Label(w)} | {w.Slices} | {F(w.Operations)} | {F(w.Succeeded)} | {F(w.Failed)} | {F(w.Throttled)} | {F(w.TimedOut)} | {stored} | {amount} | {F(w.DurationSeconds, "0.00")} | {Rate(w.Throughput)} | {(w.AllSlicesActiveThroughput is { } a ? Rate(a) : "n/a")} | {(w.PeakPerSecond is { } peak ? $"{F(peak, "0.#")} {w.PeakUnit}" : "n/a")} | {(w.Verified.Matched ? "yes" : "NO")} ({F(w.Verified.Actual)}/{F(w.Verified.Expected)} {w.Verified.Unit}) |");
         }
         b.AppendLine();
         b.AppendLine("Latency of successful requests (ms), from the merged histogram of all slices:");
@@ -68,7 +69,11 @@ public static class ReportWriter
             string warmup = w.WarmupOperations > 0 ? $" {F(w.WarmupOperations)} warm-up requests excluded." : "";
             double lag = w.SliceSpread?.MaxStartLagSeconds ?? 0;
             string late = lag > 0.05 ? $" WARNING: slices passed the synchronized start up to {F(lag * 1000, "0")} ms late; raise startDelaySeconds." : "";
-            b.AppendLine(CultureInfo.InvariantCulture, $"- {Label(w)}: {w.Measures}.{warmup}{late} Driver CPU {F(w.ClientCpuSeconds, "0.00")} s ({cpu}). Verified: {w.Verified.Detail}.");
+            string blobs = w.BlobsPlanned is { } planned
+                ? $" Blobs: {F(w.BlobsCommitted ?? 0)} of {F(planned)} committed, {F(w.BlobsFailed ?? 0)} failed; {F((w.BytesSent ?? 0) / 1e6, "0.0")} MB staged, " +
+                  $"{F((w.BytesSentForFailedBlobs ?? 0) / 1e6, "0.0")} MB of it for blobs never committed; block throughput {(w.BlockThroughput is { } bt ? Rate(bt) : "n/a")}."
+                : "";
+            b.AppendLine(CultureInfo.InvariantCulture, $"- {Label(w)}: {w.Measures}.{blobs}{warmup}{late} Driver CPU {F(w.ClientCpuSeconds, "0.00")} s ({cpu}). Verified: {w.Verified.Detail}.");
         }
         return b.ToString();
     }

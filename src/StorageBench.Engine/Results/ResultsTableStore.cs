@@ -121,6 +121,16 @@ public sealed class ResultsTableStore(StorageTarget target, string runsTable = R
             row[p + "Throttled"] = w.Throttled;
             row[p + "TimedOut"] = w.TimedOut;
             row[p + (w.Entities is null ? "Bytes" : "Entities")] = w.Entities ?? w.Bytes ?? 0;
+            row[p + "Planned"] = w.Planned;
+            row[p + "Stored"] = w.Stored;
+            row[p + "UnstoredShare"] = w.UnstoredShare;
+            if (w.BlobsPlanned is not null)
+            {
+                row["BlobsFailed"] = w.BlobsFailed ?? 0;
+                row[p + "BytesSent"] = w.BytesSent ?? 0;
+                row[p + "BytesSentForFailedBlobs"] = w.BytesSentForFailedBlobs ?? 0;
+                row[p + "BlockMegabytesPerSecond"] = w.BlockThroughput?.MegabytesPerSecond ?? 0;
+            }
             row[p + "DurationSeconds"] = w.DurationSeconds;
             row[p + "OperationsPerSecond"] = w.Throughput.OperationsPerSecond;
             row[p + (w.Entities is null ? "MegabytesPerSecond" : "EntitiesPerSecond")] = w.Throughput.MegabytesPerSecond ?? w.Throughput.EntitiesPerSecond ?? 0;

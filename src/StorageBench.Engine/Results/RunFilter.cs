@@ -16,11 +16,13 @@ public sealed partial record RunFilter(string? Scenario = null, DateTime? SinceU
 {
     /// <summary>Run-row columns stored as Int64; every other numeric column is Double.</summary>
     public static readonly IReadOnlySet<string> Int64Columns = new HashSet<string>(
-        ["Instances", .. new[] { "Table", "Blob" }.SelectMany(p => new[] { "Operations", "Succeeded", "Failed", "Throttled", "TimedOut", "Entities", "Bytes" }.Select(c => p + c))],
+        ["Instances", "Steps", "BlobsFailed", "BlobBytesSent", "BlobBytesSentForFailedBlobs",
+            .. new[] { "Table", "Blob" }.SelectMany(p => new[] { "Operations", "Succeeded", "Failed", "Throttled", "TimedOut", "Entities", "Bytes", "Planned", "Stored" }.Select(c => p + c))],
         StringComparer.Ordinal);
 
     public static readonly IReadOnlySet<string> DoubleColumns = new HashSet<string>(
-        ["StepValue", .. new[] { "Table", "Blob" }.SelectMany(p => new[] { "DurationSeconds", "OperationsPerSecond", "EntitiesPerSecond", "MegabytesPerSecond", "PeakPerSecond", "LatencyP50Ms", "LatencyP90Ms", "LatencyP99Ms", "LatencyMaxMs" }.Select(c => p + c))],
+        ["StepValue", "SaturationHighest", "SaturationKnee", "BlobBlockMegabytesPerSecond",
+            .. new[] { "Table", "Blob" }.SelectMany(p => new[] { "DurationSeconds", "OperationsPerSecond", "EntitiesPerSecond", "MegabytesPerSecond", "PeakPerSecond", "LatencyP50Ms", "LatencyP90Ms", "LatencyP99Ms", "LatencyMaxMs", "UnstoredShare" }.Select(c => p + c))],
         StringComparer.Ordinal);
 
     private static readonly Dictionary<string, string> Operators = new() { [">="] = "ge", [">"] = "gt", ["<="] = "le", ["<"] = "lt", ["=="] = "eq", ["="] = "eq", ["!="] = "ne" };

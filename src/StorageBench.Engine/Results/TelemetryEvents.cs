@@ -147,6 +147,15 @@ public static class TelemetryEvents
         }
         Add("entities", w.Entities);
         Add("bytes", w.Bytes);
+        m["planned"] = w.Planned;
+        m["stored"] = w.Stored;
+        m["unstoredShare"] = w.UnstoredShare;
+        Add("blobsPlanned", w.BlobsPlanned);
+        Add("blobsCommitted", w.BlobsCommitted);
+        Add("blobsFailed", w.BlobsFailed);
+        Add("bytesSent", w.BytesSent);
+        Add("bytesSentForFailedBlobs", w.BytesSentForFailedBlobs);
+        Add("blockMegabytesPerSecond", w.BlockThroughput?.MegabytesPerSecond);
         Add("entitiesPerSecond", w.Throughput.EntitiesPerSecond);
         Add("kilobytesPerSecond", w.Throughput.KilobytesPerSecond);
         Add("megabytesPerSecond", w.Throughput.MegabytesPerSecond);

@@ -9,6 +9,13 @@ public sealed record RunSpec
     /// <summary>Seconds between planning and the synchronized start of all slices.</summary>
     public double StartDelaySeconds { get; init; } = 2;
 
+    /// <summary>
+    /// The largest share of the planned work (entities, or blobs) a run may fail to store and still be
+    /// Completed; above it the run is Failed. Not applied to saturation-search steps, which are judged
+    /// by their own bounds.
+    /// </summary>
+    public double MaxUnstoredShare { get; init; } = 0.01;
+
     public ClientSettings Client { get; init; } = new();
 
     public TableInsertSpec? TableInsert { get; init; }
@@ -93,6 +100,13 @@ public sealed record BlobUploadSpec : WorkloadSpec
     public int BlockSizeBytes { get; init; } = 4 * 1024 * 1024;
     /// <summary>In-flight Put Block requests per blob.</summary>
     public int ParallelBlocks { get; init; } = 4;
+    /// <summary>
+    /// How many more times a Put Block or Put Block List that was throttled or failed transiently is
+    /// sent (after 100 ms, then 200, 400, … up to 3.2 s), as storage clients do when the service asks
+    /// them to back off. Every attempt is counted; a blob fails only when its retries are exhausted.
+    /// 0: a failed block fails its blob.
+    /// </summary>
+    public int BlockRetries { get; init; } = 3;
     public int Slices { get; init; } = 1;
 
     /// <summary>After the run, download every blob and compare its MD5 with what was sent (costs a full read).</summary>
@@ -111,4 +125,12 @@ public sealed record ClientSettings
     public bool ConnectionPooling { get; init; } = true;
     /// <summary>A request slower than this is counted as timedOut.</summary>
     public double RequestTimeoutSeconds { get; init; } = 30;
+    /// <summary>
+    /// Before the synchronized start, every in-flight loop of a slice (up to 16) sends this many rounds of the
+    /// workload's own request that leave nothing behind (a batch inserted then deleted; small blocks
+    /// staged, committed and the blob deleted), so the first measured second runs warm: compiled code,
+    /// open connections. Untimed and outside the CPU figures; it stops 250 ms before the start instant,
+    /// so give it time with startDelaySeconds. 0: one probe request only.
+    /// </summary>
+    public int PrimeRounds { get; init; } = 16;
 }

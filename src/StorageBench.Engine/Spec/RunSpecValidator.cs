@@ -17,6 +17,7 @@ public static partial class RunSpecValidator
             errors.Add(new("scenario", Quote(spec.Scenario), "must be 1-63 letters, digits, '_', '-' or '.', starting with a letter or digit"));
         }
         Range(errors, "startDelaySeconds", spec.StartDelaySeconds, 0, 300);
+        Range(errors, "maxUnstoredShare", spec.MaxUnstoredShare, 0, 1, "(a share of the planned work: 0.01 = 1%)");
         if (spec.Client is null)
         {
             errors.Add(new("client", "null", "must be an object or omitted"));
@@ -25,6 +26,7 @@ public static partial class RunSpecValidator
         {
             Range(errors, "client.maxConnectionsPerServer", spec.Client.MaxConnectionsPerServer, 1, 65_535);
             Range(errors, "client.requestTimeoutSeconds", spec.Client.RequestTimeoutSeconds, 0.1, 3_600);
+            Range(errors, "client.primeRounds", spec.Client.PrimeRounds, 0, 100);
         }
         if (spec.TableInsert is null && spec.BlobUpload is null)
         {
@@ -96,6 +98,7 @@ public static partial class RunSpecValidator
             }
         }
         Range(errors, p + "parallelBlocks", b.ParallelBlocks, 1, 1_024);
+        Range(errors, p + "blockRetries", b.BlockRetries, 0, 10);
         Range(errors, p + "slices", b.Slices, 1, ServiceLimits.MaxSlices);
         ValidateRunLength(b, p, errors);
         if (b.Slices > b.BlobCount && b.BlobCount >= 1)

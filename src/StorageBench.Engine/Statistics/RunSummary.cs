@@ -63,15 +63,34 @@ public sealed record WorkloadSummary
     public required long ClientErrors { get; init; }
     public required long NetworkErrors { get; init; }
     public long? Entities { get; init; }
-    /// <summary>Bytes sent in successful Put Block requests.</summary>
+    /// <summary>Blob: bytes of the blobs committed in the measured window — what throughput (goodput) is computed from.</summary>
     public long? Bytes { get; init; }
+    /// <summary>The work the run set out to do: entities or blobs (the spec's count, or for a fixed duration what was attempted).</summary>
+    public long Planned { get; init; }
+    /// <summary>Of it, what the service stored (entities, warm-up included; blobs committed).</summary>
+    public long Stored { get; init; }
+    /// <summary>1 − stored / planned. Above the spec's maxUnstoredShare the run is Failed.</summary>
+    public double UnstoredShare { get; init; }
+    public long? BlobsPlanned { get; init; }
     public long? BlobsCommitted { get; init; }
+    /// <summary>Blobs planned but not committed: a block or the commit still failed after its retries, a slice failed, or the run stopped mid-blob.</summary>
+    public long? BlobsFailed { get; init; }
+    /// <summary>Blob: bytes staged by successful Put Blocks (measured window), committed or not.</summary>
+    public long? BytesSent { get; init; }
+    /// <summary>Blob: of those, the bytes of blobs that were never committed (work the service accepted and the run then lost).</summary>
+    public long? BytesSentForFailedBlobs { get; init; }
+    /// <summary>Blob: bytes staged per second (every successful Put Block), next to throughput's committed bytes per second.</summary>
+    public Throughput? BlockThroughput { get; init; }
     /// <summary>Requests left out of every statistic as warm-up (they still count for ground truth).</summary>
     public long WarmupOperations { get; init; }
     /// <summary>First slice start to last slice end.</summary>
     public required double DurationSeconds { get; init; }
+    /// <summary>Succeeded operations and stored units over the duration: entities/s, or for blobs goodput (committed blobs' bytes per second).</summary>
     public required Throughput Throughput { get; init; }
-    /// <summary>Over the whole seconds in which every slice was running; null when that window is under one second.</summary>
+    /// <summary>
+    /// Over the whole seconds in which every slice was running; null when that window is under one second.
+    /// Like the timeline and the peak, for blobs it counts bytes staged by successful Put Blocks (a commit is one instant).
+    /// </summary>
     public Throughput? AllSlicesActiveThroughput { get; init; }
     public double AllSlicesActiveSeconds { get; init; }
     /// <summary>

@@ -11,13 +11,44 @@ public static class SummaryCalculator
     public static WorkloadSummary SummarizeTable(TableInsertSpec spec, IReadOnlyList<SliceResult> slices, VerificationResult verified)
     {
         string op = spec.BatchSize == 1 ? "single-entity insert" : $"entity group transaction of up to {spec.BatchSize} entities";
-        return Summarize(TableInsertWorkload.Name, $"operation = one {op} ({spec.EntitySizeBytes} B entities); latency = successful requests",
+        var w = Summarize(TableInsertWorkload.Name, $"operation = one {op} ({spec.EntitySizeBytes} B entities); latency = successful requests",
             slices, verified, unitsAreEntities: true, entitySizeBytes: spec.EntitySizeBytes);
+        long planned = spec.DurationSeconds > 0 ? slices.Sum(s => s.Planned) : spec.EntityCount;
+        return Complete(w, planned, slices.Sum(s => s.Units + s.WarmupUnits));
     }
 
-    public static WorkloadSummary SummarizeBlob(BlobUploadSpec spec, IReadOnlyList<SliceResult> slices, VerificationResult verified) =>
-        Summarize(BlobUploadWorkload.Name, $"operation = one Put Block ({spec.BlockSizeBytes} B) or Put Block List; latency = successful Put Block requests",
+    /// <summary>
+    /// Blob figures: throughput is goodput — bytes of committed blobs per second; a Put Block whose blob
+    /// was never committed is work the run lost. Bytes staged per second stay available as block throughput.
+    /// </summary>
+    public static WorkloadSummary SummarizeBlob(BlobUploadSpec spec, IReadOnlyList<SliceResult> slices, VerificationResult verified)
+    {
+        var w = Summarize(BlobUploadWorkload.Name,
+            $"operation = one Put Block ({spec.BlockSizeBytes} B) or Put Block List, retries included; latency = successful Put Block requests; " +
+            "throughput = bytes of committed blobs per second (goodput); per-second figures = bytes staged by successful Put Blocks",
             slices, verified, unitsAreEntities: false, entitySizeBytes: 0);
+        long committedBytes = slices.Sum(s => s.CommittedUnits);
+        long planned = spec.DurationSeconds > 0 ? slices.Sum(s => s.Planned) : spec.BlobCount;
+        long committed = slices.Sum(s => s.Objects);
+        return Complete(w, planned, committed) with
+        {
+            Bytes = committedBytes,
+            Throughput = Rates(w.Succeeded, committedBytes, w.DurationSeconds, unitsAreEntities: false, 0),
+            BlockThroughput = w.Throughput,
+            BytesSent = w.Bytes,
+            BytesSentForFailedBlobs = slices.Sum(s => s.FailedObjectUnits),
+            BlobsPlanned = planned,
+            BlobsCommitted = committed,
+            BlobsFailed = Math.Max(0, planned - committed),
+        };
+    }
+
+    private static WorkloadSummary Complete(WorkloadSummary w, long planned, long stored) => w with
+    {
+        Planned = planned,
+        Stored = stored,
+        UnstoredShare = planned > 0 ? Math.Max(0, 1 - (double)stored / planned) : 0,
+    };
 
     /// <summary>Buckets in a summary's timeline: per second for runs up to this long, wider buckets for longer ones.</summary>
     public const int MaxTimelineBuckets = 300;
@@ -69,7 +100,6 @@ public static class SummaryCalculator
             NetworkErrors = counts.NetworkErrors,
             Entities = unitsAreEntities ? units : null,
             Bytes = unitsAreEntities ? null : units,
-            BlobsCommitted = unitsAreEntities ? null : slices.Sum(s => s.Objects),
             WarmupOperations = slices.Sum(s => s.WarmupOperations),
             ClientCpuSeconds = cpu,
             ClientCpuMicrosecondsPerEntity = unitsAreEntities && allUnits > 0 ? cpu * 1e6 / allUnits : null,

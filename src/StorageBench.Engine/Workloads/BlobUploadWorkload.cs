@@ -1,6 +1,7 @@
 using System.Diagnostics;
 using System.Security.Cryptography;
 using System.Text;
+using Azure.Storage.Blobs;
 using Azure.Storage.Blobs.Specialized;
 using StorageBench.Engine.Measurement;
 using StorageBench.Engine.Planning;
@@ -9,15 +10,22 @@ namespace StorageBench.Engine.Workloads;
 
 /// <summary>
 /// Uploads one slice's blobs one after another; within a blob, ParallelBlocks Put Block requests are
-/// in flight, then Put Block List commits them (as the seeds' storage client did). Every request is
-/// counted; the latency histogram holds Put Block requests. A fixed-duration slice starts no new
-/// blob once its time is up, so every blob it commits is whole. Blob names start with this
-/// execution's attempt id (activities run at least once). Canceling <c>ct</c> stops the slice: no
-/// new block is sent, a blob left incomplete is not committed, and requests in flight are counted.
+/// in flight, then Put Block List commits them (as the seeds' storage client did). A Put Block or Put
+/// Block List that is throttled or fails transiently is sent again up to BlockRetries times with an
+/// exponential back-off, as storage clients do; every attempt is counted (a throttled one as
+/// throttled) and only successful ones are timed. A blob whose block or commit still fails is a failed
+/// blob: it is not committed, and the bytes it staged are reported as sent for failed blobs.
+/// A fixed-duration slice starts no new blob once its time is up, so every blob it commits is whole.
+/// Blob names start with this execution's attempt id (activities run at least once). Canceling
+/// <c>ct</c> stops the slice: no new block is sent, a blob left incomplete is not committed (it counts
+/// as failed), and requests in flight are counted.
 /// </summary>
 public static class BlobUploadWorkload
 {
     public const string Name = "blobUpload";
+
+    /// <summary>Back-off before a retry: 100 ms, doubling, at most 3.2 s.</summary>
+    public static TimeSpan RetryDelay(int retry) => TimeSpan.FromMilliseconds(100 * (1 << Math.Min(retry - 1, 5)));
 
     public static async Task<SliceResult> RunAsync(BlobSlicePlan plan, StorageTarget target, TimeProvider time, CancellationToken ct)
     {
@@ -30,18 +38,11 @@ public static class BlobUploadWorkload
         var blockIds = BlockIds(blockCount);
         string attempt = SliceResult.NewAttemptId();
 
-        // Preflight, untimed and before the start barrier (see TableInsertWorkload); best effort.
-        try
-        {
-            await container.GetPropertiesAsync().ConfigureAwait(false);
-        }
-        catch (Exception ex) when (OutcomeClassifier.Classify(ex, CancellationToken.None) is not null)
-        {
-        }
+        await PrimeAsync(container, plan, block, blockIds[0], Math.Min(spec.ParallelBlocks, blockCount), time).ConfigureAwait(false);
 
         var clock = await SliceClock.StartAtAsync(plan.StartAtUtc, time, ct).ConfigureAwait(false);
         double cpuAtStart = SliceResult.ProcessCpuSeconds();
-        var schedule = new OperationSchedule(spec, long.MaxValue, 0, clock.StartTimestamp);
+        var upload = new Upload(spec.BlockRetries, new OperationSchedule(spec, long.MaxValue, 0, clock.StartTimestamp), ct);
         var workers = new WorkerRecorder[Math.Min(spec.ParallelBlocks, blockCount)];
         for (int w = 0; w < workers.Length; w++)
         {
@@ -49,11 +50,11 @@ public static class BlobUploadWorkload
         }
         // Commits are counted but kept out of the Put Block latency histogram.
         var commits = clock.NewRecorder(recordLatency: false);
-        long committed = 0;
-        long operationIndex = -1;
-        var loops = new Task<bool>[workers.Length];
-        for (int n = 0; !ct.IsCancellationRequested && (spec.DurationSeconds > 0 ? !schedule.HasEnded() : n < plan.BlobCount); n++)
+        long started = 0, committed = 0, failedBytes = 0;
+        var loops = new Task<long>[workers.Length];
+        for (int n = 0; !ct.IsCancellationRequested && (spec.DurationSeconds > 0 ? !upload.Schedule.HasEnded() : n < plan.BlobCount); n++)
         {
+            started++;
             var blob = container.GetBlockBlobClient(BlobName(attempt, plan.SliceIndex, n));
             long nextBlock = -1;
             for (int w = 0; w < workers.Length; w++)
@@ -61,32 +62,65 @@ public static class BlobUploadWorkload
                 var recorder = workers[w];
                 loops[w] = Task.Run(async () =>
                 {
-                    bool allOk = true;
-                    for (long i = Interlocked.Increment(ref nextBlock); i < blockCount; i = Interlocked.Increment(ref nextBlock))
+                    // Bytes this worker staged for this blob, or -1 when a block of it failed for good.
+                    long staged = 0;
+                    bool ok = true;
+                    for (long i = Interlocked.Increment(ref nextBlock); i < blockCount && ok; i = Interlocked.Increment(ref nextBlock))
                     {
                         if (ct.IsCancellationRequested)
                         {
-                            return false;
+                            ok = false;
+                            break;
                         }
                         int size = (int)Math.Min(spec.BlockSizeBytes, spec.BlobSizeBytes - i * spec.BlockSizeBytes);
-                        allOk &= await StageBlockAsync(blob, blockIds[i], block, size, schedule, Interlocked.Increment(ref operationIndex), recorder).ConfigureAwait(false);
+                        ok = await upload.SendAsync(recorder, size, () => StageBlockAsync(blob, blockIds[i], block, size)).ConfigureAwait(false);
+                        staged += ok ? size : 0;
                     }
-                    return allOk;
+                    return ok ? staged : -1 - staged;
                 }, CancellationToken.None);
             }
-            bool allStaged = (await Task.WhenAll(loops).ConfigureAwait(false)).All(ok => ok);
-            if (allStaged && await CommitAsync(blob, blockIds, blockCount, schedule, commits).ConfigureAwait(false))
+            long[] staged = await Task.WhenAll(loops).ConfigureAwait(false);
+            bool allStaged = staged.All(s => s >= 0);
+            if (allStaged && await upload.SendAsync(commits, spec.BlobSizeBytes, () => blob.CommitBlockListAsync(new ArraySegment<string>(blockIds, 0, blockCount)), countsAsBlock: false).ConfigureAwait(false))
             {
                 committed++;
             }
+            else
+            {
+                failedBytes += staged.Sum(s => s >= 0 ? s : -1 - s);
+            }
         }
-        return SliceResult.FromWorkers(plan.StepId, attempt, Name, plan.SliceIndex, plan.TargetIndex, cpuAtStart, [.. workers, commits],
+        return SliceResult.FromWorkers(plan.StepId, attempt, Name, plan.SliceIndex, plan.TargetIndex, cpuAtStart, workers, commits,
             objects: committed,
             contentMd5: spec.VerifyContent ? ContentMd5(block, spec.BlobSizeBytes, spec.BlockSizeBytes) : null) with
         {
             StartLagSeconds = clock.LagSeconds(plan.StartAtUtc),
             Canceled = ct.IsCancellationRequested,
+            Planned = spec.DurationSeconds > 0 ? started : plan.BlobCount,
+            ObjectsFailed = started - committed,
+            FailedObjectUnits = failedBytes,
         };
+    }
+
+    /// <summary>
+    /// Untimed, before the start barrier (see TableInsertWorkload's primer): a probe request, then on every
+    /// block loop <c>client.primeRounds</c> Put Blocks of a small block, one Put Block List and a delete:
+    /// the measured requests' code path and connections, warm, with nothing left behind; it stops when the
+    /// start instant comes near.
+    /// </summary>
+    private static async Task PrimeAsync(BlobContainerClient container, BlobSlicePlan plan, byte[] block, string blockId, int loops, TimeProvider time)
+    {
+        await Priming.Quietly(container.GetPropertiesAsync()).ConfigureAwait(false);
+        await Task.WhenAll(Enumerable.Range(0, plan.Client.PrimeRounds > 0 ? Math.Min(loops, Priming.MaxLoops) : 0).Select(loop => Task.Run(async () =>
+        {
+            var blob = container.GetBlockBlobClient(BlobName(TableInsertWorkload.PrimerAttempt, plan.SliceIndex, loop));
+            for (int round = 0; round < plan.Client.PrimeRounds && Priming.HasTime(plan.StartAtUtc, time); round++)
+            {
+                await Priming.Quietly(StageBlockAsync(blob, blockId, block, Math.Min(block.Length, 4096))).ConfigureAwait(false);
+            }
+            await Priming.Quietly(blob.CommitBlockListAsync([blockId])).ConfigureAwait(false);
+            await Priming.Quietly(blob.DeleteIfExistsAsync()).ConfigureAwait(false);
+        })));
     }
 
     /// <summary>"attempt/sSSS-NNNNNNN": slices never collide, and each execution's blobs are its own.</summary>
@@ -101,42 +135,11 @@ public static class BlobUploadWorkload
     private static string[] BlockIds(int count) =>
         [.. Enumerable.Range(0, count).Select(i => Convert.ToBase64String(Encoding.ASCII.GetBytes($"block-{i:D6}")))];
 
-    private static async Task<bool> StageBlockAsync(BlockBlobClient blob, string blockId, byte[] block, int size, OperationSchedule schedule,
-        long operationIndex, WorkerRecorder recorder)
+    private static async Task StageBlockAsync(BlockBlobClient blob, string blockId, byte[] block, int size)
     {
         using var content = new MemoryStream(block, 0, size, writable: false);
-        long start = Stopwatch.GetTimestamp();
-        Outcome outcome;
-        try
-        {
-            await blob.StageBlockAsync(blockId, content).ConfigureAwait(false);
-            outcome = Outcome.Succeeded;
-        }
-        catch (Exception ex) when (OutcomeClassifier.Classify(ex, CancellationToken.None) is { } failed)
-        {
-            outcome = failed;
-        }
-        recorder.Record(outcome, start, size, schedule.IsWarmup(operationIndex, start));
-        return outcome == Outcome.Succeeded;
-    }
-
-    private static async Task<bool> CommitAsync(BlockBlobClient blob, string[] blockIds, int blockCount, OperationSchedule schedule,
-        WorkerRecorder recorder)
-    {
-        long start = Stopwatch.GetTimestamp();
-        Outcome outcome;
-        try
-        {
-            await blob.CommitBlockListAsync(new ArraySegment<string>(blockIds, 0, blockCount)).ConfigureAwait(false);
-            outcome = Outcome.Succeeded;
-        }
-        catch (Exception ex) when (OutcomeClassifier.Classify(ex, CancellationToken.None) is { } failed)
-        {
-            outcome = failed;
-        }
-        // warmupOperations counts Put Block requests; a commit is warm-up only by time.
-        recorder.Record(outcome, start, 0, schedule.IsWarmup(long.MaxValue, start));
-        return outcome == Outcome.Succeeded;
+        // Not canceled with the slice: a request in flight finishes (or times out) and is counted.
+        await blob.StageBlockAsync(blockId, content).ConfigureAwait(false);
     }
 
     /// <summary>MD5 of a whole blob as uploaded: each block is the start of the shared buffer.</summary>
@@ -148,5 +151,56 @@ public static class BlobUploadWorkload
             md5.AppendData(block, 0, (int)Math.Min(blockSizeBytes, blobSizeBytes - offset));
         }
         return Convert.ToBase64String(md5.GetHashAndReset());
+    }
+
+    /// <summary>One slice's request loop: send, record the outcome, and retry what the service may accept later.</summary>
+    private sealed class Upload(int retries, OperationSchedule schedule, CancellationToken ct)
+    {
+        private long _operationIndex = -1;
+
+        public OperationSchedule Schedule => schedule;
+
+        /// <summary>
+        /// Sends a request until it succeeds, fails for good, or the slice stops; records every attempt.
+        /// <paramref name="countsAsBlock"/>: warmupOperations counts Put Blocks; a commit is warm-up only by time.
+        /// </summary>
+        public async Task<bool> SendAsync(WorkerRecorder recorder, long units, Func<Task> request, bool countsAsBlock = true)
+        {
+            for (int attempt = 0; ; attempt++)
+            {
+                long start = Stopwatch.GetTimestamp();
+                Outcome outcome;
+                try
+                {
+                    await request().ConfigureAwait(false);
+                    outcome = Outcome.Succeeded;
+                }
+                catch (Exception ex) when (OutcomeClassifier.Classify(ex, CancellationToken.None) is { } failed)
+                {
+                    outcome = failed;
+                }
+                long index = countsAsBlock ? Interlocked.Increment(ref _operationIndex) : long.MaxValue;
+                recorder.Record(outcome, start, units, schedule.IsWarmup(index, start));
+                if (outcome == Outcome.Succeeded)
+                {
+                    return true;
+                }
+                if (attempt >= retries || !IsTransient(outcome) || ct.IsCancellationRequested)
+                {
+                    return false;
+                }
+                try
+                {
+                    await Task.Delay(RetryDelay(attempt + 1), ct).ConfigureAwait(false);
+                }
+                catch (OperationCanceledException)
+                {
+                    return false;
+                }
+            }
+        }
+
+        /// <summary>Worth sending again: the service pushed back or did not answer. A 4xx will not change.</summary>
+        private static bool IsTransient(Outcome outcome) => outcome is Outcome.Throttled or Outcome.TimedOut or Outcome.ServerError or Outcome.NetworkError;
     }
 }

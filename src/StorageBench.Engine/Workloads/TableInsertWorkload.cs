@@ -26,12 +26,12 @@ public static class TableInsertWorkload
         long batchCount = (plan.EntityCount + spec.BatchSize - 1) / spec.BatchSize;
         string attempt = SliceResult.NewAttemptId();
 
-        await PreflightAsync(table, payload, plan).ConfigureAwait(false);
+        int loopCount = spec.DurationSeconds > 0 ? spec.Concurrency : (int)Math.Min(spec.Concurrency, batchCount);
+        await PrimeAsync(table, payload, plan, loopCount, time).ConfigureAwait(false);
 
         var clock = await SliceClock.StartAtAsync(plan.StartAtUtc, time, ct).ConfigureAwait(false);
         double cpuAtStart = SliceResult.ProcessCpuSeconds();
         var schedule = new OperationSchedule(spec, batchCount, plan.OperationsPerSecond, clock.StartTimestamp);
-        int loopCount = spec.DurationSeconds > 0 ? spec.Concurrency : (int)Math.Min(spec.Concurrency, batchCount);
         var workers = new WorkerRecorder[loopCount];
         var loops = new Task[loopCount];
         for (int w = 0; w < loopCount; w++)
@@ -44,34 +44,48 @@ public static class TableInsertWorkload
         {
             StartLagSeconds = clock.LagSeconds(plan.StartAtUtc),
             Canceled = ct.IsCancellationRequested,
+            Planned = spec.DurationSeconds > 0 ? workers.Sum(w => w.UnitsAttempted) : plan.EntityCount,
         };
     }
 
     /// <summary>
-    /// Untimed, before the start barrier: opens this slice's connection and runs the request path the
-    /// workload will use (for batches, a transaction deleting a row that does not exist: the service
-    /// answers 404 and nothing is written), so the synchronized start does not wait on JIT or TCP.
+    /// Untimed, before the start barrier: one probe request (a transaction deleting a row that does not
+    /// exist, or a point read, answered 404), then <c>client.primeRounds</c> rounds on every in-flight
+    /// loop of the workload's own request — a batch inserted and deleted again — so JIT compilation,
+    /// tier-up and connection set-up are done before the measured window, and nothing is left behind.
+    /// A row the delete missed carries the primer's attempt id and is removed by verification. Rounds
+    /// stop when the start instant comes near (<see cref="Priming.Margin"/>), so priming never delays it.
     /// </summary>
-    private static async Task PreflightAsync(TableClient table, EntityPayload payload, TableSlicePlan plan)
+    private static async Task PrimeAsync(TableClient table, EntityPayload payload, TableSlicePlan plan, int loops, TimeProvider time)
     {
-        var probe = payload.NewEntity(plan.Partitions.KeyOf(0), $"preflight-{plan.SliceIndex:D3}");
-        try
+        var spec = plan.Workload;
+        string partition = plan.Partitions.KeyOf(0);
+        var probe = payload.NewEntity(partition, $"preflight-{plan.SliceIndex:D3}");
+        await Priming.Quietly(spec.BatchSize == 1
+            ? table.GetEntityIfExistsAsync<TableEntity>(probe.PartitionKey, probe.RowKey, select: ["PartitionKey"])
+            : table.SubmitTransactionAsync([new TableTransactionAction(TableTransactionActionType.Delete, probe, Azure.ETag.All)])).ConfigureAwait(false);
+        await Task.WhenAll(Enumerable.Range(0, plan.Client.PrimeRounds > 0 ? Math.Min(loops, Priming.MaxLoops) : 0).Select(loop => Task.Run(async () =>
         {
-            if (plan.Workload.BatchSize == 1)
+            for (int round = 0; round < plan.Client.PrimeRounds && Priming.HasTime(plan.StartAtUtc, time); round++)
             {
-                await table.GetEntityIfExistsAsync<TableEntity>(probe.PartitionKey, probe.RowKey, select: ["PartitionKey"]).ConfigureAwait(false);
+                var entities = Enumerable.Range(0, spec.BatchSize)
+                    .Select(i => payload.NewEntity(partition, RowKey(PrimerAttempt, plan.SliceIndex, loop * 1000L + round, i))).ToList();
+                if (spec.BatchSize == 1)
+                {
+                    await Priming.Quietly(table.AddEntityAsync(entities[0])).ConfigureAwait(false);
+                    await Priming.Quietly(table.DeleteEntityAsync(entities[0], Azure.ETag.All)).ConfigureAwait(false);
+                }
+                else
+                {
+                    await Priming.Quietly(table.SubmitTransactionAsync(entities.Select(e => new TableTransactionAction(TableTransactionActionType.Add, e)))).ConfigureAwait(false);
+                    await Priming.Quietly(table.SubmitTransactionAsync(entities.Select(e => new TableTransactionAction(TableTransactionActionType.Delete, e, Azure.ETag.All)))).ConfigureAwait(false);
+                }
             }
-            else
-            {
-                await table.SubmitTransactionAsync([new TableTransactionAction(TableTransactionActionType.Delete, probe, Azure.ETag.All)]).ConfigureAwait(false);
-            }
-        }
-        catch (Exception ex) when (OutcomeClassifier.Classify(ex, CancellationToken.None) is not null)
-        {
-            // Expected: 404, the probe row does not exist. Any other answer (503, 403, …) is not ours
-            // to count here: the measured requests will meet it and count it.
-        }
+        })));
     }
+
+    /// <summary>The primer's rows carry this in place of an attempt id: never accepted, so never counted.</summary>
+    public const string PrimerAttempt = "0primer0";
 
     /// <summary>Row keys are attempt-slice-batch-item: slices sharing a partition never collide, and each execution's rows are its own.</summary>
     public static string RowKey(string attempt, int slice, long batch, int item) => $"{attempt}-{slice:D3}-{batch:D9}-{item:D2}";
