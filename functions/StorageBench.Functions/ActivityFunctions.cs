@@ -14,6 +14,9 @@ namespace StorageBench.Functions;
 /// </summary>
 public sealed class ActivityFunctions(BenchmarkActivities a)
 {
+    [Function(ActivityNames.CleanupLeftovers)]
+    public Task<CleanupResult> CleanupLeftovers([ActivityTrigger] double olderThanHours, FunctionContext context) => a.CleanupLeftoversAsync(olderThanHours, context.CancellationToken);
+
     [Function(ActivityNames.DescribeEnvironment)]
     public Task<EnvironmentInfo> DescribeEnvironment([ActivityTrigger] object? none) => a.DescribeEnvironmentAsync();
 

@@ -17,32 +17,41 @@ public sealed class AzuriteServer : IAsyncDisposable
     private readonly Process _process;
     private readonly StringBuilder _log;
 
-    private AzuriteServer(Process process, StringBuilder log, int blobPort, int queuePort, int tablePort)
+    private AzuriteServer(Process process, StringBuilder log, int[] ports, string account, string key)
     {
         _process = process;
         _log = log;
-        BlobPort = blobPort;
-        QueuePort = queuePort;
-        TablePort = tablePort;
+        BlobPort = ports[0];
+        QueuePort = ports[1];
+        TablePort = ports[2];
+        Account = account;
+        Key = key;
     }
 
     public int BlobPort { get; }
     public int QueuePort { get; }
     public int TablePort { get; }
+    public string Account { get; }
+    public string Key { get; }
+
+    /// <summary>The ports, to start Azurite again on the same ones (same connection string).</summary>
+    public int[] Ports => [BlobPort, QueuePort, TablePort];
 
     public string ConnectionString =>
-        $"DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey={DevAccountKey};" +
-        $"BlobEndpoint=http://127.0.0.1:{BlobPort}/devstoreaccount1;QueueEndpoint=http://127.0.0.1:{QueuePort}/devstoreaccount1;" +
-        $"TableEndpoint=http://127.0.0.1:{TablePort}/devstoreaccount1;";
+        $"DefaultEndpointsProtocol=http;AccountName={Account};AccountKey={Key};" +
+        $"BlobEndpoint=http://127.0.0.1:{BlobPort}/{Account};QueueEndpoint=http://127.0.0.1:{QueuePort}/{Account};" +
+        $"TableEndpoint=http://127.0.0.1:{TablePort}/{Account};";
 
-    public static async Task<AzuriteServer> StartAsync(CancellationToken ct = default)
+    /// <param name="account">An account other than the development account (with <paramref name="key"/>, base64): Azurite then serves only it.</param>
+    /// <param name="ports">Blob, queue and table ports to bind (default: free ones).</param>
+    public static async Task<AzuriteServer> StartAsync(CancellationToken ct = default, string account = "devstoreaccount1", string key = DevAccountKey, int[]? ports = null)
     {
         string azurite = FindExecutable();
         Exception? last = null;
         // A port picked free can be taken before Azurite binds it; try a fresh set a few times.
-        for (int attempt = 0; attempt < 3; attempt++)
+        for (int attempt = 0; attempt < (ports is null ? 3 : 1); attempt++)
         {
-            int[] ports = FreePorts(3);
+            int[] bind = ports ?? FreePorts(3);
             var log = new StringBuilder();
             var psi = new ProcessStartInfo(azurite)
             {
@@ -54,19 +63,23 @@ public sealed class AzuriteServer : IAsyncDisposable
             foreach (var arg in new[]
             {
                 "--inMemoryPersistence", "--disableTelemetry", "--skipApiVersionCheck", "--loose", "--silent",
-                "--blobHost", "127.0.0.1", "--blobPort", ports[0].ToString(),
-                "--queueHost", "127.0.0.1", "--queuePort", ports[1].ToString(),
-                "--tableHost", "127.0.0.1", "--tablePort", ports[2].ToString(),
+                "--blobHost", "127.0.0.1", "--blobPort", bind[0].ToString(),
+                "--queueHost", "127.0.0.1", "--queuePort", bind[1].ToString(),
+                "--tableHost", "127.0.0.1", "--tablePort", bind[2].ToString(),
             })
             {
                 psi.ArgumentList.Add(arg);
+            }
+            if (account != "devstoreaccount1" || key != DevAccountKey)
+            {
+                psi.Environment["AZURITE_ACCOUNTS"] = $"{account}:{key}";
             }
             var process = Process.Start(psi) ?? throw new InvalidOperationException($"could not start {azurite}");
             process.OutputDataReceived += (_, e) => { lock (log) { log.AppendLine(e.Data); } };
             process.ErrorDataReceived += (_, e) => { lock (log) { log.AppendLine(e.Data); } };
             process.BeginOutputReadLine();
             process.BeginErrorReadLine();
-            var server = new AzuriteServer(process, log, ports[0], ports[1], ports[2]);
+            var server = new AzuriteServer(process, log, bind, account, key);
             try
             {
                 await server.WaitUntilListeningAsync(TimeSpan.FromSeconds(60), ct).ConfigureAwait(false);

@@ -1,5 +1,7 @@
 using System.Reflection;
 using System.Text.Json;
+using Azure;
+using StorageBench.Engine;
 using StorageBench.Engine.Cleanup;
 using StorageBench.Engine.Planning;
 using StorageBench.Engine.Spec;
@@ -28,6 +30,11 @@ public static class CliApp
         usage: storagebench serve [--port N] [--connection-string CS]
           the runs API on 127.0.0.1 (default port 7071): POST /api/runs with a spec, GET /api/runs/{id},
           POST /api/runs/{id}/cancel, GET /api/runs?scenario=S&last=N
+        usage: storagebench cleanup [--older-than AGE] [--dry-run] [--connection-string CS]
+          deletes this tool's leftover tables and containers (a driver killed mid-run leaves its step's
+          behind): only names of the form sbt/sbb + yyyyMMddHHmmss + step id, created more than AGE ago
+          (default 25h: no run lives longer; e.g. 30m, 6h, 2d); never anything else in the account.
+          --dry-run lists what it would delete and deletes nothing
         usage: storagebench query NAME [--results DIR]
           runs a named query over the local runs in DIR (default: out): runs, throughput-trend,
           latency-trend, throttling-share, sweep-curve (C# equivalents of queries/NAME.kql)
@@ -38,6 +45,10 @@ public static class CliApp
     private static readonly string[] RunsOptions = ["--connection-string", "--scenario", "--since", "--until", "--where", "--max"];
     private static readonly string[] QueryOptions = ["--results"];
     private static readonly string[] ServeOptions = ["--port", "--connection-string"];
+    private static readonly string[] CleanupOptions = ["--older-than", "--dry-run", "--connection-string"];
+
+    /// <summary>Options that take no value.</summary>
+    private static readonly string[] Flags = ["--dry-run"];
 
     public static async Task<int> RunAsync(string[] args, TextWriter stdout, TextWriter stderr, CancellationToken ct)
     {
@@ -46,20 +57,31 @@ public static class CliApp
         string[] optionArgs = command == "query" && args.Length > 1 ? args[1..] : args;
         var options = ParseOptions(optionArgs, command switch
         {
-            "run" => RunOptions, "runs" => RunsOptions, "serve" => ServeOptions, "query" when args.Length > 1 => QueryOptions, _ => null,
+            "run" => RunOptions, "runs" => RunsOptions, "serve" => ServeOptions, "cleanup" => CleanupOptions, "query" when args.Length > 1 => QueryOptions, _ => null,
         });
         if (options is null)
         {
             await stderr.WriteLineAsync($"error: unknown command or option in '{string.Join(' ', args)}'{Environment.NewLine}{Usage}").ConfigureAwait(false);
             return 2;
         }
-        return command switch
+        try
         {
-            "run" => await RunCommandAsync(options, stdout, stderr, ct).ConfigureAwait(false),
-            "runs" => await RunsCommandAsync(options, stdout, stderr, ct).ConfigureAwait(false),
-            "serve" => await ServeCommandAsync(options, stdout, stderr, ct).ConfigureAwait(false),
-            _ => await QueryCommandAsync(args[1], options, stdout, stderr).ConfigureAwait(false),
-        };
+            return command switch
+            {
+                "run" => await RunCommandAsync(options, stdout, stderr, ct).ConfigureAwait(false),
+                "runs" => await RunsCommandAsync(options, stdout, stderr, ct).ConfigureAwait(false),
+                "serve" => await ServeCommandAsync(options, stdout, stderr, ct).ConfigureAwait(false),
+                "cleanup" => await CleanupCommandAsync(options, stdout, stderr, ct).ConfigureAwait(false),
+                _ => await QueryCommandAsync(args[1], options, stdout, stderr).ConfigureAwait(false),
+            };
+        }
+        catch (Exception ex) when (ex is RequestFailedException or HttpRequestException or AggregateException)
+        {
+            // Storage refused or could not be reached outside a run (a run reports its own errors).
+            string hint = ex is RequestFailedException { Status: 403 } ? " (check the account key or SAS in the connection string)" : "";
+            await stderr.WriteLineAsync($"error: storage: {ErrorText.Compact(ex.Message)}{hint}").ConfigureAwait(false);
+            return 1;
+        }
     }
 
     private static async Task<int> QueryCommandAsync(string name, Dictionary<string, string> options, TextWriter stdout, TextWriter stderr)
@@ -76,7 +98,7 @@ public static class CliApp
         return 0;
     }
 
-    /// <summary>"--name value" pairs; --where may repeat (values joined by newlines). Null on anything unknown.</summary>
+    /// <summary>"--name value" pairs and flags; --where may repeat (values joined by newlines). Null on anything unknown.</summary>
     private static Dictionary<string, string>? ParseOptions(string[] args, string[]? allowed)
     {
         if (allowed is null)
@@ -84,15 +106,73 @@ public static class CliApp
             return null;
         }
         var options = new Dictionary<string, string>();
-        for (int i = 1; i < args.Length; i += 2)
+        for (int i = 1; i < args.Length; i++)
         {
-            if (!allowed.Contains(args[i]) || i + 1 >= args.Length)
+            if (!allowed.Contains(args[i]))
+            {
+                return null;
+            }
+            if (Flags.Contains(args[i]))
+            {
+                options[args[i]] = "";
+                continue;
+            }
+            if (i + 1 >= args.Length)
             {
                 return null;
             }
             options[args[i]] = options.TryGetValue(args[i], out var earlier) ? earlier + "\n" + args[i + 1] : args[i + 1];
+            i++;
         }
         return options;
+    }
+
+    /// <summary>Lists, and unless --dry-run deletes, this tool's tables and containers older than --older-than.</summary>
+    private static async Task<int> CleanupCommandAsync(Dictionary<string, string> options, TextWriter stdout, TextWriter stderr, CancellationToken ct)
+    {
+        var targets = GivenTargets(options, out var bad);
+        string age = options.GetValueOrDefault("--older-than") ?? $"{RunStarter.LeftoverAgeHours:0}h";
+        if (targets.Count == 0)
+        {
+            await stderr.WriteLineAsync("error: " + (bad ?? "--connection-string: required (cleanup looks in an existing account), or the STORAGEBENCH_TARGET_* settings")).ConfigureAwait(false);
+            return 2;
+        }
+        if (ParseAge(age) is not { } olderThan)
+        {
+            await stderr.WriteLineAsync($"error: --older-than: \"{age}\" must be a duration like 30m, 6h or 2d (s, m, h or d)").ConfigureAwait(false);
+            return 2;
+        }
+        var now = DateTime.UtcNow;
+        var cleaner = new TargetCleaner(targets);
+        var leftovers = await cleaner.CreatedBeforeAsync(now - olderThan, ct).ConfigureAwait(false);
+        var b = new System.Text.StringBuilder();
+        b.AppendLine("| account | kind | name | created (UTC) | age |");
+        b.AppendLine("|---:|---|---|---|---:|");
+        foreach (var l in leftovers)
+        {
+            b.AppendLine(System.Globalization.CultureInfo.InvariantCulture, $"| {l.Account} | {l.Kind} | {l.Name} | {l.CreatedUtc:u} | {(now - l.CreatedUtc).TotalHours:0.0} h |");
+        }
+        await stdout.WriteAsync(b.ToString()).ConfigureAwait(false);
+        if (options.ContainsKey("--dry-run"))
+        {
+            await stdout.WriteLineAsync($"dry run: {leftovers.Count} table(s) and container(s) older than {age} would be deleted; nothing was deleted").ConfigureAwait(false);
+            return 0;
+        }
+        await cleaner.DeleteAsync(leftovers, ct).ConfigureAwait(false);
+        await stdout.WriteLineAsync($"deleted {leftovers.Count} table(s) and container(s) older than {age}").ConfigureAwait(false);
+        return 0;
+    }
+
+    /// <summary>"90s", "30m", "6h", "2d" (a number and a unit); null otherwise.</summary>
+    public static TimeSpan? ParseAge(string text)
+    {
+        var m = System.Text.RegularExpressions.Regex.Match(text.Trim(), @"^([0-9]+(?:\.[0-9]+)?)\s*(s|m|h|d)$");
+        if (!m.Success)
+        {
+            return null;
+        }
+        double n = double.Parse(m.Groups[1].Value, System.Globalization.CultureInfo.InvariantCulture);
+        return m.Groups[2].Value switch { "s" => TimeSpan.FromSeconds(n), "m" => TimeSpan.FromMinutes(n), "h" => TimeSpan.FromHours(n), _ => TimeSpan.FromDays(n) };
     }
 
     private static async Task<int> RunCommandAsync(Dictionary<string, string> options, TextWriter stdout, TextWriter stderr, CancellationToken ct)
@@ -139,15 +219,16 @@ public static class CliApp
 
     private static async Task<int> RunsCommandAsync(Dictionary<string, string> options, TextWriter stdout, TextWriter stderr, CancellationToken ct)
     {
-        StorageTarget? results = options.TryGetValue("--connection-string", out var cs) ? StorageTarget.FromConnectionString(cs)
-            : SettingsTargets(out _) is [var first, ..] ? TargetSettings.Results(Environment.GetEnvironmentVariable, first) : null;
+        var given = GivenTargets(options, out var bad);
+        StorageTarget? results = given is not [var first, ..] ? null
+            : options.ContainsKey("--connection-string") ? first : TargetSettings.Results(Environment.GetEnvironmentVariable, first);
         RunFilter filter;
         int max;
         try
         {
             if (results is null)
             {
-                throw new FormatException("--connection-string: required (the results table lives in a storage account), or the STORAGEBENCH_TARGET_* settings");
+                throw new FormatException(bad ?? "--connection-string: required (the results table lives in a storage account), or the STORAGEBENCH_TARGET_* settings");
             }
             filter = new RunFilter(
                 options.GetValueOrDefault("--scenario"),
@@ -189,12 +270,20 @@ public static class CliApp
             : throw new FormatException($"{option}: \"{text}\" is not a date (use 2026-11-22 or 2026-11-22T02:00:00Z)");
 
     /// <summary>The targets named by the STORAGEBENCH_TARGET_* settings; empty (with <paramref name="error"/> when they are malformed) otherwise.</summary>
-    private static IReadOnlyList<StorageTarget> SettingsTargets(out string? error)
+    /// <summary>The targets --connection-string or the STORAGEBENCH_* settings name, checked (results setting too); empty with an error when one is bad.</summary>
+    private static IReadOnlyList<StorageTarget> GivenTargets(Dictionary<string, string> options, out string? error)
     {
         error = null;
         try
         {
-            return TargetSettings.Targets(Environment.GetEnvironmentVariable);
+            IReadOnlyList<StorageTarget> targets = options.TryGetValue("--connection-string", out var cs)
+                ? [StorageTarget.Parse("--connection-string", cs)]
+                : TargetSettings.Targets(Environment.GetEnvironmentVariable);
+            if (targets.Count > 0)
+            {
+                _ = TargetSettings.Results(Environment.GetEnvironmentVariable, targets[0]);
+            }
+            return targets;
         }
         catch (ArgumentException ex)
         {
@@ -251,11 +340,7 @@ public static class CliApp
     /// <summary>The targets: --connection-string, else the STORAGEBENCH_TARGET_* settings, else a fresh Azurite (returned for disposal).</summary>
     private static async Task<(IReadOnlyList<StorageTarget> Targets, AzuriteServer? Azurite, string? Error)> ResolveTargetsAsync(Dictionary<string, string> options, TextWriter stdout, CancellationToken ct)
     {
-        if (options.TryGetValue("--connection-string", out var cs))
-        {
-            return ([StorageTarget.FromConnectionString(cs)], null, null);
-        }
-        var fromSettings = SettingsTargets(out var bad);
+        var fromSettings = GivenTargets(options, out var bad);
         if (fromSettings.Count > 0 || bad is not null)
         {
             return (fromSettings, null, bad);
@@ -291,12 +376,9 @@ public static class CliApp
         string? lastLine = null;
         while (!completion.IsCompleted)
         {
-            // The run's status says which step runs; the step's says what it does.
-            if (await ProgressOf(host, runId).ConfigureAwait(false) is { } run)
+            if (await RunProgressReader.CurrentAsync(host, runId, CancellationToken.None).ConfigureAwait(false) is { } p)
             {
-                var step = run.Phase == "step" ? await ProgressOf(host, Planner.StepId(runId, run.Step)).ConfigureAwait(false) : null;
-                var p = step ?? run;
-                string where = run.Steps > 1 ? $"step {run.Step + 1}/{run.Steps}: " : "";
+                string where = p.Steps > 1 ? $"step {p.Step + 1}/{p.Steps}: " : "";
                 string line = $"  {where}{p.Phase}{(p.Workload is null ? "" : $" {p.Workload} on {p.Slices} slice(s)")}...";
                 if (line != lastLine)
                 {
@@ -310,11 +392,6 @@ public static class CliApp
         return await RunResults.LoadAsync(host, results, runId, CancellationToken.None).ConfigureAwait(false)
             ?? throw new InvalidOperationException($"orchestration {runId} ended {final.RuntimeStatus}: {final.FailureMessage}");
     }
-
-    private static async Task<RunProgress?> ProgressOf(IRunOrchestrationClient client, string instanceId) =>
-        (await client.GetStateAsync(instanceId, CancellationToken.None).ConfigureAwait(false))?.CustomStatusJson is { } json
-            ? JsonSerializer.Deserialize<RunProgress>(json, JsonDefaults.Options)
-            : null;
 
     private static string DefaultSpec()
     {

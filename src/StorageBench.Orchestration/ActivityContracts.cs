@@ -20,11 +20,16 @@ public static class ActivityNames
     public const string CheckRegression = "CheckRegression";
     public const string StoreRun = "StoreRun";
     public const string EmitRunTelemetry = "EmitRunTelemetry";
+    public const string CleanupLeftovers = "CleanupLeftovers";
 }
 
 /// <summary>The run orchestrator's input. Host names what started it (local-cli, http, timer).</summary>
 /// <param name="CheckRegression">Compare the result with the scenario's trailing baseline (the nightly run does).</param>
-public sealed record RunRequest(RunSpec Spec, string Host, bool CheckRegression = false);
+/// <param name="CleanupOlderThanHours">First delete this tool's tables and containers older than this (the nightly run does: a killed driver leaves its step's behind).</param>
+public sealed record RunRequest(RunSpec Spec, string Host, bool CheckRegression = false, double? CleanupOlderThanHours = null);
+
+/// <summary>What a cleanup deleted (or, dry, would delete): how many, and the first names.</summary>
+public sealed record CleanupResult(int Count, IReadOnlyList<string> Names);
 
 /// <summary>Custom status while running: which phase, of which step, for progress in the status endpoint.</summary>
 public sealed record RunProgress(string Phase, string? Workload, int Slices, int Step = 0, int Steps = 1);

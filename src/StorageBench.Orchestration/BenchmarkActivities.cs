@@ -1,5 +1,6 @@
 using System.Runtime.InteropServices;
 using Azure;
+using StorageBench.Engine.Cleanup;
 using StorageBench.Engine.Measurement;
 using StorageBench.Engine.Planning;
 using StorageBench.Engine.Statistics;
@@ -23,6 +24,15 @@ public sealed class BenchmarkActivities(IReadOnlyList<StorageTarget> targets, Re
     public static readonly TimeSpan CancelPollInterval = TimeSpan.FromSeconds(1);
 
     private readonly RegressionRule _rule = regressionRule ?? new RegressionRule();
+
+    /// <summary>Deletes this tool's tables and containers (by the naming rule only) created more than the given hours ago.</summary>
+    public async Task<CleanupResult> CleanupLeftoversAsync(double olderThanHours, CancellationToken ct)
+    {
+        var cleaner = new TargetCleaner(targets);
+        var leftovers = await cleaner.CreatedBeforeAsync(time.GetUtcNow().UtcDateTime.AddHours(-olderThanHours), ct).ConfigureAwait(false);
+        await cleaner.DeleteAsync(leftovers, ct).ConfigureAwait(false);
+        return new CleanupResult(leftovers.Count, [.. leftovers.Take(20).Select(l => l.Name)]);
+    }
 
     public Task<EnvironmentInfo> DescribeEnvironmentAsync() => Task.FromResult(new EnvironmentInfo(
         targets[0].Kind, Environment.MachineName, RuntimeInformation.FrameworkDescription, Environment.ProcessorCount, targets.Count));

@@ -37,6 +37,20 @@ public static class BenchmarkOrchestrator
             };
         }
 
+        var errors = new List<string>();
+        if (request.CleanupOlderThanHours is { } hours)
+        {
+            // A driver killed mid-run leaves its step's table and container behind; the nightly run clears them first.
+            context.SetCustomStatus(new RunProgress("cleaning up leftovers", null, 0));
+            try
+            {
+                await context.CallActivityAsync<CleanupResult>(ActivityNames.CleanupLeftovers, hours);
+            }
+            catch (Exception ex)
+            {
+                errors.Add("cleaning up leftovers: " + ex.Message);
+            }
+        }
         var env = await context.CallActivityAsync<EnvironmentInfo>(ActivityNames.DescribeEnvironment, null);
         var search = spec.Saturation is { } sat ? new SaturationSearch(sat) : null;
         var (parameter, values) = spec.Sweep is { } sweep ? (sweep.Parameter, sweep.Values)
@@ -45,7 +59,6 @@ public static class BenchmarkOrchestrator
         var valueList = values.ToList();
 
         var steps = new List<string>();
-        var errors = new List<string>();
         var hosts = new SortedSet<string>(StringComparer.Ordinal);
         StepResult? last = null;
         string status = RunStatus.Completed;

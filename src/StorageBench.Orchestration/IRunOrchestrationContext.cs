@@ -1,3 +1,5 @@
+using StorageBench.Engine;
+
 namespace StorageBench.Orchestration;
 
 /// <summary>
@@ -63,7 +65,7 @@ public sealed record OrchestrationState(
 /// failure's type name and message, not the exception itself: failures cross a serialization boundary.
 /// </summary>
 public sealed class ActivityFailedException(string task, string errorType, string errorMessage)
-    : Exception($"{task} failed: {ShortName(errorType)}: {errorMessage}")
+    : Exception($"{task} failed: {ShortName(errorType)}: {ErrorText.Compact(errorMessage)}")
 {
     public string Task { get; } = task;
 

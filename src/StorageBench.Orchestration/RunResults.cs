@@ -1,4 +1,5 @@
 using System.Text.Json;
+using StorageBench.Engine;
 using StorageBench.Engine.Statistics;
 using StorageBench.Results;
 
@@ -39,7 +40,7 @@ public static class RunResults
             }
             catch (Exception ex) when (ex is Azure.RequestFailedException or HttpRequestException or AggregateException)
             {
-                errors.Add("per-slice figures: the results table could not be read: " + ex.Message);
+                errors.Add("per-slice figures: the results table could not be read: " + ErrorText.Compact(ex.Message));
             }
         }
         var workloads = steps.SelectMany(step => step.Workloads.Select(w => w with

@@ -18,12 +18,26 @@ public sealed class RunStarter(IRunOrchestrationClient client, TimeProvider time
         return spec is null ? new StartResult(false, null, errors) : await StartAsync(spec, host, instanceId, ct, checkRegression).ConfigureAwait(false);
     }
 
-    /// <summary>The nightly timer's start: one instance per UTC date, checked against the scenario's baseline.</summary>
-    public Task<StartResult> StartNightlyAsync(string specJson, CancellationToken ct) =>
-        StartAsync(specJson, "timer", NightlyInstanceId(time.GetUtcNow().UtcDateTime), ct, checkRegression: true);
+    /// <summary>
+    /// Nothing a run creates lives longer than this: the Function App's functionTimeout (25 h) bounds every
+    /// activity. The nightly run, and `storagebench cleanup` by default, delete only what is older.
+    /// </summary>
+    public const double LeftoverAgeHours = 25;
+
+    /// <summary>
+    /// The nightly timer's start: one instance per UTC date, checked against the scenario's baseline,
+    /// after deleting leftovers of runs whose driver died.
+    /// </summary>
+    public async Task<StartResult> StartNightlyAsync(string specJson, CancellationToken ct)
+    {
+        var (spec, errors) = RunSpecParser.Parse(specJson);
+        return spec is null ? new StartResult(false, null, errors)
+            : await StartAsync(spec, "timer", NightlyInstanceId(time.GetUtcNow().UtcDateTime), ct, checkRegression: true, cleanupOlderThanHours: LeftoverAgeHours).ConfigureAwait(false);
+    }
 
     /// <summary>Starts a run from a spec object, validating it first.</summary>
-    public async Task<StartResult> StartAsync(RunSpec spec, string host, string? instanceId, CancellationToken ct, bool checkRegression = false)
+    public async Task<StartResult> StartAsync(RunSpec spec, string host, string? instanceId, CancellationToken ct, bool checkRegression = false,
+        double? cleanupOlderThanHours = null)
     {
         var errors = RunSpecValidator.Validate(spec).ToList();
         if (instanceId is not null && !Planner.IsValidRunId(instanceId))
@@ -35,7 +49,7 @@ public sealed class RunStarter(IRunOrchestrationClient client, TimeProvider time
             return new StartResult(false, null, errors);
         }
         string runId = instanceId ?? Planner.NewRunId(time.GetUtcNow().UtcDateTime);
-        bool created = await client.TryScheduleAsync(BenchmarkOrchestrator.Name, runId, new RunRequest(spec, host, checkRegression), ct).ConfigureAwait(false);
+        bool created = await client.TryScheduleAsync(BenchmarkOrchestrator.Name, runId, new RunRequest(spec, host, checkRegression, cleanupOlderThanHours), ct).ConfigureAwait(false);
         return new StartResult(created, runId, [], AlreadyExisted: !created);
     }
 

@@ -63,7 +63,9 @@ public sealed class RunsApi(IRunOrchestrationClient client, ResultsTableStore re
             ["runtimeStatus"] = state.RuntimeStatus,
             ["createdUtc"] = state.CreatedUtc,
             ["lastUpdatedUtc"] = state.LastUpdatedUtc,
-            ["progress"] = state.CustomStatusJson is null ? null : JsonNode.Parse(state.CustomStatusJson),
+            ["progress"] = await RunProgressReader.CurrentAsync(client, id, ct).ConfigureAwait(false) is { } progress
+                ? JsonSerializer.SerializeToNode(progress, JsonDefaults.Options)
+                : null,
         };
         if (state.FailureMessage is not null)
         {

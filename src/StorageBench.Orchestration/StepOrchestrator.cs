@@ -1,3 +1,4 @@
+using StorageBench.Engine;
 using StorageBench.Engine.Measurement;
 using StorageBench.Engine.Planning;
 using StorageBench.Engine.Spec;
@@ -41,8 +42,8 @@ public static class StepOrchestrator
                 canceled |= stopped;
                 if (slices.Count > 0)
                 {
-                    var verified = await context.CallActivityAsync<VerificationResult>(ActivityNames.VerifyTable,
-                        new VerifyTableInput(targets.TableName, Attempts(slices), slices.Sum(s => s.Units + s.WarmupUnits)));
+                    var verified = await VerifyAsync(context, ActivityNames.VerifyTable,
+                        new VerifyTableInput(targets.TableName, Attempts(slices), slices.Sum(s => s.Units + s.WarmupUnits)), errors);
                     workloads.Add(SummaryCalculator.SummarizeTable(table, slices, verified));
                     accepted.Add(new AcceptedSlices(TableInsertWorkload.Name, Attempts(slices)));
                     hosts.UnionWith(slices.Select(s => s.Host));
@@ -55,9 +56,9 @@ public static class StepOrchestrator
                 canceled |= stopped;
                 if (slices.Count > 0)
                 {
-                    var verified = await context.CallActivityAsync<VerificationResult>(ActivityNames.VerifyBlobs,
+                    var verified = await VerifyAsync(context, ActivityNames.VerifyBlobs,
                         new VerifyBlobsInput(targets.ContainerName, Attempts(slices), slices.Sum(s => s.Objects), blob.BlobSizeBytes,
-                            blob.VerifyContent ? slices.ToDictionary(s => s.AttemptId, s => s.ContentMd5 ?? "") : null));
+                            blob.VerifyContent ? slices.ToDictionary(s => s.AttemptId, s => s.ContentMd5 ?? "") : null), errors);
                     workloads.Add(SummaryCalculator.SummarizeBlob(blob, slices, verified));
                     accepted.Add(new AcceptedSlices(BlobUploadWorkload.Name, Attempts(slices)));
                     hosts.UnionWith(slices.Select(s => s.Host));
@@ -87,7 +88,7 @@ public static class StepOrchestrator
             // A run that lost a significant share of its work must not look like a success.
             errors.AddRange(workloads.Where(w => w.UnstoredShare > spec.MaxUnstoredShare).Select(w =>
                 $"{w.Workload}: {w.Planned - w.Stored:N0} of {w.Planned:N0} planned {(w.BlobsPlanned is null ? "entities" : "blobs")} " +
-                $"({w.UnstoredShare * 100:0.0}%) were not stored, over maxUnstoredShare {spec.MaxUnstoredShare * 100:0.0#}%"));
+                $"({w.UnstoredShare * 100:0.0}%) were not stored, over maxUnstoredShare {spec.MaxUnstoredShare * 100:0.###}%"));
         }
         string status = canceled ? RunStatus.Canceled : errors.Count > 0 ? RunStatus.Failed : RunStatus.Completed;
         var ended = context.CurrentUtcDateTime;
@@ -121,6 +122,23 @@ public static class StepOrchestrator
         return new StepResult(stepId, input.Index, input.Parameter, input.Value, status, errors, stepped, [.. hosts]);
     }
 
+    /// <summary>
+    /// Counts what is really in storage. When storage cannot be read (it died under the run), the
+    /// figures the slices measured are still kept, marked unverified, and the run fails.
+    /// </summary>
+    private static async Task<VerificationResult> VerifyAsync(IRunOrchestrationContext context, string activity, object input, List<string> errors)
+    {
+        try
+        {
+            return await context.CallActivityAsync<VerificationResult>(activity, input);
+        }
+        catch (ActivityFailedException ex) when (!ex.IsCancellation)
+        {
+            errors.Add(ex.Message);
+            return VerificationResult.Skipped("not verified: storage could not be read after the run (" + ErrorText.Compact(ex.ErrorMessage) + ")");
+        }
+    }
+
     private static string[] Attempts(IEnumerable<SliceResult> slices) => [.. slices.OrderBy(s => s.SliceIndex).Select(s => s.AttemptId)];
 
     /// <summary>All slices of a workload begin at one instant chosen here, so they really run together.</summary>
@@ -152,6 +170,10 @@ public static class StepOrchestrator
             {
                 done.Add(calls[i].Result);
                 stopped |= calls[i].Result.Canceled;
+                if (calls[i].Result.StopReason is { } reason)
+                {
+                    errors.Add($"{workload} slice {i} stopped early: {reason}");
+                }
             }
             else if (calls[i].Exception?.InnerException is ActivityFailedException { IsCancellation: true })
             {

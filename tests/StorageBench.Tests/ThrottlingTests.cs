@@ -29,7 +29,7 @@ public class ThrottlingTests(AzuriteFixture azurite)
         // A quarter of the planned entities were never stored: the run says so instead of looking like a success.
         Assert.Equal(RunStatus.Failed, summary.Status);
         Assert.Equal((2000L, 1500L), (table.Planned, table.Stored));
-        Assert.Contains(summary.Errors, e => e.Contains("tableInsert: 500 of 2,000 planned entities (25.0%) were not stored, over maxUnstoredShare 1.0%"));
+        Assert.Contains(summary.Errors, e => e.Contains("tableInsert: 500 of 2,000 planned entities (25.0%) were not stored, over maxUnstoredShare 1%"));
 
         Assert.Equal(10, proxy.Injected);                 // 40 batches, every 4th throttled
         Assert.Equal(proxy.Injected, table.Throttled);
@@ -123,11 +123,11 @@ public class ThrottlingTests(AzuriteFixture azurite)
     }
 
     /// <summary>A loopback proxy in front of one of Azurite's endpoints, and a target that reaches that endpoint through it.</summary>
-    private async Task<(ThrottlingProxy Proxy, StorageTarget Target)> ProxiedAsync(string endpoint, int everyNth,
+    private async Task<(FaultProxy Proxy, StorageTarget Target)> ProxiedAsync(string endpoint, int everyNth,
         Func<Microsoft.AspNetCore.Http.HttpRequest, bool> selects, long maxInFlight = long.MaxValue)
     {
         string direct = azurite.ConnectionString.Split(';').Single(p => p.StartsWith(endpoint + "=", StringComparison.Ordinal))[(endpoint.Length + 1)..];
-        var proxy = await ThrottlingProxy.StartAsync(new Uri($"http://127.0.0.1:{new Uri(direct).Port}/"), everyNth, selects, maxInFlight);
+        var proxy = await FaultProxy.StartAsync(new Uri($"http://127.0.0.1:{new Uri(direct).Port}/"), everyNth, selects, maxInFlight);
         return (proxy, StorageTarget.FromConnectionString(azurite.ConnectionString.Replace(direct, $"{proxy.Address.ToString().TrimEnd('/')}/devstoreaccount1")));
     }
 

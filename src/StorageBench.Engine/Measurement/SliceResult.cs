@@ -53,6 +53,8 @@ public sealed record SliceResult
     public required Timeline Timeline { get; init; }
     /// <summary>True when the run was canceled while this slice ran: it stopped early, and its figures cover what it did.</summary>
     public bool Canceled { get; init; }
+    /// <summary>Why the slice stopped before its work was done (e.g. storage unreachable); null when it was not cut short.</summary>
+    public string? StopReason { get; init; }
     /// <summary>The driver process and its total CPU time at slice start and end, to derive CPU per operation.</summary>
     public int ProcessId { get; init; }
     public double ProcessCpuSecondsAtStart { get; init; }

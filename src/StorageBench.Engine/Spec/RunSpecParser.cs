@@ -1,10 +1,16 @@
+using System.Reflection;
 using System.Text.Json;
 using System.Text.Json.Serialization;
+using System.Text.RegularExpressions;
 
 namespace StorageBench.Engine.Spec;
 
-/// <summary>JSON → validated <see cref="RunSpec"/>. Unknown fields are errors: a typo must not silently fall back to a default.</summary>
-public static class RunSpecParser
+/// <summary>
+/// JSON → validated <see cref="RunSpec"/>. Unknown fields are errors (a typo must not silently fall back
+/// to a default), and every error is said in the spec's own terms: the field's path, the value as
+/// written, and what it must be — not the serializer's .NET type names.
+/// </summary>
+public static partial class RunSpecParser
 {
     public static readonly JsonSerializerOptions Options = new(JsonSerializerDefaults.Web)
     {
@@ -13,25 +19,48 @@ public static class RunSpecParser
         AllowTrailingCommas = true,
     };
 
+    private static readonly JsonDocumentOptions DocumentOptions = new() { CommentHandling = JsonCommentHandling.Skip, AllowTrailingCommas = true };
+
+    [GeneratedRegex(@"\s*(Path:.*)?LineNumber: \d+ \| BytePositionInLine: \d+\.?\s*$")]
+    private static partial Regex ReaderPosition();
+
+    [GeneratedRegex(@"\s+")]
+    private static partial Regex Whitespace();
+
     /// <summary>Parses and validates; returns the spec or the list of errors (never both).</summary>
     public static (RunSpec? Spec, IReadOnlyList<ValidationError> Errors) Parse(string json)
     {
-        RunSpec? spec;
+        if (string.IsNullOrWhiteSpace(json))
+        {
+            return Fail("(spec)", "(empty)", "must be a run spec: a JSON object such as { \"scenario\": \"quick\", \"tableInsert\": {} }");
+        }
+        JsonDocument document;
         try
         {
-            spec = JsonSerializer.Deserialize<RunSpec>(json, Options);
+            document = JsonDocument.Parse(json, DocumentOptions);
         }
         catch (JsonException ex)
         {
-            string field = string.IsNullOrEmpty(ex.Path) || ex.Path == "$" ? "(spec)" : ex.Path.TrimStart('$', '.');
-            return (null, [new ValidationError(field, "(json)", "is not valid: " + FirstSentence(ex.Message))]);
+            return Fail("(spec)", "(json)", SyntaxRule(json, ex));
         }
-        if (spec is null)
+        using (document)
         {
-            return (null, [new ValidationError("(spec)", "null", "must be a JSON object")]);
+            if (document.RootElement.ValueKind != JsonValueKind.Object)
+            {
+                return Fail("(spec)", Shown(document.RootElement), "must be a JSON object");
+            }
+            RunSpec? spec;
+            try
+            {
+                spec = document.Deserialize<RunSpec>(Options);
+            }
+            catch (JsonException ex)
+            {
+                return (null, [FieldError(ex, document.RootElement)]);
+            }
+            var errors = RunSpecValidator.Validate(spec!);
+            return errors.Count == 0 ? (spec, errors) : (null, errors);
         }
-        var errors = RunSpecValidator.Validate(spec);
-        return errors.Count == 0 ? (spec, errors) : (null, errors);
     }
 
     /// <summary>Parses and validates, throwing <see cref="InvalidRunSpecException"/> on any error.</summary>
@@ -41,9 +70,114 @@ public static class RunSpecParser
         return spec ?? throw new InvalidRunSpecException(errors);
     }
 
-    private static string FirstSentence(string message)
+    private static (RunSpec?, IReadOnlyList<ValidationError>) Fail(string field, string value, string rule) => (null, [new ValidationError(field, value, rule)]);
+
+    /// <summary>"is not valid JSON: line 3, column 12: …", with a hint when curl --data has eaten the line breaks.</summary>
+    private static string SyntaxRule(string json, JsonException ex)
     {
-        int cut = message.IndexOf(" Path:", StringComparison.Ordinal);
-        return cut > 0 ? message[..cut] : message;
+        string what = Whitespace().Replace(ReaderPosition().Replace(ex.Message, ""), " ").TrimEnd('.', ' ');
+        string rule = $"is not valid JSON: line {(ex.LineNumber ?? 0) + 1}, column {(ex.BytePositionInLine ?? 0) + 1}: {what}";
+        return !json.Contains('\n') && json.Contains("//", StringComparison.Ordinal)
+            ? rule + " (the text has // comments but no line breaks, so the first comment hides the rest: curl --data strips newlines; send a file with --data-binary @FILE)"
+            : rule;
+    }
+
+    /// <summary>A value the serializer could not put in its field: an unknown field, or a value of the wrong kind.</summary>
+    private static ValidationError FieldError(JsonException ex, JsonElement root)
+    {
+        string field = (ex.Path ?? "$").TrimStart('$', '.');
+        var (parent, property) = Resolve(field);
+        if (ex.Message.Contains("could not be mapped to any .NET member", StringComparison.Ordinal))
+        {
+            string known = parent is null ? "" : "; the known fields are " + string.Join(", ", parent.GetProperties().Where(p => p.CanWrite).Select(p => JsonNamingPolicy.CamelCase.ConvertName(p.Name)));
+            int dot = field.LastIndexOf('.');
+            return new ValidationError(field, "(unknown field)", $"is not a field of {(dot < 0 ? "the spec" : field[..dot])}{known}");
+        }
+        var element = Find(root, field);
+        return new ValidationError(field.Length == 0 ? "(spec)" : field, element is { } e ? Shown(e) : "(json)", Expected(property?.PropertyType, field, element));
+    }
+
+    /// <summary>What a field of this type must be, in words; a whole number too large for its field says its limit.</summary>
+    private static string Expected(Type? type, string field, JsonElement? value)
+    {
+        if (field.EndsWith(']'))
+        {
+            type = type?.GetElementType();
+        }
+        type = type is null ? null : Nullable.GetUnderlyingType(type) ?? type;
+        if (type == typeof(int) || type == typeof(long))
+        {
+            return value is { ValueKind: JsonValueKind.Number } n && n.TryGetDouble(out double d) && d == Math.Floor(d)
+                ? $"must be a whole number no larger than {(type == typeof(int) ? int.MaxValue : long.MaxValue):N0}"
+                : "must be a whole number";
+        }
+        return type == typeof(double) ? "must be a number"
+            : type == typeof(bool) ? "must be true or false"
+            : type == typeof(string) ? "must be text in double quotes"
+            : type?.IsArray == true ? "must be a list in [ ]"
+            : "must be an object in { }";
+    }
+
+    /// <summary>The spec record and property a path like "tableInsert.slices" or "sweep.values[2]" names.</summary>
+    private static (Type? Parent, PropertyInfo? Property) Resolve(string path)
+    {
+        Type? type = typeof(RunSpec), parent = null;
+        PropertyInfo? property = null;
+        foreach (string part in path.Split('.', StringSplitOptions.RemoveEmptyEntries))
+        {
+            string name = part.Split('[')[0];
+            parent = type;
+            property = type?.GetProperty(name, BindingFlags.Public | BindingFlags.Instance | BindingFlags.IgnoreCase);
+            type = property?.PropertyType is { } t ? Nullable.GetUnderlyingType(t) ?? t : null;
+            if (part.Contains('[') && type?.IsArray == true)
+            {
+                type = type.GetElementType();
+            }
+        }
+        return (parent, property);
+    }
+
+    private static JsonElement? Find(JsonElement root, string path)
+    {
+        var current = root;
+        foreach (string part in path.Split('.', StringSplitOptions.RemoveEmptyEntries))
+        {
+            string name = part.Split('[')[0];
+            if (current.ValueKind != JsonValueKind.Object || !TryGetProperty(current, name, out current))
+            {
+                return null;
+            }
+            foreach (Match index in Regex.Matches(part, @"\[(\d+)\]"))
+            {
+                int i = int.Parse(index.Groups[1].Value, System.Globalization.CultureInfo.InvariantCulture);
+                if (current.ValueKind != JsonValueKind.Array || i >= current.GetArrayLength())
+                {
+                    return null;
+                }
+                current = current[i];
+            }
+        }
+        return current;
+    }
+
+    private static bool TryGetProperty(JsonElement element, string name, out JsonElement value)
+    {
+        foreach (var p in element.EnumerateObject())
+        {
+            if (string.Equals(p.Name, name, StringComparison.OrdinalIgnoreCase))
+            {
+                value = p.Value;
+                return true;
+            }
+        }
+        value = default;
+        return false;
+    }
+
+    /// <summary>The value as the user wrote it, shortened.</summary>
+    private static string Shown(JsonElement e)
+    {
+        string raw = e.GetRawText();
+        return raw.Length <= 40 ? raw : raw[..37] + "...";
     }
 }

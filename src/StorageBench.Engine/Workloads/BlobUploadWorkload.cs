@@ -42,8 +42,10 @@ public static class BlobUploadWorkload
 
         var clock = await SliceClock.StartAtAsync(plan.StartAtUtc, time, ct).ConfigureAwait(false);
         double cpuAtStart = SliceResult.ProcessCpuSeconds();
-        var upload = new Upload(spec.BlockRetries, new OperationSchedule(spec, long.MaxValue, 0, clock.StartTimestamp), ct);
         var workers = new WorkerRecorder[Math.Min(spec.ParallelBlocks, blockCount)];
+        using var stop = CancellationTokenSource.CreateLinkedTokenSource(ct);
+        var breaker = new UnreachableBreaker(workers.Length, stop);
+        var upload = new Upload(spec.BlockRetries, new OperationSchedule(spec, long.MaxValue, 0, clock.StartTimestamp), breaker, stop.Token);
         for (int w = 0; w < workers.Length; w++)
         {
             workers[w] = clock.NewRecorder();
@@ -52,7 +54,7 @@ public static class BlobUploadWorkload
         var commits = clock.NewRecorder(recordLatency: false);
         long started = 0, committed = 0, failedBytes = 0;
         var loops = new Task<long>[workers.Length];
-        for (int n = 0; !ct.IsCancellationRequested && (spec.DurationSeconds > 0 ? !upload.Schedule.HasEnded() : n < plan.BlobCount); n++)
+        for (int n = 0; !stop.IsCancellationRequested && (spec.DurationSeconds > 0 ? !upload.Schedule.HasEnded() : n < plan.BlobCount); n++)
         {
             started++;
             var blob = container.GetBlockBlobClient(BlobName(attempt, plan.SliceIndex, n));
@@ -67,7 +69,7 @@ public static class BlobUploadWorkload
                     bool ok = true;
                     for (long i = Interlocked.Increment(ref nextBlock); i < blockCount && ok; i = Interlocked.Increment(ref nextBlock))
                     {
-                        if (ct.IsCancellationRequested)
+                        if (stop.IsCancellationRequested)
                         {
                             ok = false;
                             break;
@@ -96,6 +98,7 @@ public static class BlobUploadWorkload
         {
             StartLagSeconds = clock.LagSeconds(plan.StartAtUtc),
             Canceled = ct.IsCancellationRequested,
+            StopReason = breaker.Reason,
             Planned = spec.DurationSeconds > 0 ? started : plan.BlobCount,
             ObjectsFailed = started - committed,
             FailedObjectUnits = failedBytes,
@@ -154,7 +157,7 @@ public static class BlobUploadWorkload
     }
 
     /// <summary>One slice's request loop: send, record the outcome, and retry what the service may accept later.</summary>
-    private sealed class Upload(int retries, OperationSchedule schedule, CancellationToken ct)
+    private sealed class Upload(int retries, OperationSchedule schedule, UnreachableBreaker breaker, CancellationToken ct)
     {
         private long _operationIndex = -1;
 
@@ -181,6 +184,7 @@ public static class BlobUploadWorkload
                 }
                 long index = countsAsBlock ? Interlocked.Increment(ref _operationIndex) : long.MaxValue;
                 recorder.Record(outcome, start, units, schedule.IsWarmup(index, start));
+                breaker.Observe(outcome);
                 if (outcome == Outcome.Succeeded)
                 {
                     return true;

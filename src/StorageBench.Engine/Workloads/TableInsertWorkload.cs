@@ -32,18 +32,21 @@ public static class TableInsertWorkload
         var clock = await SliceClock.StartAtAsync(plan.StartAtUtc, time, ct).ConfigureAwait(false);
         double cpuAtStart = SliceResult.ProcessCpuSeconds();
         var schedule = new OperationSchedule(spec, batchCount, plan.OperationsPerSecond, clock.StartTimestamp);
+        using var stop = CancellationTokenSource.CreateLinkedTokenSource(ct);
+        var breaker = new UnreachableBreaker(loopCount, stop);
         var workers = new WorkerRecorder[loopCount];
         var loops = new Task[loopCount];
         for (int w = 0; w < loopCount; w++)
         {
             var recorder = workers[w] = clock.NewRecorder();
-            loops[w] = Task.Run(() => WorkerLoopAsync(plan, attempt, table, payload, schedule, recorder, ct), CancellationToken.None);
+            loops[w] = Task.Run(() => WorkerLoopAsync(plan, attempt, table, payload, schedule, recorder, breaker, stop.Token), CancellationToken.None);
         }
         await Task.WhenAll(loops).ConfigureAwait(false);
         return SliceResult.FromWorkers(plan.StepId, attempt, Name, plan.SliceIndex, plan.TargetIndex, cpuAtStart, workers) with
         {
             StartLagSeconds = clock.LagSeconds(plan.StartAtUtc),
             Canceled = ct.IsCancellationRequested,
+            StopReason = breaker.Reason,
             Planned = spec.DurationSeconds > 0 ? workers.Sum(w => w.UnitsAttempted) : plan.EntityCount,
         };
     }
@@ -94,7 +97,7 @@ public static class TableInsertWorkload
     public static string AttemptOf(string rowKey) => rowKey.Length > 8 && rowKey[8] == '-' ? rowKey[..8] : "";
 
     private static async Task WorkerLoopAsync(TableSlicePlan plan, string attempt, TableClient table, EntityPayload payload, OperationSchedule schedule,
-        WorkerRecorder recorder, CancellationToken ct)
+        WorkerRecorder recorder, UnreachableBreaker breaker, CancellationToken ct)
     {
         var spec = plan.Workload;
         bool timed = spec.DurationSeconds > 0;
@@ -135,6 +138,7 @@ public static class TableInsertWorkload
                 outcome = failed;
             }
             recorder.Record(outcome, start, size, schedule.IsWarmup(batch, start));
+            breaker.Observe(outcome);
         }
     }
 }

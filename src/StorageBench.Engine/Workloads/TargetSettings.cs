@@ -27,7 +27,7 @@ public static class TargetSettings
     {
         if (Value(setting, TargetConnectionString) is { } cs)
         {
-            return [StorageTarget.FromConnectionString(cs)];
+            return [StorageTarget.Parse(TargetConnectionString, cs)];
         }
         var (table, blob) = (Value(setting, TargetTableEndpoints), Value(setting, TargetBlobEndpoints));
         if (table is null && blob is null)
@@ -48,7 +48,7 @@ public static class TargetSettings
 
     /// <summary>Where results go: its own setting, else the target.</summary>
     public static StorageTarget Results(Func<string, string?> setting, StorageTarget target) =>
-        Value(setting, ResultsConnectionString) is { } cs ? StorageTarget.FromConnectionString(cs)
+        Value(setting, ResultsConnectionString) is { } cs ? StorageTarget.Parse(ResultsConnectionString, cs)
         : Value(setting, ResultsTableEndpoint) is { } endpoint ? StorageTarget.FromEndpoints(FirstUri(ResultsTableEndpoint, endpoint), target.BlobEndpoint ?? FirstUri(ResultsTableEndpoint, endpoint))
         : target;
 

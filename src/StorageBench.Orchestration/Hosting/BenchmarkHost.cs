@@ -33,6 +33,7 @@ public static class BenchmarkHost
     public static InProcessOrchestrationHost Register(InProcessOrchestrationHost host, BenchmarkActivities a) => host
         .AddOrchestrator<RunRequest, RunSummary>(BenchmarkOrchestrator.Name, BenchmarkOrchestrator.RunAsync)
         .AddOrchestrator<StepInput, StepResult>(StepOrchestrator.Name, StepOrchestrator.RunAsync)
+        .AddActivity<double, CleanupResult>(ActivityNames.CleanupLeftovers, a.CleanupLeftoversAsync)
         .AddActivity<object?, EnvironmentInfo>(ActivityNames.DescribeEnvironment, (_, _) => a.DescribeEnvironmentAsync(), runsAfterShutdown: true)
         .AddActivity<StepTargets, bool>(ActivityNames.PrepareTargets, a.PrepareTargetsAsync)
         .AddActivity<TableSlicePlan, SliceResult>(ActivityNames.RunTableSlice, a.RunTableSliceAsync)

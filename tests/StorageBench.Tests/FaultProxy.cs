@@ -1,0 +1,154 @@
+using Microsoft.AspNetCore.Builder;
+using Microsoft.AspNetCore.Http;
+using StorageBench.Cli;
+
+namespace StorageBench.Tests;
+
+/// <summary>What the proxy does to one selected request.</summary>
+public enum Fault
+{
+    /// <summary>Forwarded untouched.</summary>
+    None,
+    /// <summary>Answered 503 ServerBusy, as Azure Storage does when it throttles.</summary>
+    Throttle,
+    /// <summary>Held without an answer until the client gives up (its request timeout), never forwarded: nothing lands.</summary>
+    Hang,
+    /// <summary>Forwarded after <see cref="FaultProxy.SlowDelay"/>: a slow success.</summary>
+    Slow,
+    /// <summary>The connection is dropped after the status line, before the body (a network error); never forwarded.</summary>
+    Drop,
+}
+
+/// <summary>
+/// A loopback reverse proxy in front of Azurite that injects faults into the requests a predicate
+/// selects — 503 ServerBusy to every Nth (or to any that would put more than maxInFlight selected
+/// requests in flight: a service at capacity), or, by a schedule over the selected requests' order,
+/// hangs, slow answers and dropped connections — and forwards everything else. Azure's throttling and
+/// a flaky network cannot be had on this machine; this is the stand-in, and it counts exactly what it
+/// injected, by kind.
+/// </summary>
+public sealed class FaultProxy : IAsyncDisposable
+{
+    private static readonly HashSet<string> HopHeaders = new(StringComparer.OrdinalIgnoreCase) { "Host", "Connection", "Transfer-Encoding", "Keep-Alive", "Expect" };
+    private readonly HttpClient _upstream = new(new SocketsHttpHandler { AllowAutoRedirect = false, UseCookies = false });
+    private readonly long[] _injected = new long[Enum.GetValues<Fault>().Length];
+    private long _selected;
+    private long _inFlight;
+
+    private LoopbackServer? _server;
+
+    public Uri Address => _server!.Address;
+
+    /// <summary>How long a <see cref="Fault.Slow"/> request is held before it is forwarded.</summary>
+    public static readonly TimeSpan SlowDelay = TimeSpan.FromMilliseconds(400);
+
+    /// <summary>503s injected.</summary>
+    public long Injected => Count(Fault.Throttle);
+
+    public long Count(Fault fault) => Interlocked.Read(ref _injected[(int)fault]);
+
+    /// <summary>Every Nth selected request (and any over maxInFlight) is throttled.</summary>
+    public static Task<FaultProxy> StartAsync(Uri upstream, int everyNth, Func<HttpRequest, bool> selects, long maxInFlight = long.MaxValue) =>
+        StartAsync(upstream, selects, n => n % everyNth == 0 ? Fault.Throttle : Fault.None, maxInFlight);
+
+    /// <param name="schedule">The fault for the nth selected request (from 1).</param>
+    public static async Task<FaultProxy> StartAsync(Uri upstream, Func<HttpRequest, bool> selects, Func<long, Fault> schedule, long maxInFlight = long.MaxValue)
+    {
+        var proxy = new FaultProxy();
+        proxy._server = await LoopbackServer.StartAsync(0, app => app.Run(context => proxy.HandleAsync(context, upstream, selects, schedule, maxInFlight)));
+        return proxy;
+    }
+
+    private async Task HandleAsync(HttpContext context, Uri upstream, Func<HttpRequest, bool> selects, Func<long, Fault> schedule, long maxInFlight)
+    {
+        if (!selects(context.Request))
+        {
+            await ForwardAsync(context, upstream);
+            return;
+        }
+        long inFlight = Interlocked.Increment(ref _inFlight);
+        try
+        {
+            var fault = inFlight > maxInFlight ? Fault.Throttle : schedule(Interlocked.Increment(ref _selected));
+            Interlocked.Increment(ref _injected[(int)fault]);
+            switch (fault)
+            {
+                case Fault.Throttle:
+                    await ThrottleAsync(context);
+                    return;
+                case Fault.Hang:
+                    await Task.Delay(Timeout.Infinite, context.RequestAborted).ContinueWith(_ => { }, TaskScheduler.Default);
+                    return;
+                case Fault.Drop:
+                    // After the response has started, so no client can quietly send the request again.
+                    context.Response.StatusCode = 200;
+                    await context.Response.StartAsync();
+                    await context.Response.Body.FlushAsync();
+                    context.Abort();
+                    return;
+                case Fault.Slow:
+                    await Task.Delay(SlowDelay, context.RequestAborted);
+                    break;
+            }
+            await ForwardAsync(context, upstream);
+        }
+        finally
+        {
+            Interlocked.Decrement(ref _inFlight);
+        }
+    }
+
+    /// <summary>503 ServerBusy in the service's own error format: JSON for the table service (it asks for JSON), XML for blobs.</summary>
+    private static async Task ThrottleAsync(HttpContext context)
+    {
+        context.Response.StatusCode = 503;
+        context.Response.Headers["x-ms-error-code"] = "ServerBusy";
+        if (context.Request.Headers.Accept.ToString().Contains("json", StringComparison.OrdinalIgnoreCase))
+        {
+            context.Response.ContentType = "application/json";
+            await context.Response.WriteAsync("""{"odata.error":{"code":"ServerBusy","message":{"lang":"en-US","value":"Injected by the test proxy."}}}""");
+        }
+        else
+        {
+            context.Response.ContentType = "application/xml";
+            await context.Response.WriteAsync("""<?xml version="1.0" encoding="utf-8"?><Error><Code>ServerBusy</Code><Message>Injected by the test proxy.</Message></Error>""");
+        }
+    }
+
+    private async Task ForwardAsync(HttpContext context, Uri upstream)
+    {
+        var request = new HttpRequestMessage(new HttpMethod(context.Request.Method),
+            new Uri(upstream, context.Request.Path.Value + context.Request.QueryString.Value));
+        if (context.Request.ContentLength > 0 || context.Request.Headers.TransferEncoding.Count > 0)
+        {
+            request.Content = new StreamContent(context.Request.Body);
+        }
+        foreach (var (name, values) in context.Request.Headers)
+        {
+            if (HopHeaders.Contains(name))
+            {
+                continue;
+            }
+            if (!request.Headers.TryAddWithoutValidation(name, values.ToArray()))
+            {
+                request.Content?.Headers.TryAddWithoutValidation(name, values.ToArray());
+            }
+        }
+        using var response = await _upstream.SendAsync(request, HttpCompletionOption.ResponseHeadersRead, context.RequestAborted);
+        context.Response.StatusCode = (int)response.StatusCode;
+        foreach (var (name, values) in response.Headers.Concat(response.Content.Headers))
+        {
+            if (!HopHeaders.Contains(name))
+            {
+                context.Response.Headers[name] = values.ToArray();
+            }
+        }
+        await response.Content.CopyToAsync(context.Response.Body, context.RequestAborted);
+    }
+
+    public async ValueTask DisposeAsync()
+    {
+        await _server!.DisposeAsync();
+        _upstream.Dispose();
+    }
+}
