@@ -100,6 +100,7 @@ public class FaultTests(AzuriteFixture azurite, ITestOutputHelper output)
         Assert.True(w.Verified.Matched, w.Verified.Detail);
         Assert.Equal(RunStatus.Failed, summary.Status);
         Assert.Contains(summary.Errors, e => e.Contains("planned entities") && e.Contains("were not stored, over maxUnstoredShare 1%"));
+        Assert.Empty(await azurite.LeftoversOfAsync(summary.RunId));
     }
 
     [Fact]

@@ -10,6 +10,7 @@ namespace StorageBench.Tests;
 /// machine's mirror): scripts/check-functions.sh compiles its sources against tests/StorageBench.Functions.CompileSurface.
 /// These tests show that check can fail, and that every orchestrator and activity name has its function.
 /// </summary>
+[Collection(BuildsCollection.Name)]
 public class FunctionAppTests
 {
     private static readonly string Root = RunSpecValidationTests.RepoRoot();
@@ -72,11 +73,7 @@ public class FunctionAppTests
         {
             psi.ArgumentList.Add(a);
         }
-        // The test host's own MSBuild settings must not leak into this build.
-        foreach (string name in new[] { "MSBUILD_EXE_PATH", "MSBuildExtensionsPath", "MSBuildSDKsPath", "MSBuildLoadMicrosoftTargetsReadOnly" })
-        {
-            psi.Environment.Remove(name);
-        }
+        BuildEnvironment.Clean(psi);
         using var process = Process.Start(psi)!;
         var stdout = process.StandardOutput.ReadToEndAsync();
         var stderr = process.StandardError.ReadToEndAsync();
