@@ -11,8 +11,8 @@ namespace StorageBench.Tests;
 /// and by the runs API (400) naming the field, the value and the rule, and no table, container or
 /// result row appears.
 /// </summary>
-[Collection(AzuriteCollection.Name)]
-public class BadInputTests(AzuriteFixture azurite)
+/// <remarks>An Azurite of its own, so the snapshot is everything in it: no other test writes there.</remarks>
+public class BadInputTests(AzuriteFixture azurite) : IClassFixture<AzuriteFixture>
 {
     /// <summary>A spec, the field its error must name, and a fragment of the rule.</summary>
     public static TheoryData<string, string, string> Specs => new()
@@ -152,14 +152,19 @@ public class BadInputTests(AzuriteFixture azurite)
 
     private RunsApi Api() => new(azurite.NewHost(), azurite.Results, new TargetCleaner([azurite.Target]), TimeProvider.System, "http");
 
-    /// <summary>The tables, containers and run rows of the scenario the cases use: what a rejected spec must not change.</summary>
+    /// <summary>Every table, container and result row in this class's Azurite: what a rejected spec must not change.</summary>
     private async Task<string> SnapshotAsync()
     {
-        var tables = (await azurite.TableNamesAsync()).Where(t => t.StartsWith("sbt", StringComparison.Ordinal)).Order();
-        var containers = (await azurite.ContainerNamesAsync()).Where(c => c.StartsWith("sbb", StringComparison.Ordinal)).Order();
-        var rows = await azurite.Results.ListRunsAsync("bad", 100, default);
-        var idRows = await azurite.Results.ListRunsAsync("bad-id", 100, default);
-        // Other test classes share this Azurite and create their own tables; the rule is: none named for a "bad" run.
-        return $"rows {rows.Count} {idRows.Count}; tables {string.Join(",", tables.Where(t => t.Contains("bad")))}; containers {string.Join(",", containers.Where(c => c.Contains("bad")))}";
+        var tables = (await azurite.TableNamesAsync()).Order().ToList();
+        var containers = (await azurite.ContainerNamesAsync()).Order();
+        var rows = new List<string>();
+        foreach (string table in tables)
+        {
+            await foreach (var row in azurite.Tables.GetTableClient(table).QueryAsync<Azure.Data.Tables.TableEntity>(select: ["PartitionKey", "RowKey"]))
+            {
+                rows.Add($"{table}/{row.PartitionKey}/{row.RowKey}");
+            }
+        }
+        return $"tables {string.Join(",", tables)}; containers {string.Join(",", containers)}; rows {string.Join(",", rows)}";
     }
 }

@@ -81,4 +81,27 @@ public class RunsApiTests(AzuriteFixture azurite)
         Assert.True((bool)JsonNode.Parse(await get.Content.ReadAsStringAsync())!["result"]!["workloads"]![0]!["verified"]!["matched"]!);
         Assert.Equal(HttpStatusCode.NotFound, (await http.GetAsync("api/runs/nope")).StatusCode);
     }
+
+    [Fact]
+    public async Task TheApiReadsASpecAsTheCliDoesWhateverTheContentTypeWithCommentsTrailingCommasAndAByteOrderMark()
+    {
+        await using var server = await LocalApiServer.StartAsync(NewApi(), port: 0, default);
+        using var http = new HttpClient { BaseAddress = server.Address };
+        // What curl --data-binary @spec.json sends without -H, from a file an editor saved with a BOM.
+        byte[] body = [.. Encoding.UTF8.GetPreamble(), .. Encoding.UTF8.GetBytes("""
+            // a spec as written in an editor
+            { "scenario": "api", "startDelaySeconds": 0, "tableInsert": { "entityCount": 100, "batchSize": 100, }, }
+            """)];
+        var content = new ByteArrayContent(body);
+        content.Headers.ContentType = new System.Net.Http.Headers.MediaTypeHeaderValue("application/x-www-form-urlencoded");
+
+        var post = await http.PostAsync("api/runs", content);
+
+        Assert.Equal(HttpStatusCode.Accepted, post.StatusCode);
+        string id = (string)JsonNode.Parse(await post.Content.ReadAsStringAsync())!["id"]!;
+        while ((await http.GetAsync($"api/runs/{id}")).StatusCode == HttpStatusCode.Accepted)
+        {
+            await Task.Delay(100);
+        }
+    }
 }
