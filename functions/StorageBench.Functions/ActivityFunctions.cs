@@ -1,9 +1,9 @@
 using Microsoft.Azure.Functions.Worker;
 using StorageBench.Engine.Measurement;
 using StorageBench.Engine.Planning;
+using StorageBench.Engine.ResultsStore;
 using StorageBench.Engine.Statistics;
 using StorageBench.Orchestration;
-using StorageBench.Results;
 
 namespace StorageBench.Functions;
 

@@ -4,8 +4,8 @@ using Microsoft.AspNetCore.Mvc;
 using Microsoft.Azure.Functions.Worker;
 using Microsoft.DurableTask.Client;
 using StorageBench.Engine.Cleanup;
+using StorageBench.Engine.ResultsStore;
 using StorageBench.Orchestration;
-using StorageBench.Results;
 
 namespace StorageBench.Functions;
 

@@ -3,9 +3,10 @@ using Azure.Identity;
 using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;
 using StorageBench.Engine.Cleanup;
+using StorageBench.Engine.ResultsStore;
+using StorageBench.Engine.Telemetry;
 using StorageBench.Engine.Workloads;
 using StorageBench.Orchestration;
-using StorageBench.Results;
 
 namespace StorageBench.Functions;
 

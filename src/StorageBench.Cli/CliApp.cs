@@ -4,12 +4,15 @@ using Azure;
 using StorageBench.Engine;
 using StorageBench.Engine.Cleanup;
 using StorageBench.Engine.Planning;
+using StorageBench.Engine.Queries;
+using StorageBench.Engine.Reports;
+using StorageBench.Engine.ResultsStore;
 using StorageBench.Engine.Spec;
 using StorageBench.Engine.Statistics;
+using StorageBench.Engine.Telemetry;
 using StorageBench.Engine.Workloads;
 using StorageBench.Orchestration;
 using StorageBench.Orchestration.Hosting;
-using StorageBench.Results;
 
 namespace StorageBench.Cli;
 

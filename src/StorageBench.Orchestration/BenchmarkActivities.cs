@@ -3,10 +3,11 @@ using Azure;
 using StorageBench.Engine.Cleanup;
 using StorageBench.Engine.Measurement;
 using StorageBench.Engine.Planning;
+using StorageBench.Engine.ResultsStore;
 using StorageBench.Engine.Statistics;
+using StorageBench.Engine.Telemetry;
 using StorageBench.Engine.Verification;
 using StorageBench.Engine.Workloads;
-using StorageBench.Results;
 
 namespace StorageBench.Orchestration;
 

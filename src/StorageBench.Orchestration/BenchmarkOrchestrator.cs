@@ -1,7 +1,7 @@
 using StorageBench.Engine.Planning;
+using StorageBench.Engine.ResultsStore;
 using StorageBench.Engine.Spec;
 using StorageBench.Engine.Statistics;
-using StorageBench.Results;
 
 namespace StorageBench.Orchestration;
 

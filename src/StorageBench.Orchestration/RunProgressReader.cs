@@ -1,6 +1,6 @@
 using System.Text.Json;
+using StorageBench.Engine;
 using StorageBench.Engine.Planning;
-using StorageBench.Results;
 
 namespace StorageBench.Orchestration;
 

@@ -1,7 +1,7 @@
 using System.Text.Json;
 using StorageBench.Engine;
+using StorageBench.Engine.ResultsStore;
 using StorageBench.Engine.Statistics;
-using StorageBench.Results;
 
 namespace StorageBench.Orchestration;
 

@@ -2,10 +2,11 @@ using System.Globalization;
 using System.Text.Json;
 using System.Text.Json.Nodes;
 using Azure.Data.Tables;
+using StorageBench.Engine;
 using StorageBench.Engine.Cleanup;
+using StorageBench.Engine.ResultsStore;
 using StorageBench.Engine.Spec;
 using StorageBench.Engine.Statistics;
-using StorageBench.Results;
 
 namespace StorageBench.Orchestration;
 

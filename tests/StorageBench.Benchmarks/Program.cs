@@ -6,13 +6,13 @@ using System.Text.Json;
 using StorageBench.Cli;
 using StorageBench.Engine.Measurement;
 using StorageBench.Engine.Planning;
+using StorageBench.Engine.ResultsStore;
 using StorageBench.Engine.Spec;
 using StorageBench.Engine.Statistics;
 using StorageBench.Engine.Verification;
 using StorageBench.Engine.Workloads;
 using StorageBench.Orchestration;
 using StorageBench.Orchestration.Hosting;
-using StorageBench.Results;
 
 // Usage: StorageBench.Benchmarks <path to storagebench.dll> <output markdown> [seconds=30]
 // 1. Pipeline vs the engine's tightest loop (same spec, same Azurite), single partition and 16 partitions.

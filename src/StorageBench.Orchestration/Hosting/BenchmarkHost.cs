@@ -1,9 +1,10 @@
 using StorageBench.Engine.Measurement;
 using StorageBench.Engine.Planning;
+using StorageBench.Engine.ResultsStore;
 using StorageBench.Engine.Spec;
 using StorageBench.Engine.Statistics;
+using StorageBench.Engine.Telemetry;
 using StorageBench.Engine.Workloads;
-using StorageBench.Results;
 
 namespace StorageBench.Orchestration.Hosting;
 

@@ -1,7 +1,7 @@
 using System.Collections.Concurrent;
 using System.Text.Json;
 using System.Threading.Channels;
-using StorageBench.Results;
+using StorageBench.Engine;
 
 namespace StorageBench.Orchestration.Hosting;
 

@@ -1,0 +1,108 @@
+using System.Globalization;
+using System.Text;
+using StorageBench.Engine.Statistics;
+
+namespace StorageBench.Engine.Reports;
+
+/// <summary>
+/// summary.html: one self-contained page (inline CSS and SVG, no script, no external resource) with
+/// the tables of summary.md, each workload's latency distribution and per-second throughput, and for
+/// sweeps and searches throughput and p99 against the stepped parameter.
+/// </summary>
+public static class HtmlReportWriter
+{
+    private static readonly CultureInfo Inv = CultureInfo.InvariantCulture;
+
+    public static string Render(RunSummary s)
+    {
+        var b = new StringBuilder();
+        b.Append("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>StorageBench ")
+            .Append(SvgChart.Esc(s.RunId)).Append("</title><style>")
+            .Append("body{font-family:sans-serif;margin:24px;color:#222;max-width:1100px}table{border-collapse:collapse;margin:8px 0 16px}")
+            .Append("td,th{border:1px solid #ccc;padding:3px 7px;font-size:13px;text-align:right}th{background:#f3f3f3}td:first-child,th:first-child{text-align:left}")
+            .Append("figure{margin:12px 0}figcaption{font-weight:bold;margin-bottom:4px}.bad{color:#b00}")
+            .Append("</style></head><body>");
+        b.Append(Inv, $"<h1>StorageBench run {SvgChart.Esc(s.RunId)} — <span class=\"{(s.Status == RunStatus.Completed ? "" : "bad")}\">{s.Status}</span></h1>");
+        b.Append(Inv, $"<p>Scenario <b>{SvgChart.Esc(s.Spec?.Scenario ?? "")}</b> · target {SvgChart.Esc(s.Environment.TargetKind)} · host {SvgChart.Esc(s.Environment.Host)} on {SvgChart.Esc(s.Environment.Machine)} ({s.Environment.ProcessorCount} cores, {SvgChart.Esc(s.Environment.Runtime)}) · {s.Environment.Instances} instance(s) · {s.StartedUtc:u} to {s.EndedUtc:u}</p>");
+        foreach (var e in s.Errors)
+        {
+            b.Append("<p class=\"bad\">error: ").Append(SvgChart.Esc(e)).Append("</p>");
+        }
+        if (s.Regression is { } r)
+        {
+            b.Append(Inv, $"<p>Regression check: <b class=\"{(r.Verdict == RegressionVerdict.Regressed ? "bad" : "")}\">{r.Verdict}</b> against {r.BaselineRuns} earlier run(s): {SvgChart.Esc(r.Reason)}</p>");
+        }
+        // The same tables as summary.md, rendered from its Markdown so the two never disagree.
+        b.Append(MarkdownTables(ReportWriter.Markdown(s)));
+
+        var steps = s.Workloads.Where(w => w.StepParameter is not null).GroupBy(w => w.Workload).ToList();
+        foreach (var g in steps)
+        {
+            var points = g.OrderBy(w => w.StepValue).ToList();
+            bool table = g.Key == "tableInsert";
+            string parameter = points[0].StepParameter!;
+            var rate = points.Select(w => (w.StepValue!.Value, (table ? w.Throughput.EntitiesPerSecond : w.Throughput.MegabytesPerSecond) ?? 0)).ToList();
+            var p99 = points.Select(w => (w.StepValue!.Value, w.LatencyMs.P99)).ToList();
+            bool logX = points.Count > 2 && points[^1].StepValue > 8 * Math.Max(points[0].StepValue!.Value, 1e-9);
+            b.Append(SvgChart.Lines($"sweep-{g.Key}", $"{g.Key}: throughput and p99 latency against {parameter}", parameter + (logX ? " (log scale)" : ""),
+                table ? "entities/s" : "MB/s", "p99 ms",
+                [new ChartSeries(table ? "throughput (entities/s)" : "throughput (MB/s)", "#4e79a7", rate), new ChartSeries("p99 latency (ms)", "#e15759", p99, RightAxis: true)], logX));
+        }
+
+        foreach (var w in s.Workloads)
+        {
+            string label = ReportWriter.Label(w);
+            string id = $"{w.Workload}-{w.StepValue?.ToString(Inv) ?? "run"}".Replace('.', '_');
+            b.Append(Inv, $"<h2>{SvgChart.Esc(label)}</h2>");
+            b.Append(SvgChart.Bars($"latency-{id}", $"{label}: latency distribution of {w.LatencyMs.Samples:N0} successful requests", "latency (ms)", "requests",
+                [.. w.LatencyDistribution.Select(x => (x.FromMs, x.ToMs, (double)x.Count))]));
+            long first = w.Timeline.StartUnixSecond;
+            bool entities = w.Entities is not null;
+            int bucket = w.Timeline.BucketSeconds;
+            string per = bucket == 1 ? "per UTC second" : $"per {bucket}-second bucket, as a rate per second";
+            b.Append(SvgChart.Lines($"timeline-{id}", $"{label}: throughput {per}, all slices (the first and last buckets are partial)", "seconds since the first", entities ? "entities/s" : "MB/s", null,
+                [new ChartSeries(entities ? "entities per second" : "MB per second", "#59a14f",
+                    [.. w.Timeline.Points().Select(p => ((double)(p.UnixSecond - first), (entities ? p.Units : p.Units / 1e6) / bucket))])]));
+        }
+        b.Append("</body></html>");
+        return b.ToString();
+    }
+
+    /// <summary>Turns the Markdown's pipe tables into HTML tables and its other lines into paragraphs.</summary>
+    private static string MarkdownTables(string markdown)
+    {
+        var b = new StringBuilder();
+        bool inTable = false, header = false;
+        foreach (var raw in markdown.Split('\n').Skip(1))
+        {
+            string line = raw.TrimEnd('\r');
+            if (line.StartsWith('|'))
+            {
+                var cells = line.Trim('|').Split('|').Select(c => SvgChart.Esc(c.Trim())).ToList();
+                if (cells.All(c => c.Trim('-', ':').Length == 0))
+                {
+                    continue;
+                }
+                if (!inTable)
+                {
+                    b.Append("<table>");
+                    inTable = header = true;
+                }
+                string tag = header ? "th" : "td";
+                b.Append("<tr>").Append(string.Concat(cells.Select(c => $"<{tag}>{c}</{tag}>"))).Append("</tr>");
+                header = false;
+                continue;
+            }
+            if (inTable)
+            {
+                b.Append("</table>");
+                inTable = false;
+            }
+            if (line.Length > 0 && !line.StartsWith("Scenario ", StringComparison.Ordinal) && !line.StartsWith("Started ", StringComparison.Ordinal) && !line.StartsWith("- error", StringComparison.Ordinal))
+            {
+                b.Append("<p>").Append(SvgChart.Esc(line.TrimStart('-', ' '))).Append("</p>");
+            }
+        }
+        return b.Append(inTable ? "</table>" : "").ToString();
+    }
+}

@@ -1,0 +1,91 @@
+using System.Globalization;
+using System.Text;
+using System.Text.Json;
+using StorageBench.Engine.Statistics;
+
+namespace StorageBench.Engine.Reports;
+
+/// <summary>Writes summary.json, summary.md and summary.html beside each other; the Markdown is also what the CLI prints.</summary>
+public static class ReportWriter
+{
+    public static async Task<IReadOnlyList<string>> WriteAsync(RunSummary summary, string directory, CancellationToken ct)
+    {
+        Directory.CreateDirectory(directory);
+        string json = Path.Combine(directory, "summary.json");
+        string md = Path.Combine(directory, "summary.md");
+        string html = Path.Combine(directory, "summary.html");
+        await File.WriteAllTextAsync(json, JsonSerializer.Serialize(summary, JsonDefaults.Options), ct).ConfigureAwait(false);
+        await File.WriteAllTextAsync(md, Markdown(summary), ct).ConfigureAwait(false);
+        await File.WriteAllTextAsync(html, HtmlReportWriter.Render(summary), ct).ConfigureAwait(false);
+        return [json, md, html];
+    }
+
+    public static string Markdown(RunSummary s)
+    {
+        var b = new StringBuilder();
+        b.AppendLine(CultureInfo.InvariantCulture, $"# StorageBench run {s.RunId} — {s.Status}");
+        b.AppendLine();
+        b.AppendLine(CultureInfo.InvariantCulture, $"Scenario `{s.Spec?.Scenario}` · target {s.Environment.TargetKind} · host {s.Environment.Host} on {s.Environment.Machine} ({s.Environment.ProcessorCount} cores, {s.Environment.Runtime}) · {s.Environment.Instances} instance(s)");
+        b.AppendLine(CultureInfo.InvariantCulture, $"Started {s.StartedUtc:u}, ended {s.EndedUtc:u}");
+        foreach (var e in s.Errors)
+        {
+            b.AppendLine(CultureInfo.InvariantCulture, $"- error: {e}");
+        }
+        if (s.Saturation is { } sat)
+        {
+            b.AppendLine(CultureInfo.InvariantCulture,
+                $"Saturation search on `{sat.Parameter}`: highest sustainable {(sat.HighestSustainableValue is { } h ? F(h, "0.##") : "none")} ({(sat.ThroughputAtHighest is { } t ? F(t, "0.#") + " " + sat.ThroughputUnit : "n/a")}); knee {(sat.KneeValue is { } k ? F(k, "0.##") : "not reached")}: {sat.Reason}.");
+        }
+        if (s.Workloads.Count == 0)
+        {
+            return b.ToString();
+        }
+        b.AppendLine();
+        b.AppendLine("| workload | slices | ops | ok | failed | throttled | timed out | stored / planned | entities / MB | seconds | throughput | all-slices window | peak/s | verified |");
+        b.AppendLine("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|");
+        foreach (var w in s.Workloads)
+        {
+            string amount = w.Entities is { } e ? F(e) : F((w.Bytes ?? 0) / 1e6, "0.0") + " MB";
+            string stored = $"{F(w.Stored)}/{F(w.Planned)}{(w.BlobsPlanned is null ? "" : " blobs")} ({(1 - w.UnstoredShare) * 100:0.0}%)";
+            b.AppendLine(CultureInfo.InvariantCulture,
+                $"| {Label(w)} | {w.Slices} | {F(w.Operations)} | {F(w.Succeeded)} | {F(w.Failed)} | {F(w.Throttled)} | {F(w.TimedOut)} | {stored} | {amount} | {F(w.DurationSeconds, "0.00")} | {Rate(w.Throughput)} | {(w.AllSlicesActiveThroughput is { } a ? Rate(a) : "n/a")} | {(w.PeakPerSecond is { } peak ? $"{F(peak, "0.#")} {w.PeakUnit}" : "n/a")} | {(w.Verified.Matched ? "yes" : "NO")} ({F(w.Verified.Actual)}/{F(w.Verified.Expected)} {w.Verified.Unit}) |");
+        }
+        b.AppendLine();
+        b.AppendLine("Latency of successful requests (ms), from the merged histogram of all slices:");
+        b.AppendLine();
+        b.AppendLine("| workload | samples | min | p50 | mean | p70 | p80 | p90 | p95 | p99 | p99.9 | max |");
+        b.AppendLine("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+        foreach (var w in s.Workloads)
+        {
+            var l = w.LatencyMs;
+            b.AppendLine(CultureInfo.InvariantCulture,
+                $"| {Label(w)} | {F(l.Samples)} | {Ms(l.Min)} | {Ms(l.P50)} | {Ms(l.Mean)} | {Ms(l.P70)} | {Ms(l.P80)} | {Ms(l.P90)} | {Ms(l.P95)} | {Ms(l.P99)} | {Ms(l.P999)} | {Ms(l.Max)} |");
+        }
+        b.AppendLine();
+        foreach (var w in s.Workloads)
+        {
+            string cpu = w.ClientCpuMicrosecondsPerEntity is { } perEntity ? $"{F(perEntity, "0.#")} µs per entity"
+                : w.ClientCpuMicrosecondsPerMegabyte is { } perMb ? $"{F(perMb, "0")} µs per MB" : "n/a";
+            string warmup = w.WarmupOperations > 0 ? $" {F(w.WarmupOperations)} warm-up requests excluded." : "";
+            double lag = w.SliceSpread?.MaxStartLagSeconds ?? 0;
+            string late = lag > 0.05 ? $" WARNING: slices passed the synchronized start up to {F(lag * 1000, "0")} ms late; raise startDelaySeconds." : "";
+            string blobs = w.BlobsPlanned is { } planned
+                ? $" Blobs: {F(w.BlobsCommitted ?? 0)} of {F(planned)} committed, {F(w.BlobsFailed ?? 0)} failed; {F((w.BytesSent ?? 0) / 1e6, "0.0")} MB staged, " +
+                  $"{F((w.BytesSentForFailedBlobs ?? 0) / 1e6, "0.0")} MB of it for blobs never committed; block throughput {(w.BlockThroughput is { } bt ? Rate(bt) : "n/a")}."
+                : "";
+            b.AppendLine(CultureInfo.InvariantCulture, $"- {Label(w)}: {w.Measures}.{blobs}{warmup}{late} Driver CPU {F(w.ClientCpuSeconds, "0.00")} s ({cpu}). Verified: {w.Verified.Detail}.");
+        }
+        return b.ToString();
+    }
+
+    public static string Label(WorkloadSummary w) =>
+        w.StepParameter is null ? w.Workload : $"{w.Workload} {w.StepParameter.Split('.')[^1]}={F(w.StepValue ?? 0, "0.##")}";
+
+    private static string Rate(Throughput t) => t.EntitiesPerSecond is { } e
+        ? $"{F(e, "0.0")} entities/s ({F(t.KilobytesPerSecond ?? 0, "0.0")} KB/s)"
+        : $"{F(t.MegabytesPerSecond ?? 0, "0.00")} MB/s ({F(t.MegabitsPerSecond ?? 0, "0.0")} Mbps)";
+
+    private static string Ms(double v) => F(v, "0.###");
+
+    private static string F(double v, string format = "#,0") => v.ToString(format, CultureInfo.InvariantCulture);
+}

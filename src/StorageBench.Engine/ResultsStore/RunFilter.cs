@@ -1,0 +1,74 @@
+using System.Globalization;
+using System.Text.RegularExpressions;
+using Azure.Data.Tables;
+
+namespace StorageBench.Engine.ResultsStore;
+
+/// <summary>A threshold on one results-table column, e.g. TableEntities &gt;= 5000000000.</summary>
+public sealed record Threshold(string Column, string Operator, double Value);
+
+/// <summary>
+/// Which run rows to list: scenario, time range, thresholds. Turned into an OData filter with the
+/// SDK's filter builder, so an Int64 column is compared with an Int64 literal (5000000000L) — the
+/// missing "L" that broke values above 2^31 in seed 004 — and dates with datetime'…'.
+/// </summary>
+public sealed partial record RunFilter(string? Scenario = null, DateTime? SinceUtc = null, DateTime? UntilUtc = null, IReadOnlyList<Threshold>? Thresholds = null)
+{
+    /// <summary>Run-row columns stored as Int64; every other numeric column is Double.</summary>
+    public static readonly IReadOnlySet<string> Int64Columns = new HashSet<string>(
+        ["Instances", "Steps", "BlobsFailed", "BlobBytesSent", "BlobBytesSentForFailedBlobs",
+            .. new[] { "Table", "Blob" }.SelectMany(p => new[] { "Operations", "Succeeded", "Failed", "Throttled", "TimedOut", "Entities", "Bytes", "Planned", "Stored" }.Select(c => p + c))],
+        StringComparer.Ordinal);
+
+    public static readonly IReadOnlySet<string> DoubleColumns = new HashSet<string>(
+        ["StepValue", "SaturationHighest", "SaturationKnee", "BlobBlockMegabytesPerSecond",
+            .. new[] { "Table", "Blob" }.SelectMany(p => new[] { "DurationSeconds", "OperationsPerSecond", "EntitiesPerSecond", "MegabytesPerSecond", "PeakPerSecond", "LatencyP50Ms", "LatencyP90Ms", "LatencyP99Ms", "LatencyMaxMs", "UnstoredShare" }.Select(c => p + c))],
+        StringComparer.Ordinal);
+
+    private static readonly Dictionary<string, string> Operators = new() { [">="] = "ge", [">"] = "gt", ["<="] = "le", ["<"] = "lt", ["=="] = "eq", ["="] = "eq", ["!="] = "ne" };
+
+    [GeneratedRegex(@"^\s*([A-Za-z0-9]+)\s*(>=|<=|!=|==|=|>|<)\s*(-?[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)\s*$")]
+    private static partial Regex ThresholdPattern();
+
+    /// <summary>Parses "Column&gt;=Value"; the error names the text and the rule.</summary>
+    public static Threshold ParseThreshold(string text)
+    {
+        var m = ThresholdPattern().Match(text);
+        if (!m.Success)
+        {
+            throw new FormatException($"--where: \"{text}\" must look like Column>=Number (operators >= > <= < = !=)");
+        }
+        string column = m.Groups[1].Value;
+        if (!Int64Columns.Contains(column) && !DoubleColumns.Contains(column))
+        {
+            throw new FormatException($"--where: \"{column}\" is not a numeric results column; use one of {string.Join(", ", Int64Columns.Concat(DoubleColumns).Order())}");
+        }
+        return new Threshold(column, m.Groups[2].Value, double.Parse(m.Groups[3].Value, CultureInfo.InvariantCulture));
+    }
+
+    public string ToODataFilter()
+    {
+        var parts = new List<string>();
+        if (Scenario is not null)
+        {
+            parts.Add(TableClient.CreateQueryFilter($"PartitionKey eq {Scenario}"));
+        }
+        if (SinceUtc is { } since)
+        {
+            parts.Add(TableClient.CreateQueryFilter($"StartedUtc ge {DateTime.SpecifyKind(since, DateTimeKind.Utc)}"));
+        }
+        if (UntilUtc is { } until)
+        {
+            parts.Add(TableClient.CreateQueryFilter($"StartedUtc lt {DateTime.SpecifyKind(until, DateTimeKind.Utc)}"));
+        }
+        foreach (var t in Thresholds ?? [])
+        {
+            // The column name is checked against the known columns, never taken from the value side.
+            string literal = Int64Columns.Contains(t.Column)
+                ? TableClient.CreateQueryFilter($"{checked((long)Math.Round(t.Value))}")
+                : TableClient.CreateQueryFilter($"{t.Value}");
+            parts.Add($"{t.Column} {Operators[t.Operator]} {literal}");
+        }
+        return string.Join(" and ", parts);
+    }
+}

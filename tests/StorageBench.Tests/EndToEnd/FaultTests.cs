@@ -1,0 +1,322 @@
+using System.Diagnostics;
+using System.Text;
+using System.Text.Json;
+using System.Text.Json.Nodes;
+using Azure.Data.Tables;
+using StorageBench.Cli;
+using StorageBench.Engine;
+using StorageBench.Engine.Cleanup;
+using StorageBench.Engine.Planning;
+using StorageBench.Engine.ResultsStore;
+using StorageBench.Engine.Statistics;
+using StorageBench.Engine.Workloads;
+using StorageBench.Orchestration;
+using StorageBench.Orchestration.Hosting;
+using Xunit.Abstractions;
+
+namespace StorageBench.Tests;
+
+/// <summary>
+/// Faults a nightly benchmark meets unattended — storage that dies, storage that is slow or drops
+/// requests, a driver killed mid-run, a cancel, two runs at once — each ends in a clear result, with
+/// what was measured so far, and nothing left behind. Tests that kill or restart storage use an Azurite
+/// of their own.
+/// </summary>
+[Collection(AzuriteCollection.Name)]
+public class FaultTests(AzuriteFixture azurite, ITestOutputHelper output)
+{
+    [Fact]
+    public async Task WhenStorageDiesMidRunTheRunEndsFailedWithinAMinuteWithWhatItMeasuredAndRunningAgainWorks()
+    {
+        var storage = await AzuriteServer.StartAsync();
+        string dir = TempDir();
+        string spec = await SpecFileAsync(dir, """
+            { "scenario": "storage-dies", "startDelaySeconds": 1,
+              "tableInsert": { "entitySizeBytes": 256, "batchSize": 50, "partitionCount": 2, "concurrency": 4, "slices": 2, "durationSeconds": 60 } }
+            """);
+        var stdout = new StringWriter();
+        var run = Task.Run(() => CliApp.RunAsync(["run", "--spec", spec, "--connection-string", storage.ConnectionString, "--out", dir], stdout, new StringWriter(), default));
+        await Task.Delay(4_000);
+        var killed = Stopwatch.StartNew();
+        await storage.DisposeAsync();
+
+        int exit = await run.WaitAsync(TimeSpan.FromSeconds(90));
+        output.WriteLine($"storage killed: the run ended {killed.Elapsed.TotalSeconds:0.0} s later");
+
+        Assert.True(killed.Elapsed < TimeSpan.FromSeconds(60), $"took {killed.Elapsed}");
+        Assert.Equal(1, exit);
+        // The results table died with it: the summary is the local report.
+        var summary = JsonSerializer.Deserialize<RunSummary>(await File.ReadAllTextAsync(Path.Combine(dir, "summary.json")), JsonDefaults.Options)!;
+        output.WriteLine(string.Join(Environment.NewLine, summary.Errors));
+        Assert.Equal(RunStatus.Failed, summary.Status);
+        Assert.Contains(summary.Errors, e => e.StartsWith("tableInsert slice 0 stopped early: storage unreachable", StringComparison.Ordinal));
+        Assert.Contains(summary.Errors, e => e.StartsWith("tableInsert slice 1 stopped early: storage unreachable", StringComparison.Ordinal));
+        var table = summary.Workloads.Single();
+        Assert.True(table.Succeeded > 0 && table.Entities > 0, "the figures of what completed are kept");
+        Assert.True(table.NetworkErrors > 0);
+        Assert.False(table.Verified.Matched);
+        Assert.StartsWith("not verified: storage could not be read after the run", table.Verified.Detail);
+        Assert.Contains(summary.Errors, e => e.StartsWith("storing result: activity StoreRun failed: AggregateException: Retry failed after", StringComparison.Ordinal)
+            && e.Contains("Connection refused") && !e.Contains("ClientOptions.Retry"));
+
+        // Storage back on the same ports: the same command runs again.
+        await using var again = await AzuriteServer.StartAsync(ports: storage.Ports);
+        string small = await SpecFileAsync(dir, """{ "scenario": "storage-back", "startDelaySeconds": 0, "tableInsert": { "entityCount": 200, "batchSize": 50 } }""", "small.json");
+        Assert.Equal(0, await CliApp.RunAsync(["run", "--spec", small, "--connection-string", again.ConnectionString, "--out", TempDir()], new StringWriter(), new StringWriter(), default));
+    }
+
+    [Fact]
+    public void AnSdkRetryFailureIsReportedByItsReasonOnce()
+    {
+        var ex = new ActivityFailedException("activity StoreRun", "System.AggregateException",
+            "Retry failed after 4 tries. Retry settings can be adjusted in ClientOptions.Retry or by configuring a custom retry policy in ClientOptions.RetryPolicy. " +
+            "(Connection refused (127.0.0.1:42839)) (Connection refused (127.0.0.1:42839)) (Service request failed.\nStatus: 503 (Server Busy))");
+        Assert.Equal("activity StoreRun failed: AggregateException: Retry failed after 4 tries: Connection refused (127.0.0.1:42839); Service request failed.\nStatus: 503 (Server Busy)", ex.Message);
+    }
+
+    [Fact]
+    public async Task SlowAndFlakyStorageIsCountedByKindWithSlowRequestsInTheLatenciesAndTheStatusSaysWhenTooMuchWasLost()
+    {
+        // Of the measured inserts: every 6th throttled, every 7th hangs past the client's 1 s timeout,
+        // every 9th answers 400 ms late, every 11th has its connection dropped.
+        static Fault Schedule(long n) => n % 6 == 0 ? Fault.Throttle : n % 7 == 0 ? Fault.Hang : n % 9 == 0 ? Fault.Slow : n % 11 == 0 ? Fault.Drop : Fault.None;
+        var (proxy, target) = await ProxiedTableAsync(Schedule);
+        await using var _ = proxy;
+
+        var summary = await Pipeline.RunAsync(azurite.NewHost(target), """
+            { "scenario": "flaky", "startDelaySeconds": 0, "client": { "requestTimeoutSeconds": 1, "primeRounds": 0 },
+              "tableInsert": { "entityCount": 2000, "entitySizeBytes": 128, "batchSize": 10, "partitionCount": 2, "concurrency": 8, "slices": 2 } }
+            """);
+        var w = summary.Workloads.Single();
+        output.WriteLine($"throttled {w.Throttled}, timed out {w.TimedOut}, network {w.NetworkErrors}, slow {proxy.Count(Fault.Slow)}; p99 {w.LatencyMs.P99} ms, max {w.LatencyMs.Max} ms");
+
+        Assert.Equal(proxy.Count(Fault.Throttle), w.Throttled);
+        Assert.Equal(proxy.Count(Fault.Hang), w.TimedOut);
+        Assert.Equal(proxy.Count(Fault.Drop), w.NetworkErrors);
+        Assert.Equal(200, w.Operations);
+        Assert.Equal(proxy.Count(Fault.None) + proxy.Count(Fault.Slow), w.Succeeded);
+        // The slow successes are in the percentiles, not hidden: a tenth of the requests took 400 ms more.
+        Assert.True(w.LatencyMs.Max >= FaultProxy.SlowDelay.TotalMilliseconds, $"max {w.LatencyMs.Max} ms");
+        Assert.True(w.LatencyMs.P95 >= FaultProxy.SlowDelay.TotalMilliseconds, $"p95 {w.LatencyMs.P95} ms");
+        Assert.True(w.Verified.Matched, w.Verified.Detail);
+        Assert.Equal(RunStatus.Failed, summary.Status);
+        Assert.Contains(summary.Errors, e => e.Contains("planned entities") && e.Contains("were not stored, over maxUnstoredShare 1%"));
+        Assert.Empty(await azurite.LeftoversOfAsync(summary.RunId));
+    }
+
+    [Fact]
+    public async Task CleanupDeletesTheLeftoversOfAKilledDriverByNameAndNothingElse()
+    {
+        await using var storage = await AzuriteServer.StartAsync();
+        var tables = new TableServiceClient(storage.ConnectionString);
+        var blobs = new Azure.Storage.Blobs.BlobServiceClient(storage.ConnectionString);
+        // Someone else's data, two of them with names that start like ours.
+        string[] foreignTables = ["customerorders", "sbtnotaleftover", "sbt2026x"];
+        string[] foreignContainers = ["customer-data", "sbbexport", "sbb-2026"];
+        foreach (string t in foreignTables)
+        {
+            await tables.CreateTableAsync(t);
+        }
+        foreach (string c in foreignContainers)
+        {
+            await blobs.CreateBlobContainerAsync(c);
+        }
+        var cleaner = new TargetCleaner([StorageTarget.FromConnectionString(storage.ConnectionString)]);
+
+        // A driver killed with SIGKILL mid-run never deletes its step's table and container.
+        string dir = TempDir();
+        string spec = await SpecFileAsync(dir, """
+            { "scenario": "killed", "startDelaySeconds": 0,
+              "tableInsert": { "batchSize": 10, "durationSeconds": 60 }, "blobUpload": { "blobCount": 1, "blobSizeBytes": 1024, "blockSizeBytes": 1024 } }
+            """);
+        using (var driver = CliProcess.Start(null, "run", "--spec", spec, "--connection-string", storage.ConnectionString, "--out", dir))
+        {
+            var deadline = Stopwatch.StartNew();
+            while ((await cleaner.CreatedBeforeAsync(DateTime.UtcNow.AddMinutes(1), default)).Count < 2 && deadline.Elapsed < TimeSpan.FromSeconds(60))
+            {
+                await Task.Delay(200);
+            }
+            driver.Kill();
+            await driver.WaitForExitAsync();
+        }
+        var left = await cleaner.CreatedBeforeAsync(DateTime.UtcNow.AddMinutes(1), default);
+        Assert.Equal(["container", "table"], left.Select(l => l.Kind).Order());
+
+        // Dry run: lists them, deletes nothing. Too young for the age: nothing is touched.
+        var (dryExit, dry) = await CliAsync("cleanup", "--older-than", "0s", "--dry-run", "--connection-string", storage.ConnectionString);
+        Assert.Equal(0, dryExit);
+        Assert.All(left, l => Assert.Contains(l.Name, dry));
+        Assert.Contains("dry run: 2 table(s) and container(s) older than 0s would be deleted; nothing was deleted", dry);
+        var (youngExit, young) = await CliAsync("cleanup", "--older-than", "1h", "--connection-string", storage.ConnectionString);
+        Assert.Equal((0, 2), (youngExit, (await cleaner.CreatedBeforeAsync(DateTime.UtcNow.AddMinutes(1), default)).Count));
+        Assert.Contains("deleted 0 table(s)", young);
+
+        var (exit, deleted) = await CliAsync("cleanup", "--older-than", "0s", "--connection-string", storage.ConnectionString);
+        Assert.Equal(0, exit);
+        Assert.Contains("deleted 2 table(s) and container(s) older than 0s", deleted);
+        Assert.Empty(await cleaner.CreatedBeforeAsync(DateTime.UtcNow.AddMinutes(1), default));
+        var tablesLeft = new List<string>();
+        await foreach (var t in tables.QueryAsync())
+        {
+            tablesLeft.Add(t.Name);
+        }
+        Assert.Equal(foreignTables.Order(), tablesLeft.Where(t => !t.StartsWith("StorageBench", StringComparison.Ordinal)).Order());
+        var containersLeft = new List<string>();
+        await foreach (var c in blobs.GetBlobContainersAsync())
+        {
+            containersLeft.Add(c.Name);
+        }
+        Assert.Equal(foreignContainers.Order(), containersLeft.Order());
+
+        // The nightly run clears leftovers older than a day before it starts.
+        await tables.CreateTableAsync("sbt20200101000000oldruns000");
+        var host = BenchmarkHost.Create(StorageTarget.FromConnectionString(storage.ConnectionString), new ResultsTableStore(StorageTarget.FromConnectionString(storage.ConnectionString)), TimeProvider.System);
+        var nightly = await new RunStarter(host, TimeProvider.System).StartNightlyAsync("""{ "scenario": "nightly-clean", "startDelaySeconds": 0, "tableInsert": { "entityCount": 10, "batchSize": 10 } }""", default);
+        await Pipeline.SummaryAsync(host, nightly.RunId!);
+        Assert.Empty(await cleaner.CreatedBeforeAsync(DateTime.UtcNow.AddMinutes(1), default));
+        Assert.Contains(host.GetHistory(nightly.RunId!).OfType<TaskScheduled>(), t => t.Name == ActivityNames.CleanupLeftovers);
+        Assert.Contains("customerorders", await TableNamesAsync(tables));
+    }
+
+    [Fact]
+    public async Task CtrlCStopsTheCliWithinSecondsWithACanceledVerifiedResultAndNothingLeftBehind()
+    {
+        string dir = TempDir();
+        string spec = await SpecFileAsync(dir, """
+            { "scenario": "ctrl-c", "startDelaySeconds": 0, "tableInsert": { "entitySizeBytes": 256, "batchSize": 20, "concurrency": 4, "durationSeconds": 120 } }
+            """);
+        using var driver = CliProcess.Start(null, "run", "--spec", spec, "--connection-string", azurite.ConnectionString, "--out", dir);
+        var started = new TaskCompletionSource();
+        var lines = new StringBuilder();
+        driver.OutputDataReceived += (_, e) =>
+        {
+            lock (lines)
+            {
+                lines.AppendLine(e.Data);
+            }
+            if (e.Data?.Contains("running tableInsert") == true)
+            {
+                started.TrySetResult();
+            }
+        };
+        driver.BeginOutputReadLine();
+        await started.Task.WaitAsync(TimeSpan.FromSeconds(60));
+        await Task.Delay(2_000);
+        var interrupted = Stopwatch.StartNew();
+        Signal(driver, "INT");
+
+        await driver.WaitForExitAsync().WaitAsync(TimeSpan.FromSeconds(60));
+        output.WriteLine($"Ctrl+C: the CLI ended {interrupted.Elapsed.TotalSeconds:0.0} s later");
+
+        Assert.True(interrupted.Elapsed < TimeSpan.FromSeconds(10), $"took {interrupted.Elapsed}");
+        Assert.Equal(1, driver.ExitCode);
+        var summary = JsonSerializer.Deserialize<RunSummary>(await File.ReadAllTextAsync(Path.Combine(dir, "summary.json")), JsonDefaults.Options)!;
+        Assert.Equal(RunStatus.Canceled, summary.Status);
+        Assert.True(summary.Workloads.Single().Entities > 0, "partial figures");
+        Assert.True(summary.Workloads.Single().Verified.Matched, summary.Workloads.Single().Verified.Detail);
+        Assert.Empty(await azurite.LeftoversOfAsync(summary.RunId));
+        var row = (await azurite.Results.ListRunsAsync("ctrl-c", 5, default)).Single(r => r.GetString("RunId") == summary.RunId);
+        Assert.Equal("Canceled", row.GetString("Status"));
+    }
+
+    [Fact]
+    public async Task TheCancelEndpointStopsARunWithinSecondsWithACanceledVerifiedResultAndNothingLeftBehind()
+    {
+        var api = new RunsApi(azurite.NewHost(), azurite.Results, new TargetCleaner([azurite.Target]), TimeProvider.System, "local-api");
+        await using var server = await LocalApiServer.StartAsync(api, port: 0, default);
+        using var http = new HttpClient { BaseAddress = server.Address };
+        var post = await http.PostAsync("api/runs", new StringContent("""
+            { "scenario": "api-cancel", "startDelaySeconds": 0, "tableInsert": { "entitySizeBytes": 256, "batchSize": 20, "durationSeconds": 120 } }
+            """, Encoding.UTF8, "application/json"));
+        var started = JsonNode.Parse(await post.Content.ReadAsStringAsync())!;
+        string id = (string)started["id"]!;
+        while (!(await http.GetStringAsync($"api/runs/{id}")).Contains("running", StringComparison.Ordinal))
+        {
+            await Task.Delay(200);
+        }
+        await Task.Delay(2_000);
+
+        var canceling = Stopwatch.StartNew();
+        var cancel = await http.PostAsync((string)started["cancelPostUri"]!, null);
+        output.WriteLine($"cancel endpoint: answered with the result {canceling.Elapsed.TotalSeconds:0.0} s later");
+
+        Assert.Equal(System.Net.HttpStatusCode.OK, cancel.StatusCode);
+        Assert.True(canceling.Elapsed < TimeSpan.FromSeconds(10), $"took {canceling.Elapsed}");
+        var result = JsonNode.Parse(await cancel.Content.ReadAsStringAsync())!["result"]!;
+        Assert.Equal("Canceled", (string?)result["status"]);
+        Assert.True((long)result["workloads"]![0]!["entities"]! > 0, "partial figures");
+        Assert.True((bool)result["workloads"]![0]!["verified"]!["matched"]!);
+        Assert.Empty(await azurite.LeftoversOfAsync(id));
+        Assert.Equal("Canceled", (await azurite.Results.ListRunsAsync("api-cancel", 5, default)).Single(r => r.GetString("RunId") == id).GetString("Status"));
+        // Once ended, there is nothing to cancel.
+        Assert.Equal(System.Net.HttpStatusCode.Conflict, (await http.PostAsync($"api/runs/{id}/cancel", null)).StatusCode);
+    }
+
+    [Fact]
+    public async Task TwoRunsAtOnceAgainstOneAccountEachVerifyExactlyTheirOwnAndCleanUpOnlyTheirOwn()
+    {
+        var host = azurite.NewHost();
+        // The short run ends, verifies and deletes its table while the long one is still writing.
+        var shortRun = Pipeline.RunAsync(host, """
+            { "scenario": "together", "startDelaySeconds": 0, "tableInsert": { "entityCount": 1000, "batchSize": 50, "slices": 2 },
+              "blobUpload": { "blobCount": 4, "blobSizeBytes": 65536, "blockSizeBytes": 16384, "slices": 2 } }
+            """);
+        var longRun = Pipeline.RunAsync(host, """
+            { "scenario": "together", "startDelaySeconds": 0, "tableInsert": { "entityCount": 30000, "batchSize": 100, "slices": 2, "partitionCount": 2 },
+              "blobUpload": { "blobCount": 6, "blobSizeBytes": 65536, "blockSizeBytes": 16384, "slices": 3 } }
+            """);
+        var runs = await Task.WhenAll(shortRun, longRun);
+
+        Assert.All(runs, r => Assert.Equal(RunStatus.Completed, r.Status));
+        Assert.Equal([1000L, 30000L], runs.Select(r => r.Workloads.Single(w => w.Workload == "tableInsert").Entities!.Value));
+        Assert.Equal([4L, 6L], runs.Select(r => r.Workloads.Single(w => w.Workload == "blobUpload").BlobsCommitted!.Value));
+        Assert.All(runs.SelectMany(r => r.Workloads), w => Assert.True(w.Verified.Matched && w.Verified.Discarded == 0, w.Verified.Detail));
+        Assert.All(runs, r => Assert.Empty(azurite.LeftoversOfAsync(r.RunId).Result));
+    }
+
+    private async Task<(FaultProxy Proxy, StorageTarget Target)> ProxiedTableAsync(Func<long, Fault> schedule)
+    {
+        string direct = azurite.ConnectionString.Split(';').Single(p => p.StartsWith("TableEndpoint=", StringComparison.Ordinal))["TableEndpoint=".Length..];
+        var proxy = await FaultProxy.StartAsync(new Uri($"http://127.0.0.1:{new Uri(direct).Port}/"),
+            r => r.Method == "POST" && r.Path.Value!.EndsWith("$batch") && r.ContentLength > 2_000, schedule);
+        return (proxy, StorageTarget.FromConnectionString(azurite.ConnectionString.Replace(direct, $"{proxy.Address.ToString().TrimEnd('/')}/devstoreaccount1")));
+    }
+
+    private static string TempDir()
+    {
+        string dir = Path.Combine(Path.GetTempPath(), "sb-fault-" + Guid.NewGuid().ToString("N")[..8]);
+        Directory.CreateDirectory(dir);
+        return dir;
+    }
+
+    private static async Task<string> SpecFileAsync(string dir, string json, string name = "spec.json")
+    {
+        string file = Path.Combine(dir, name);
+        await File.WriteAllTextAsync(file, json);
+        return file;
+    }
+
+    private static async Task<(int Exit, string Output)> CliAsync(params string[] args)
+    {
+        var stdout = new StringWriter();
+        int exit = await CliApp.RunAsync(args, stdout, stdout, default);
+        return (exit, stdout.ToString());
+    }
+
+    /// <summary>Sends a POSIX signal, as a terminal does for Ctrl+C (SIGINT).</summary>
+    private static void Signal(Process process, string signal)
+    {
+        using var kill = Process.Start("kill", ["-" + signal, process.Id.ToString(System.Globalization.CultureInfo.InvariantCulture)])!;
+        kill.WaitForExit();
+    }
+
+    private static async Task<List<string>> TableNamesAsync(TableServiceClient tables)
+    {
+        var names = new List<string>();
+        await foreach (var t in tables.QueryAsync())
+        {
+            names.Add(t.Name);
+        }
+        return names;
+    }
+}

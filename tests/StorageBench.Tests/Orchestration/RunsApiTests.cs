@@ -1,0 +1,106 @@
+using System.Net;
+using System.Text;
+using System.Text.Json.Nodes;
+using StorageBench.Cli;
+using StorageBench.Engine.Cleanup;
+using StorageBench.Orchestration;
+using StorageBench.Orchestration.Hosting;
+
+namespace StorageBench.Tests;
+
+/// <summary>The HTTP contract behind POST /api/runs and GET /api/runs/{id}: directly, and over real HTTP on loopback.</summary>
+[Collection(AzuriteCollection.Name)]
+public class RunsApiTests(AzuriteFixture azurite)
+{
+    private const string Spec = """{ "scenario": "api", "startDelaySeconds": 0, "tableInsert": { "entityCount": 500, "batchSize": 100 } }""";
+
+    private RunsApi NewApi() => new(azurite.NewHost(), azurite.Results, new TargetCleaner([azurite.Target]), TimeProvider.System, "http");
+
+    [Fact]
+    public async Task ARejectedSpecIs400WithFieldValueAndRuleAndStartsNothing()
+    {
+        var tablesBefore = await azurite.TableNamesAsync();
+        var response = await NewApi().StartAsync("""{ "scenario": "api", "tableInsert": { "batchSize": 150 } }""", new Uri("http://localhost/"), null, default);
+
+        Assert.Equal(400, response.StatusCode);
+        var error = response.Body["errors"]![0]!;
+        Assert.Equal("tableInsert.batchSize", (string?)error["field"]);
+        Assert.Equal("150", (string?)error["value"]);
+        Assert.Equal("exceeds the service limit of 100 entities per transaction", (string?)error["rule"]);
+        Assert.Equal(tablesBefore, await azurite.TableNamesAsync());
+    }
+
+    [Fact]
+    public async Task AStartedRunIs202WithAStatusUrlThatEndsIn200WithTheSummary()
+    {
+        var api = NewApi();
+        var start = await api.StartAsync(Spec, new Uri("https://bench.example/"), null, default);
+        Assert.Equal(202, start.StatusCode);
+        string id = (string)start.Body["id"]!;
+        Assert.Equal($"https://bench.example/api/runs/{id}", (string?)start.Body["statusQueryGetUri"]);
+
+        ApiResponse status;
+        do
+        {
+            status = await api.GetAsync(id, default);
+            Assert.Contains(status.StatusCode, new[] { 200, 202 });
+            await Task.Delay(100);
+        }
+        while (status.StatusCode == 202);
+        Assert.Equal("Completed", (string?)status.Body["runtimeStatus"]);
+        Assert.Equal("Completed", (string?)status.Body["result"]!["status"]);
+        Assert.Equal(500, (long)status.Body["result"]!["workloads"]![0]!["entities"]!);
+        Assert.Equal(404, (await api.GetAsync("no-such-run", default)).StatusCode);
+    }
+
+    [Fact]
+    public async Task TheLocalServerServesTheSameContractOverHttp()
+    {
+        await using var server = await LocalApiServer.StartAsync(NewApi(), port: 0, default);
+        using var http = new HttpClient { BaseAddress = server.Address };
+
+        var bad = await http.PostAsync("api/runs", new StringContent("""{ "scenario": "" }""", Encoding.UTF8, "application/json"));
+        Assert.Equal(HttpStatusCode.BadRequest, bad.StatusCode);
+        Assert.Contains("scenario", await bad.Content.ReadAsStringAsync());
+
+        var post = await http.PostAsync("api/runs", new StringContent(Spec, Encoding.UTF8, "application/json"));
+        Assert.Equal(HttpStatusCode.Accepted, post.StatusCode);
+        var statusUri = new Uri((string)JsonNode.Parse(await post.Content.ReadAsStringAsync())!["statusQueryGetUri"]!);
+        Assert.Equal(server.Address.Port, statusUri.Port);
+
+        HttpResponseMessage get;
+        do
+        {
+            await Task.Delay(100);
+            get = await http.GetAsync(statusUri);
+        }
+        while (get.StatusCode == HttpStatusCode.Accepted);
+        Assert.Equal(HttpStatusCode.OK, get.StatusCode);
+        Assert.Equal("application/json", get.Content.Headers.ContentType!.MediaType);
+        Assert.True((bool)JsonNode.Parse(await get.Content.ReadAsStringAsync())!["result"]!["workloads"]![0]!["verified"]!["matched"]!);
+        Assert.Equal(HttpStatusCode.NotFound, (await http.GetAsync("api/runs/nope")).StatusCode);
+    }
+
+    [Fact]
+    public async Task TheApiReadsASpecAsTheCliDoesWhateverTheContentTypeWithCommentsTrailingCommasAndAByteOrderMark()
+    {
+        await using var server = await LocalApiServer.StartAsync(NewApi(), port: 0, default);
+        using var http = new HttpClient { BaseAddress = server.Address };
+        // What curl --data-binary @spec.json sends without -H, from a file an editor saved with a BOM.
+        byte[] body = [.. Encoding.UTF8.GetPreamble(), .. Encoding.UTF8.GetBytes("""
+            // a spec as written in an editor
+            { "scenario": "api", "startDelaySeconds": 0, "tableInsert": { "entityCount": 100, "batchSize": 100, }, }
+            """)];
+        var content = new ByteArrayContent(body);
+        content.Headers.ContentType = new System.Net.Http.Headers.MediaTypeHeaderValue("application/x-www-form-urlencoded");
+
+        var post = await http.PostAsync("api/runs", content);
+
+        Assert.Equal(HttpStatusCode.Accepted, post.StatusCode);
+        string id = (string)JsonNode.Parse(await post.Content.ReadAsStringAsync())!["id"]!;
+        while ((await http.GetAsync($"api/runs/{id}")).StatusCode == HttpStatusCode.Accepted)
+        {
+            await Task.Delay(100);
+        }
+    }
+}

@@ -1,0 +1,68 @@
+using System.Diagnostics;
+using System.Text.RegularExpressions;
+using StorageBench.Engine.Reports;
+using StorageBench.Orchestration;
+using StorageBench.Orchestration.Hosting;
+
+namespace StorageBench.Tests;
+
+/// <summary>The HTML report opened in a real headless Chromium, offline (the page must need no network).</summary>
+[Collection(AzuriteCollection.Name)]
+public partial class HtmlReportTests(AzuriteFixture azurite)
+{
+    [GeneratedRegex(@"<svg class=""chart""")]
+    private static partial Regex Chart();
+
+    [Fact]
+    public async Task TheReportOpensOfflineInHeadlessChromiumWithNoConsoleErrorsAndVisibleCharts()
+    {
+        var host = azurite.NewHost();
+        const string spec = """
+            { "scenario": "report", "startDelaySeconds": 0,
+              "tableInsert": { "entityCount": 1500, "entitySizeBytes": 512, "concurrency": 2 },
+              "sweep": { "parameter": "tableInsert.batchSize", "values": [10, 50, 100] } }
+            """;
+        var summary = await Pipeline.RunAsync(host, spec);
+        string dir = Path.Combine(Repo.Root(), "tests", "StorageBench.Tests", "TestResults", "report");
+        var files = await ReportWriter.WriteAsync(summary, dir, default);
+        string html = files.Single(f => f.EndsWith(".html", StringComparison.Ordinal));
+
+        string page = await File.ReadAllTextAsync(html);
+        Assert.DoesNotContain("http://", page.Replace("http://www.w3.org/2000/svg", ""));
+        Assert.DoesNotContain("https://", page);
+        Assert.DoesNotContain("<script", page);
+
+        string screenshot = Path.Combine(dir, "summary.png");
+        File.Delete(screenshot);
+        var (dom, log) = await ChromiumAsync(html, "--dump-dom");
+        await ChromiumAsync(html, $"--screenshot={screenshot}", "--window-size=1200,2400");
+
+        // Chromium logs every console message as "INFO:CONSOLE:<line>] ..." (checked against a page that calls console.error).
+        Assert.DoesNotContain(":CONSOLE", log);
+        // 1 sweep curve + per step a latency histogram and a timeline.
+        Assert.Equal(1 + 3 * 2, Chart().Matches(dom).Count);
+        Assert.True(Regex.Matches(dom, @"<rect class=""bar""").Count >= 3);
+        Assert.True(Regex.Matches(dom, @"<polyline class=""series""").Count >= 5);
+        Assert.Contains("throughput and p99 latency against tableInsert.batchSize", dom);
+        Assert.True(new FileInfo(screenshot).Length > 50_000, "the screenshot looks blank");
+    }
+
+    private static async Task<(string Stdout, string Stderr)> ChromiumAsync(string htmlFile, params string[] extra)
+    {
+        string chromium = File.Exists("/usr/bin/chromium") ? "/usr/bin/chromium"
+            : throw new FileNotFoundException("chromium not found: scripts/test.sh installs Debian's chromium package");
+        var psi = new ProcessStartInfo(chromium) { RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false };
+        foreach (var arg in new[] { "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+            "--disable-component-update", "--disable-sync", "--hide-scrollbars", "--enable-logging=stderr", "--v=0",
+            $"--user-data-dir={Directory.CreateTempSubdirectory("chromium").FullName}" }.Concat(extra).Append(new Uri(htmlFile).AbsoluteUri))
+        {
+            psi.ArgumentList.Add(arg);
+        }
+        using var process = Process.Start(psi)!;
+        var stdout = process.StandardOutput.ReadToEndAsync();
+        var stderr = process.StandardError.ReadToEndAsync();
+        using var timeout = new CancellationTokenSource(TimeSpan.FromSeconds(90));
+        await process.WaitForExitAsync(timeout.Token);
+        return (await stdout, await stderr);
+    }
+}

@@ -1,0 +1,86 @@
+using Azure.Data.Tables;
+using Azure.Storage.Blobs;
+using StorageBench.Cli;
+using StorageBench.Engine.Cleanup;
+using StorageBench.Engine.ResultsStore;
+using StorageBench.Engine.Telemetry;
+using StorageBench.Engine.Workloads;
+using StorageBench.Orchestration.Hosting;
+
+namespace StorageBench.Tests;
+
+/// <summary>One real Azurite for the test run, from the repo's pinned npm package, on free loopback ports.</summary>
+public sealed class AzuriteFixture : IAsyncLifetime
+{
+    private AzuriteServer? _server;
+
+    public string ConnectionString => _server!.ConnectionString;
+
+    public StorageTarget Target => StorageTarget.FromConnectionString(ConnectionString);
+
+    public TableServiceClient Tables => new(ConnectionString);
+
+    public BlobServiceClient Blobs => new(ConnectionString);
+
+    /// <summary>The results tables in this Azurite.</summary>
+    public ResultsTableStore Results => _results ??= new ResultsTableStore(Target);
+
+    private ResultsTableStore? _results;
+
+    /// <summary>An in-process host wired to this Azurite (or another target), results in this Azurite.</summary>
+    public InProcessOrchestrationHost NewHost(StorageTarget? target = null, TelemetryEmitter? telemetry = null) =>
+        BenchmarkHost.Create(target ?? Target, Results, TimeProvider.System, telemetry: telemetry);
+
+    public async Task InitializeAsync()
+    {
+        // The test process drives slices as the CLI does, with the same thread-pool setting.
+        DriverProcess.Configure();
+        _server = await AzuriteServer.StartAsync();
+    }
+
+    public async Task DisposeAsync()
+    {
+        _results?.Dispose();
+        if (_server is not null)
+        {
+            await _server.DisposeAsync();
+        }
+    }
+
+    public async Task<List<string>> TableNamesAsync()
+    {
+        var names = new List<string>();
+        await foreach (var t in Tables.QueryAsync())
+        {
+            names.Add(t.Name);
+        }
+        return names;
+    }
+
+    /// <summary>The names of any table or container of the run's steps still in this Azurite.</summary>
+    public async Task<List<string>> LeftoversOfAsync(string runId) =>
+        [.. (await new TargetCleaner([Target]).OfRunAsync(runId, default)).Select(l => l.Name)];
+
+    public async Task<List<string>> ContainerNamesAsync()
+    {
+        var names = new List<string>();
+        await foreach (var c in Blobs.GetBlobContainersAsync())
+        {
+            names.Add(c.Name);
+        }
+        return names;
+    }
+}
+
+[CollectionDefinition(Name)]
+public sealed class AzuriteCollection : ICollectionFixture<AzuriteFixture>
+{
+    public const string Name = "Azurite";
+}
+
+/// <summary>For timing-sensitive tests: runs alone, with no other test class busy on the 2 cores.</summary>
+[CollectionDefinition(Name, DisableParallelization = true)]
+public sealed class QuietAzuriteCollection : ICollectionFixture<AzuriteFixture>
+{
+    public const string Name = "Azurite, nothing else running";
+}
