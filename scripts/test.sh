@@ -5,7 +5,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
-"$root/scripts/install.sh" --browser
+"$root/scripts/install.sh" --test-tools
 "$root/scripts/check-functions.sh"
 results="$root/tests/StorageBench.Tests/TestResults"
 rm -rf "$results"

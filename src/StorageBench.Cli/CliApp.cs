@@ -53,7 +53,8 @@ public static class CliApp
     /// <summary>Options that take no value.</summary>
     private static readonly string[] Flags = ["--dry-run"];
 
-    public static async Task<int> RunAsync(string[] args, TextWriter stdout, TextWriter stderr, CancellationToken ct)
+    /// <param name="terminal">stdout is a terminal: progress is one line updated in place, not a line per update.</param>
+    public static async Task<int> RunAsync(string[] args, TextWriter stdout, TextWriter stderr, CancellationToken ct, bool terminal = false)
     {
         string command = args.Length > 0 ? args[0] : "";
         // "query" takes the query name first, then options.
@@ -71,7 +72,7 @@ public static class CliApp
         {
             return command switch
             {
-                "run" => await RunCommandAsync(options, stdout, stderr, ct).ConfigureAwait(false),
+                "run" => await RunCommandAsync(options, stdout, stderr, terminal, ct).ConfigureAwait(false),
                 "runs" => await RunsCommandAsync(options, stdout, stderr, ct).ConfigureAwait(false),
                 "serve" => await ServeCommandAsync(options, stdout, stderr, ct).ConfigureAwait(false),
                 "cleanup" => await CleanupCommandAsync(options, stdout, stderr, ct).ConfigureAwait(false),
@@ -178,7 +179,7 @@ public static class CliApp
         return m.Groups[2].Value switch { "s" => TimeSpan.FromSeconds(n), "m" => TimeSpan.FromMinutes(n), "h" => TimeSpan.FromHours(n), _ => TimeSpan.FromDays(n) };
     }
 
-    private static async Task<int> RunCommandAsync(Dictionary<string, string> options, TextWriter stdout, TextWriter stderr, CancellationToken ct)
+    private static async Task<int> RunCommandAsync(Dictionary<string, string> options, TextWriter stdout, TextWriter stderr, bool terminal, CancellationToken ct)
     {
         string specJson;
         try
@@ -204,7 +205,7 @@ public static class CliApp
 
         return await WithTargetsAsync(options, stdout, stderr, async targets =>
         {
-            var summary = await RunOnInProcessHostAsync(spec, targets, stdout, ct).ConfigureAwait(false);
+            var summary = await RunOnInProcessHostAsync(spec, targets, stdout, terminal, ct).ConfigureAwait(false);
             string outDir = options.GetValueOrDefault("--out") ?? Path.Combine("out", summary.RunId);
             // Also after Ctrl+C: a canceled run's partial figures are still reported.
             var files = await ReportWriter.WriteAsync(summary, outDir, CancellationToken.None).ConfigureAwait(false);
@@ -364,7 +365,7 @@ public static class CliApp
     private static InProcessOrchestrationHost CreateHost(IReadOnlyList<StorageTarget> targets, ResultsTableStore results, TelemetryEmitter? telemetry, CancellationToken ct) =>
         BenchmarkHost.Create(targets, results, TimeProvider.System, shutdown: ct, telemetry: telemetry);
 
-    private static async Task<RunSummary> RunOnInProcessHostAsync(RunSpec spec, IReadOnlyList<StorageTarget> targets, TextWriter stdout, CancellationToken ct)
+    private static async Task<RunSummary> RunOnInProcessHostAsync(RunSpec spec, IReadOnlyList<StorageTarget> targets, TextWriter stdout, bool terminal, CancellationToken ct)
     {
         using var telemetry = Telemetry();
         using var results = ResultsStore(targets);
@@ -376,21 +377,17 @@ public static class CliApp
         // Not canceled by Ctrl+C: the host cancels the slices, then the orchestration deletes what the
         // run created and stores the result; wait for that so nothing is left behind.
         var completion = host.WaitForCompletionAsync(runId, CancellationToken.None);
-        string? lastLine = null;
+        var display = new ProgressDisplay(stdout, terminal);
         while (!completion.IsCompleted)
         {
-            if (await RunProgressReader.CurrentAsync(host, runId, CancellationToken.None).ConfigureAwait(false) is { } p)
+            var now = DateTime.UtcNow;
+            if (await RunProgressReader.CurrentAsync(host, results, runId, now, CancellationToken.None).ConfigureAwait(false) is { } p)
             {
-                string where = p.Steps > 1 ? $"step {p.Step + 1}/{p.Steps}: " : "";
-                string line = $"  {where}{p.Phase}{(p.Workload is null ? "" : $" {p.Workload} on {p.Slices} slice(s)")}...";
-                if (line != lastLine)
-                {
-                    await stdout.WriteLineAsync(line).ConfigureAwait(false);
-                    lastLine = line;
-                }
+                await display.ShowAsync(p, now).ConfigureAwait(false);
             }
-            await Task.WhenAny(completion, Task.Delay(250, CancellationToken.None)).ConfigureAwait(false);
+            await Task.WhenAny(completion, Task.Delay(1000, CancellationToken.None)).ConfigureAwait(false);
         }
+        await display.EndAsync().ConfigureAwait(false);
         var final = await completion.ConfigureAwait(false);
         return await RunResults.LoadAsync(host, results, runId, CancellationToken.None).ConfigureAwait(false)
             ?? throw new InvalidOperationException($"orchestration {runId} ended {final.RuntimeStatus}: {final.FailureMessage}");

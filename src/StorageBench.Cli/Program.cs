@@ -11,7 +11,10 @@ Console.CancelKeyPress += (_, e) =>
 };
 try
 {
-    return await CliApp.RunAsync(args, Console.Out, Console.Error, cancel.Token);
+    // Progress updates in place only on a terminal; a pipe or a CI log gets plain lines.
+    bool terminal = !Console.IsOutputRedirected && Environment.GetEnvironmentVariable("TERM") is not (null or "dumb")
+        && string.IsNullOrEmpty(Environment.GetEnvironmentVariable("CI"));
+    return await CliApp.RunAsync(args, Console.Out, Console.Error, cancel.Token, terminal);
 }
 catch (OperationCanceledException) when (cancel.IsCancellationRequested)
 {

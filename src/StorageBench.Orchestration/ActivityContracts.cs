@@ -31,8 +31,11 @@ public sealed record RunRequest(RunSpec Spec, string Host, bool CheckRegression 
 /// <summary>What a cleanup deleted (or, dry, would delete): how many, and the first names.</summary>
 public sealed record CleanupResult(int Count, IReadOnlyList<string> Names);
 
-/// <summary>Custom status while running: which phase, of which step, for progress in the status endpoint.</summary>
-public sealed record RunProgress(string Phase, string? Workload, int Slices, int Step = 0, int Steps = 1);
+/// <summary>
+/// Custom status while running: which phase, of which step, for progress in the status endpoint.
+/// <paramref name="Live"/> is never set by an orchestrator: the reader adds it from the slices' own reports.
+/// </summary>
+public sealed record RunProgress(string Phase, string? Workload, int Slices, int Step = 0, int Steps = 1, WorkloadProgress? Live = null);
 
 /// <summary>What the activity host looks like: facts the orchestrator may not read itself (they are not replay-safe).</summary>
 public sealed record EnvironmentInfo(string TargetKind, string Machine, string Runtime, int ProcessorCount, int TargetAccounts = 1);

@@ -57,43 +57,46 @@ public sealed class BenchmarkActivities(IReadOnlyList<StorageTarget> targets, Re
     }
 
     public Task<SliceResult> RunTableSliceAsync(TableSlicePlan plan, CancellationToken ct) =>
-        RunSliceAsync(plan.RunId, stop => TableInsertWorkload.RunAsync(plan, targets[plan.TargetIndex], time, stop), ct);
+        RunSliceAsync(new SliceProgress(plan.StepId, TableInsertWorkload.Name, plan.SliceIndex, default, 0,
+                plan.Workload.DurationSeconds > 0 ? 0 : plan.EntityCount, plan.Workload.DurationSeconds, plan.StartAtUtc, default, false),
+            plan.RunId, (stop, live) => TableInsertWorkload.RunAsync(plan, targets[plan.TargetIndex], time, stop, live), ct);
 
     public Task<SliceResult> RunBlobSliceAsync(BlobSlicePlan plan, CancellationToken ct) =>
-        RunSliceAsync(plan.RunId, stop => BlobUploadWorkload.RunAsync(plan, targets[plan.TargetIndex], time, stop), ct);
+        RunSliceAsync(new SliceProgress(plan.StepId, BlobUploadWorkload.Name, plan.SliceIndex, default, 0,
+                plan.Workload.DurationSeconds > 0 ? 0 : plan.BlobCount * plan.Workload.BlobSizeBytes, plan.Workload.DurationSeconds, plan.StartAtUtc, default, false),
+            plan.RunId, (stop, live) => BlobUploadWorkload.RunAsync(plan, targets[plan.TargetIndex], time, stop, live), ct);
 
     /// <summary>
-    /// Runs a slice until it is done, the host stops it, or its run is canceled (polled in the results
-    /// store, so a cancel reaches slices on any machine), then writes its slice row under its attempt id.
+    /// Runs a slice until it is done, the host stops it, or its run is canceled, then writes its slice
+    /// row under its attempt id. Meanwhile, about once a second, it looks for its run's cancel request
+    /// and publishes its progress — both in the results store, so they work across machines.
     /// </summary>
-    private async Task<SliceResult> RunSliceAsync(string runId, Func<CancellationToken, Task<SliceResult>> run, CancellationToken ct)
+    private async Task<SliceResult> RunSliceAsync(SliceProgress progress, string runId, Func<CancellationToken, LiveSlice, Task<SliceResult>> run, CancellationToken ct)
     {
         using var stop = CancellationTokenSource.CreateLinkedTokenSource(ct);
         using var done = new CancellationTokenSource();
-        var watch = WatchForCancelAsync(runId, stop, done.Token);
+        var live = new LiveSlice();
+        var watch = WatchAsync(runId, progress, live, stop, done.Token);
         SliceResult result;
         try
         {
-            result = await run(stop.Token).ConfigureAwait(false);
+            result = await run(stop.Token, live).ConfigureAwait(false);
         }
         finally
         {
             await done.CancelAsync().ConfigureAwait(false);
             await watch.ConfigureAwait(false);
         }
-        try
-        {
-            await results.SaveSliceAsync(runId, result, CancellationToken.None).ConfigureAwait(false);
-        }
-        catch (Exception ex) when (ex is RequestFailedException or HttpRequestException or OperationCanceledException or AggregateException)
-        {
-            // Its figures travel back in the result; only the per-slice row is missing (the summary says so).
-        }
+        await Quietly(() => results.SaveProgressAsync(runId, progress with { Counts = live.Read(), UpdatedUtc = time.GetUtcNow().UtcDateTime, Done = true }, CancellationToken.None))
+            .ConfigureAwait(false);
+        // When this fails, the figures still travel back in the result; only the per-slice row is missing (the summary says so).
+        await Quietly(() => results.SaveSliceAsync(runId, result, CancellationToken.None)).ConfigureAwait(false);
         return result;
     }
 
-    private async Task WatchForCancelAsync(string runId, CancellationTokenSource stop, CancellationToken done)
+    private async Task WatchAsync(string runId, SliceProgress progress, LiveSlice live, CancellationTokenSource stop, CancellationToken done)
     {
+        var last = (Units: 0L, At: time.GetTimestamp());
         while (!done.IsCancellationRequested && !stop.IsCancellationRequested)
         {
             try
@@ -103,14 +106,21 @@ public sealed class BenchmarkActivities(IReadOnlyList<StorageTarget> targets, Re
                     await stop.CancelAsync().ConfigureAwait(false);
                     return;
                 }
+                var counts = live.Read();
+                long now = time.GetTimestamp();
+                double seconds = time.GetElapsedTime(last.At, now).TotalSeconds;
+                double rate = seconds > 0 ? (counts.Units - last.Units) / seconds : 0;
+                last = (counts.Units, now);
+                await results.SaveProgressAsync(runId, progress with { Counts = counts, UnitsPerSecond = rate, UpdatedUtc = time.GetUtcNow().UtcDateTime }, done)
+                    .ConfigureAwait(false);
             }
             catch (OperationCanceledException) when (done.IsCancellationRequested)
             {
                 return;
             }
-            catch (Exception ex) when (ex is RequestFailedException or HttpRequestException or OperationCanceledException or AggregateException)
+            catch (Exception ex) when (IsStoreFailure(ex))
             {
-                // The results store did not answer: no cancel seen; the slice goes on, and so does the watch.
+                // The results store did not answer: no cancel seen, no progress shown; the slice goes on, and so does the watch.
             }
             try
             {
@@ -120,6 +130,20 @@ public sealed class BenchmarkActivities(IReadOnlyList<StorageTarget> targets, Re
             {
                 return;
             }
+        }
+    }
+
+    private static bool IsStoreFailure(Exception ex) => ex is RequestFailedException or HttpRequestException or OperationCanceledException or AggregateException;
+
+    /// <summary>Bookkeeping that must not fail the slice: the results store may be unreachable.</summary>
+    private static async Task Quietly(Func<Task> write)
+    {
+        try
+        {
+            await write().ConfigureAwait(false);
+        }
+        catch (Exception ex) when (IsStoreFailure(ex))
+        {
         }
     }
 

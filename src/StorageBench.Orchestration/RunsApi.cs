@@ -64,7 +64,8 @@ public sealed class RunsApi(IRunOrchestrationClient client, ResultsTableStore re
             ["runtimeStatus"] = state.RuntimeStatus,
             ["createdUtc"] = state.CreatedUtc,
             ["lastUpdatedUtc"] = state.LastUpdatedUtc,
-            ["progress"] = await RunProgressReader.CurrentAsync(client, id, ct).ConfigureAwait(false) is { } progress
+            ["progress"] = await RunProgressReader.CurrentAsync(client, RuntimeStatus.IsDone(state.RuntimeStatus) ? null : results, id,
+                    time.GetUtcNow().UtcDateTime, ct).ConfigureAwait(false) is { } progress
                 ? JsonSerializer.SerializeToNode(progress, JsonDefaults.Options)
                 : null,
         };

@@ -28,7 +28,9 @@ public sealed class WorkerRecorder
     /// <summary>Latency of successful requests only: fast 503s would otherwise pull percentiles down.</summary>
     public LongHistogram Latency { get; } = LatencyHistograms.Create();
 
-    public long Units { get; private set; }
+    private long _units;
+
+    public long Units => _units;
 
     /// <summary>Warm-up requests: sent and (if successful) stored, but in no statistic.</summary>
     public long WarmupOperations { get; private set; }
@@ -77,8 +79,24 @@ public sealed class WorkerRecorder
             long micros = Stopwatch.GetElapsedTime(startTimestamp, end).Ticks / (TimeSpan.TicksPerMillisecond / 1000);
             Latency.RecordValue(Math.Clamp(micros, 1, LatencyHistograms.HighestTrackableMicros));
         }
-        Units += units;
+        _units += units;
         _timeline.Add(ToUnixTicks(end) / TimeSpan.TicksPerSecond, 1, units);
+    }
+
+    /// <summary>
+    /// The counts so far, read from another thread (the slice's progress publisher) while this worker
+    /// records: each is one 64-bit value only this worker writes, so a read is whole, at most a request behind.
+    /// </summary>
+    public LiveCounts Live(bool withUnits = true)
+    {
+        long operations = 0;
+        for (int i = 0; i < _byOutcome.Length; i++)
+        {
+            operations += Volatile.Read(ref _byOutcome[i]);
+        }
+        return new LiveCounts(operations, withUnits ? Volatile.Read(ref _units) : 0,
+            Volatile.Read(ref _byOutcome[(int)Outcome.Throttled]),
+            operations - Volatile.Read(ref _byOutcome[(int)Outcome.Succeeded]));
     }
 
     /// <summary>A Stopwatch timestamp as UTC ticks since the Unix epoch, through the slice's anchor.</summary>

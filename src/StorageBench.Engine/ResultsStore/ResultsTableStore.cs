@@ -34,8 +34,9 @@ public sealed record RegressionInput(string Scenario, string RunId, DateTime Sta
 /// The results tables: one row per run (PartitionKey = scenario, RowKey = inverted ticks so the newest
 /// sorts first) — for a sweep or search one row per step value plus one for the run — and, in a
 /// second table, one row per slice execution (PartitionKey = run id). Numbers are typed columns
-/// (Int64 counts and bytes, Double rates and latencies), never strings. A third table holds cancel
-/// requests, which every slice polls.
+/// (Int64 counts and bytes, Double rates and latencies), never strings. A third table holds what
+/// running runs say to each other: cancel requests, which every slice polls, and each slice's live
+/// progress (PartitionKey = run id).
 /// </summary>
 public sealed class ResultsTableStore(StorageTarget target, string runsTable = ResultsTableStore.DefaultRunsTable,
     string slicesTable = ResultsTableStore.DefaultSlicesTable, string signalsTable = ResultsTableStore.DefaultSignalsTable) : IDisposable
@@ -292,6 +293,62 @@ public sealed class ResultsTableStore(StorageTarget target, string runsTable = R
         {
             return false;   // no signals table yet: nothing was ever canceled
         }
+    }
+
+    private static string ProgressKey(string stepId, string workload, int slice) => $"progress-{stepId}-{workload}-{slice:D3}";
+
+    /// <summary>Replaces the slice's progress row. Quick and without retries: progress may skip a beat, a slice must not wait for it.</summary>
+    public async Task SaveProgressAsync(string runId, SliceProgress p, CancellationToken ct)
+    {
+        var row = new TableEntity(runId, ProgressKey(p.StepId, p.Workload, p.Slice))
+        {
+            ["StepId"] = p.StepId,
+            ["Workload"] = p.Workload,
+            ["Slice"] = p.Slice,
+            ["Operations"] = p.Counts.Operations,
+            ["Units"] = p.Counts.Units,
+            ["Throttled"] = p.Counts.Throttled,
+            ["Failed"] = p.Counts.Failed,
+            ["UnitsPerSecond"] = p.UnitsPerSecond,
+            ["PlannedUnits"] = p.PlannedUnits,
+            ["DurationSeconds"] = p.DurationSeconds,
+            ["StartAtUtc"] = DateTime.SpecifyKind(p.StartAtUtc, DateTimeKind.Utc),
+            ["UpdatedUtc"] = DateTime.SpecifyKind(p.UpdatedUtc, DateTimeKind.Utc),
+            ["Done"] = p.Done,
+        };
+        var table = _poll.Value.Tables.GetTableClient(signalsTable);
+        try
+        {
+            await table.UpsertEntityAsync(row, TableUpdateMode.Replace, ct).ConfigureAwait(false);
+        }
+        catch (RequestFailedException ex) when (ex.Status == 404)
+        {
+            await table.CreateIfNotExistsAsync(ct).ConfigureAwait(false);
+            await table.UpsertEntityAsync(row, TableUpdateMode.Replace, ct).ConfigureAwait(false);
+        }
+    }
+
+    /// <summary>The progress rows of one step of a run (empty before any slice reported).</summary>
+    public async Task<IReadOnlyList<SliceProgress>> ProgressAsync(string runId, string stepId, CancellationToken ct)
+    {
+        string from = $"progress-{stepId}-";
+        var rows = new List<SliceProgress>();
+        try
+        {
+            await foreach (var r in _poll.Value.Tables.GetTableClient(signalsTable).QueryAsync<TableEntity>(
+                TableClient.CreateQueryFilter($"PartitionKey eq {runId} and RowKey ge {from} and RowKey lt {from[..^1] + "."}"), cancellationToken: ct).ConfigureAwait(false))
+            {
+                rows.Add(new SliceProgress(r.GetString("StepId"), r.GetString("Workload"), r.GetInt32("Slice") ?? 0,
+                    new LiveCounts(r.GetInt64("Operations") ?? 0, r.GetInt64("Units") ?? 0, r.GetInt64("Throttled") ?? 0, r.GetInt64("Failed") ?? 0),
+                    r.GetDouble("UnitsPerSecond") ?? 0, r.GetInt64("PlannedUnits") ?? 0, r.GetDouble("DurationSeconds") ?? 0,
+                    r.GetDateTime("StartAtUtc") ?? default, r.GetDateTime("UpdatedUtc") ?? default, r.GetBoolean("Done") ?? false));
+            }
+        }
+        catch (RequestFailedException ex) when (ex.Status == 404)
+        {
+            // No signals table yet: nothing has reported.
+        }
+        return rows;
     }
 
     /// <summary>Newest first, for one scenario.</summary>

@@ -27,7 +27,8 @@ public static class BlobUploadWorkload
     /// <summary>Back-off before a retry: 100 ms, doubling, at most 3.2 s.</summary>
     public static TimeSpan RetryDelay(int retry) => TimeSpan.FromMilliseconds(100 * (1 << Math.Min(retry - 1, 5)));
 
-    public static async Task<SliceResult> RunAsync(BlobSlicePlan plan, StorageTarget target, TimeProvider time, CancellationToken ct)
+    /// <param name="live">Shown the block and commit recorders once they exist, for progress; null when nobody watches.</param>
+    public static async Task<SliceResult> RunAsync(BlobSlicePlan plan, StorageTarget target, TimeProvider time, CancellationToken ct, LiveSlice? live = null)
     {
         var spec = plan.Workload;
         using var clients = target.CreateClients(plan.Client);
@@ -52,6 +53,7 @@ public static class BlobUploadWorkload
         }
         // Commits are counted but kept out of the Put Block latency histogram.
         var commits = clock.NewRecorder(recordLatency: false);
+        live?.Watch(workers, countOnly: commits);
         long started = 0, committed = 0, failedBytes = 0;
         var loops = new Task<long>[workers.Length];
         for (int n = 0; !stop.IsCancellationRequested && (spec.DurationSeconds > 0 ? !upload.Schedule.HasEnded() : n < plan.BlobCount); n++)

@@ -17,7 +17,8 @@ public static class TableInsertWorkload
 {
     public const string Name = "tableInsert";
 
-    public static async Task<SliceResult> RunAsync(TableSlicePlan plan, StorageTarget target, TimeProvider time, CancellationToken ct)
+    /// <param name="live">Shown the workers' recorders once they exist, for progress; null when nobody watches.</param>
+    public static async Task<SliceResult> RunAsync(TableSlicePlan plan, StorageTarget target, TimeProvider time, CancellationToken ct, LiveSlice? live = null)
     {
         var spec = plan.Workload;
         using var clients = target.CreateClients(plan.Client);
@@ -41,6 +42,7 @@ public static class TableInsertWorkload
             var recorder = workers[w] = clock.NewRecorder();
             loops[w] = Task.Run(() => WorkerLoopAsync(plan, attempt, table, payload, schedule, recorder, breaker, stop.Token), CancellationToken.None);
         }
+        live?.Watch(workers);
         await Task.WhenAll(loops).ConfigureAwait(false);
         return SliceResult.FromWorkers(plan.StepId, attempt, Name, plan.SliceIndex, plan.TargetIndex, cpuAtStart, workers) with
         {

@@ -209,6 +209,8 @@ public class FaultTests(AzuriteFixture azurite, ITestOutputHelper output)
         output.WriteLine($"Ctrl+C: the CLI ended {interrupted.Elapsed.TotalSeconds:0.0} s later");
 
         Assert.True(interrupted.Elapsed < TimeSpan.FromSeconds(10), $"took {interrupted.Elapsed}");
+        // Not a terminal: plain lines, no cursor control.
+        Assert.DoesNotContain('\u001b', lines.ToString());
         Assert.Equal(1, driver.ExitCode);
         var summary = JsonSerializer.Deserialize<RunSummary>(await File.ReadAllTextAsync(Path.Combine(dir, "summary.json")), JsonDefaults.Options)!;
         Assert.Equal(RunStatus.Canceled, summary.Status);

@@ -103,4 +103,35 @@ public class RunsApiTests(AzuriteFixture azurite)
             await Task.Delay(100);
         }
     }
+
+    [Fact]
+    public async Task WhileARunIsWritingTheStatusCarriesItsLiveProgress()
+    {
+        var api = NewApi();
+        var start = await api.StartAsync("""
+            { "scenario": "api", "startDelaySeconds": 0, "tableInsert": { "entitySizeBytes": 256, "batchSize": 50, "slices": 2, "durationSeconds": 6 } }
+            """, new Uri("http://localhost/"), null, default);
+        string id = (string)start.Body["id"]!;
+
+        JsonNode? live = null;
+        ApiResponse status;
+        do
+        {
+            await Task.Delay(300);
+            status = await api.GetAsync(id, default);
+            if (status.Body["progress"]?["live"] is { } l && (long)l["units"]! > 0)
+            {
+                live ??= l.DeepClone();
+            }
+        }
+        while (status.StatusCode == 202);
+
+        Assert.NotNull(live);
+        Assert.Equal("tableInsert", (string?)live["workload"]);
+        Assert.Equal("entities", (string?)live["unit"]);
+        Assert.Equal(6, (double)live["durationSeconds"]!);
+        Assert.Equal(2, (int)live["slicesReporting"]!);
+        Assert.True((double)live["unitsPerSecond"]! > 0);
+        Assert.True((long)live["units"]! < (long)status.Body["result"]!["workloads"]![0]!["entities"]!, "progress was read while the run was writing");
+    }
 }

@@ -13,7 +13,7 @@ public partial class HtmlReportTests(AzuriteFixture azurite)
     [GeneratedRegex(@"<svg class=""chart""")]
     private static partial Regex Chart();
 
-    [Fact]
+    [RequiresToolFact("chromium")]
     public async Task TheReportOpensOfflineInHeadlessChromiumWithNoConsoleErrorsAndVisibleCharts()
     {
         var host = azurite.NewHost();
@@ -49,8 +49,8 @@ public partial class HtmlReportTests(AzuriteFixture azurite)
 
     private static async Task<(string Stdout, string Stderr)> ChromiumAsync(string htmlFile, params string[] extra)
     {
-        string chromium = File.Exists("/usr/bin/chromium") ? "/usr/bin/chromium"
-            : throw new FileNotFoundException("chromium not found: scripts/test.sh installs Debian's chromium package");
+        string chromium = RequiresToolFactAttribute.Find("chromium")
+            ?? throw new FileNotFoundException("chromium not found: scripts/test.sh installs Debian's chromium package");
         var psi = new ProcessStartInfo(chromium) { RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false };
         foreach (var arg in new[] { "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
             "--disable-component-update", "--disable-sync", "--hide-scrollbars", "--enable-logging=stderr", "--v=0",

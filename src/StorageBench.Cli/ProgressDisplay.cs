@@ -1,0 +1,74 @@
+using System.Globalization;
+using StorageBench.Engine.Measurement;
+using StorageBench.Orchestration;
+
+namespace StorageBench.Cli;
+
+/// <summary>
+/// A run's progress on the console. In a terminal: one line, rewritten in place about once a second.
+/// Otherwise (a pipe, a CI log): plain lines — one when the phase changes and one every
+/// <see cref="PlainInterval"/> while a workload runs — so logs stay short and readable.
+/// </summary>
+public sealed class ProgressDisplay(TextWriter output, bool inPlace)
+{
+    public static readonly TimeSpan PlainInterval = TimeSpan.FromSeconds(10);
+    private static readonly TimeSpan InPlaceInterval = TimeSpan.FromSeconds(1);
+
+    private string? _phase;
+    private DateTime _lastShown;
+    private bool _lineOpen;
+
+    public async Task ShowAsync(RunProgress p, DateTime nowUtc)
+    {
+        string phase = Phase(p);
+        bool changed = phase != _phase;
+        if (!changed && nowUtc - _lastShown < (inPlace ? InPlaceInterval : PlainInterval))
+        {
+            return;
+        }
+        _phase = phase;
+        _lastShown = nowUtc;
+        if (inPlace)
+        {
+            // Carriage return and erase-line: the same line again, whatever its length was.
+            await output.WriteAsync($"\r\u001b[2K  {phase}{(p.Live is { } l ? ": " + Figures(l) : "...")}").ConfigureAwait(false);
+            await output.FlushAsync().ConfigureAwait(false);
+            _lineOpen = true;
+        }
+        else if (changed)
+        {
+            await output.WriteLineAsync($"  {phase}...").ConfigureAwait(false);
+        }
+        else if (p.Live is { } live)
+        {
+            await output.WriteLineAsync($"  {phase}: {Figures(live)}").ConfigureAwait(false);
+        }
+    }
+
+    /// <summary>Erases the in-place line: its last figures are up to a second old, and the summary that follows has the final ones.</summary>
+    public async Task EndAsync()
+    {
+        if (_lineOpen)
+        {
+            await output.WriteAsync("\r\u001b[2K").ConfigureAwait(false);
+            await output.FlushAsync().ConfigureAwait(false);
+            _lineOpen = false;
+        }
+    }
+
+    public static string Phase(RunProgress p) =>
+        $"{(p.Steps > 1 ? $"step {p.Step + 1}/{p.Steps}: " : "")}{p.Phase}{(p.Workload is null ? "" : $" {p.Workload} on {p.Slices} slice(s)")}";
+
+    /// <summary>"23,400/40,000 entities (58%), 12,345 entities/s, throttled 0, failed 0" — or elapsed/duration for a timed run.</summary>
+    public static string Figures(WorkloadProgress w)
+    {
+        bool bytes = w.Unit == "bytes";
+        string Amount(double units) => bytes ? (units / 1e6).ToString("N1", CultureInfo.InvariantCulture) : units.ToString("N0", CultureInfo.InvariantCulture);
+        string unit = bytes ? "MB" : w.Unit;
+        string done = w.PlannedUnits > 0
+            ? $"{Amount(w.Units)}/{Amount(w.PlannedUnits)} {unit} ({100.0 * w.Units / w.PlannedUnits:0}%)"
+            : $"{Math.Min(w.ElapsedSeconds, w.DurationSeconds):0}/{w.DurationSeconds:0} s, {Amount(w.Units)} {unit}";
+        return string.Create(CultureInfo.InvariantCulture,
+            $"{done}, {Amount(w.UnitsPerSecond)} {unit}/s, throttled {w.Throttled:N0}, failed {w.Failed:N0}");
+    }
+}

@@ -1,0 +1,35 @@
+namespace StorageBench.Engine.Measurement;
+
+/// <summary>
+/// What one running slice last published about itself (about once a second): its counts so far,
+/// its current rate, and how much it set out to do (planned units in count mode, else its duration).
+/// </summary>
+public sealed record SliceProgress(string StepId, string Workload, int Slice, LiveCounts Counts, double UnitsPerSecond,
+    long PlannedUnits, double DurationSeconds, DateTime StartAtUtc, DateTime UpdatedUtc, bool Done);
+
+/// <summary>
+/// A workload's progress across its slices: done / total (count mode) or elapsed / duration, the
+/// current rate, throttled and failed requests. Units are entities, or bytes staged for blobs.
+/// </summary>
+public sealed record WorkloadProgress(string Workload, string Unit, long Units, long PlannedUnits, double ElapsedSeconds, double DurationSeconds,
+    double UnitsPerSecond, long Operations, long Throttled, long Failed, int SlicesReporting, int SlicesDone)
+{
+    /// <summary>A slice silent this long is not running any more (it died or ended without a last word): its rate no longer counts.</summary>
+    public static readonly TimeSpan Stale = TimeSpan.FromSeconds(5);
+
+    /// <summary>Null when no slice of the workload has reported yet.</summary>
+    public static WorkloadProgress? Of(IEnumerable<SliceProgress> slices, string workload, DateTime nowUtc)
+    {
+        var mine = slices.Where(s => s.Workload == workload).ToList();
+        if (mine.Count == 0)
+        {
+            return null;
+        }
+        var counts = mine.Aggregate(default(LiveCounts), (sum, s) => sum + s.Counts);
+        var start = mine.Min(s => s.StartAtUtc);
+        return new WorkloadProgress(workload, workload == "blobUpload" ? "bytes" : "entities", counts.Units, mine.Sum(s => s.PlannedUnits),
+            Math.Max(0, (nowUtc - start).TotalSeconds), mine.Max(s => s.DurationSeconds),
+            mine.Where(s => !s.Done && nowUtc - s.UpdatedUtc < Stale).Sum(s => s.UnitsPerSecond),
+            counts.Operations, counts.Throttled, counts.Failed, mine.Count, mine.Count(s => s.Done));
+    }
+}

@@ -1,0 +1,35 @@
+namespace StorageBench.Engine.Measurement;
+
+/// <summary>Measured requests so far (warm-up excluded): units are entities, or bytes staged for blobs.</summary>
+public readonly record struct LiveCounts(long Operations, long Units, long Throttled, long Failed)
+{
+    public static LiveCounts operator +(LiveCounts a, LiveCounts b) =>
+        new(a.Operations + b.Operations, a.Units + b.Units, a.Throttled + b.Throttled, a.Failed + b.Failed);
+}
+
+/// <summary>
+/// A running slice as its progress publisher sees it: the workers' own recorders, summed on demand
+/// about once a second. The hot path pays nothing for progress: no shared counter, no lock.
+/// </summary>
+public sealed class LiveSlice
+{
+    private WorkerRecorder[] _workers = [];
+    private WorkerRecorder? _countOnly;
+
+    /// <param name="countOnly">A recorder whose requests count but whose units are not progress (a blob's commits).</param>
+    public void Watch(WorkerRecorder[] workers, WorkerRecorder? countOnly = null)
+    {
+        Volatile.Write(ref _countOnly, countOnly);
+        Volatile.Write(ref _workers, workers);
+    }
+
+    public LiveCounts Read()
+    {
+        var total = Volatile.Read(ref _countOnly)?.Live(withUnits: false) ?? default;
+        foreach (var worker in Volatile.Read(ref _workers))
+        {
+            total += worker.Live();
+        }
+        return total;
+    }
+}
