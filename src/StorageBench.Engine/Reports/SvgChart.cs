@@ -51,7 +51,9 @@ public static class SvgChart
         }
         double leftMax = Nice(series.Where(s => !s.RightAxis).SelectMany(s => s.Points).Select(p => p.Y).DefaultIfEmpty(1).Max());
         double rightMax = Nice(series.Where(s => s.RightAxis).SelectMany(s => s.Points).Select(p => p.Y).DefaultIfEmpty(1).Max());
-        Axes(b, xMin, xMax, 0, leftMax, xLabel, leftLabel, rightLabel, rightMax, logX ? v => Math.Pow(2, v) : null);
+        // On a log axis, even steps would fall between the swept values (2.51, 6.31, …): tick the values themselves.
+        var xTicks = logX ? all.Select(p => p.X).Distinct().Order().Select(v => (At: fx(v), Label: v)).ToList() : null;
+        Axes(b, xMin, xMax, 0, leftMax, xLabel, leftLabel, rightLabel, rightMax, xTicks);
         int legend = 0;
         foreach (var s in series)
         {
@@ -77,8 +79,9 @@ public static class SvgChart
 
     private static string Empty() => string.Create(Inv, $"<text x=\"{Width / 2}\" y=\"{Height / 2}\" text-anchor=\"middle\">no data</text>");
 
+    /// <param name="xTicks">Where to tick the x axis and what to write there; null: six even steps.</param>
     private static void Axes(StringBuilder b, double xMin, double xMax, double yMin, double yMax, string xLabel, string yLabel, string? rightLabel, double rightMax,
-        Func<double, double>? xTickLabel = null)
+        IReadOnlyList<(double At, double Label)>? xTicks = null)
     {
         int x0 = Left, x1 = Left + Plot.W, y0 = Top + Plot.H, y1 = Top;
         b.Append(Inv, $"<line x1=\"{x0}\" y1=\"{y0}\" x2=\"{x1}\" y2=\"{y0}\" stroke=\"#333\"/><line x1=\"{x0}\" y1=\"{y0}\" x2=\"{x0}\" y2=\"{y1}\" stroke=\"#333\"/>");
@@ -90,8 +93,10 @@ public static class SvgChart
             {
                 b.Append(Inv, $"<text x=\"{x1 + 6}\" y=\"{y + 4:0.#}\" font-size=\"11\">{Short(rightMax * i / 5)}</text>");
             }
-            double xv = xMin + (xMax - xMin) * i / 5, x = X(xv, xMin, xMax);
-            b.Append(Inv, $"<text x=\"{x:0.#}\" y=\"{y0 + 16}\" font-size=\"11\" text-anchor=\"middle\">{Short(xTickLabel?.Invoke(xv) ?? xv)}</text>");
+        }
+        foreach (var (at, label) in xTicks ?? [.. Enumerable.Range(0, 6).Select(i => xMin + (xMax - xMin) * i / 5).Select(v => (v, v))])
+        {
+            b.Append(Inv, $"<text x=\"{X(at, xMin, xMax):0.#}\" y=\"{y0 + 16}\" font-size=\"11\" text-anchor=\"middle\">{Short(label)}</text>");
         }
         b.Append(Inv, $"<text x=\"{x0 + Plot.W / 2}\" y=\"{Height - 10}\" font-size=\"12\" text-anchor=\"middle\">{Esc(xLabel)}</text>");
         b.Append(Inv, $"<text transform=\"translate(16 {y1 + Plot.H / 2}) rotate(-90)\" font-size=\"12\" text-anchor=\"middle\">{Esc(yLabel)}</text>");

@@ -44,17 +44,20 @@ public partial class HtmlReportTests(AzuriteFixture azurite)
         Assert.True(Regex.Matches(dom, @"<rect class=""bar""").Count >= 3);
         Assert.True(Regex.Matches(dom, @"<polyline class=""series""").Count >= 5);
         Assert.Contains("throughput and p99 latency against tableInsert.batchSize", dom);
+        // The sweep's log axis is ticked at the swept values, not at even steps between them.
+        string sweep = Regex.Match(dom, @"<svg class=""chart"" id=""sweep-[\s\S]*?</svg>").Value;
+        Assert.Equal(["10", "50", "100"], Regex.Matches(sweep, @"text-anchor=""middle"">([\d.]+)</text>").Select(m => m.Groups[1].Value));
         Assert.True(new FileInfo(screenshot).Length > 50_000, "the screenshot looks blank");
     }
 
+    /// <summary>scripts/chromium-headless.sh: the same script makes the screenshots under docs/.</summary>
     private static async Task<(string Stdout, string Stderr)> ChromiumAsync(string htmlFile, params string[] extra)
     {
-        string chromium = RequiresToolFactAttribute.Find("chromium")
-            ?? throw new FileNotFoundException("chromium not found: scripts/test.sh installs Debian's chromium package");
-        var psi = new ProcessStartInfo(chromium) { RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false };
-        foreach (var arg in new[] { "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-            "--disable-component-update", "--disable-sync", "--hide-scrollbars", "--enable-logging=stderr", "--v=0",
-            $"--user-data-dir={Directory.CreateTempSubdirectory("chromium").FullName}" }.Concat(extra).Append(new Uri(htmlFile).AbsoluteUri))
+        var psi = new ProcessStartInfo(Path.Combine(Repo.Root(), "scripts", "chromium-headless.sh"))
+        {
+            RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false,
+        };
+        foreach (var arg in extra.Prepend(htmlFile))
         {
             psi.ArgumentList.Add(arg);
         }
@@ -63,6 +66,7 @@ public partial class HtmlReportTests(AzuriteFixture azurite)
         var stderr = process.StandardError.ReadToEndAsync();
         using var timeout = new CancellationTokenSource(TimeSpan.FromSeconds(90));
         await process.WaitForExitAsync(timeout.Token);
+        Assert.True(process.ExitCode == 0, $"chromium-headless.sh exited {process.ExitCode}: {await stderr}");
         return (await stdout, await stderr);
     }
 }
