@@ -212,18 +212,7 @@ static async Task<RunSummary> PipelineAsync(StorageTarget target, RunSpec spec)
 
 static async Task<(double PeakMiB, long Entities)> CliRunAsync(string cliDll, string specFile, string connection)
 {
-    var psi = new ProcessStartInfo("dotnet") { RedirectStandardOutput = true, UseShellExecute = false };
-    foreach (var a in new[] { cliDll, "run", "--spec", specFile, "--connection-string", connection, "--out", Path.Combine(Path.GetTempPath(), "bench-mem-out") })
-    {
-        psi.ArgumentList.Add(a);
-    }
-    using var process = Process.Start(psi)!;
-    string stdout = await process.StandardOutput.ReadToEndAsync();
-    await process.WaitForExitAsync();
-    if (process.ExitCode != 0)
-    {
-        throw new InvalidOperationException("CLI run failed: " + stdout);
-    }
+    string stdout = await RunCliAsync(cliDll, "run", "--spec", specFile, "--connection-string", connection, "--out", Path.Combine(Path.GetTempPath(), "bench-mem-out"));
     string peakLine = stdout.Split('\n').Single(l => l.StartsWith("Driver peak working set:", StringComparison.Ordinal));
     double peak = double.Parse(peakLine.Split(':')[1].Trim().Split(' ')[0], CultureInfo.InvariantCulture);
     using var json = JsonDocument.Parse(await File.ReadAllTextAsync(Path.Combine(Path.GetTempPath(), "bench-mem-out", "summary.json")));
@@ -254,22 +243,25 @@ static async Task<(double Rate, double Cpu)> ColdRunAsync(string cliDll, RunSpec
     Directory.CreateDirectory(dir);
     string specFile = Path.Combine(dir, "spec.json");
     await File.WriteAllTextAsync(specFile, JsonSerializer.Serialize(spec, RunSpecParser.Options));
-    var psi = new ProcessStartInfo("dotnet") { RedirectStandardOutput = true, UseShellExecute = false };
-    foreach (var a in new[] { cliDll, "run", "--spec", specFile, "--out", dir })
-    {
-        psi.ArgumentList.Add(a);
-    }
-    using var process = Process.Start(psi)!;
-    string stdout = await process.StandardOutput.ReadToEndAsync();
-    await process.WaitForExitAsync();
-    if (process.ExitCode != 0)
-    {
-        throw new InvalidOperationException("CLI run failed: " + stdout);
-    }
+    await RunCliAsync(cliDll, "run", "--spec", specFile, "--out", dir);
     using var json = JsonDocument.Parse(await File.ReadAllTextAsync(Path.Combine(dir, "summary.json")));
     var w = json.RootElement.GetProperty("workloads")[0];
     var t = w.GetProperty("throughput");
     return spec.TableInsert is null
         ? (t.GetProperty("megabytesPerSecond").GetDouble(), w.GetProperty("clientCpuMicrosecondsPerMegabyte").GetDouble())
         : (t.GetProperty("entitiesPerSecond").GetDouble(), w.GetProperty("clientCpuMicrosecondsPerEntity").GetDouble());
+}
+
+/// <summary>The CLI as its own process, as a user runs it; its stdout, or an exception when it failed.</summary>
+static async Task<string> RunCliAsync(string cliDll, params string[] args)
+{
+    var psi = new ProcessStartInfo("dotnet") { RedirectStandardOutput = true, UseShellExecute = false };
+    foreach (var a in args.Prepend(cliDll))
+    {
+        psi.ArgumentList.Add(a);
+    }
+    using var process = Process.Start(psi)!;
+    string stdout = await process.StandardOutput.ReadToEndAsync();
+    await process.WaitForExitAsync();
+    return process.ExitCode == 0 ? stdout : throw new InvalidOperationException("CLI run failed: " + stdout);
 }
