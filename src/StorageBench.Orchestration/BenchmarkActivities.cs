@@ -1,6 +1,7 @@
 using System.Runtime.InteropServices;
 using Azure;
 using StorageBench.Engine.Cleanup;
+using StorageBench.Engine.Cost;
 using StorageBench.Engine.Measurement;
 using StorageBench.Engine.Planning;
 using StorageBench.Engine.ResultsStore;
@@ -38,9 +39,10 @@ public sealed class BenchmarkActivities(IReadOnlyList<StorageTarget> targets, Re
     public Task<EnvironmentInfo> DescribeEnvironmentAsync() => Task.FromResult(new EnvironmentInfo(
         targets[0].Kind, Environment.MachineName, RuntimeInformation.FrameworkDescription, Environment.ProcessorCount, targets.Count));
 
-    /// <summary>Creates the step's table and/or container in every target account.</summary>
-    public async Task<bool> PrepareTargetsAsync(StepTargets input, CancellationToken ct)
+    /// <summary>Creates the step's table and/or container in every target account; returns the requests that took, counted on the wire.</summary>
+    public async Task<TargetRequests> PrepareTargetsAsync(StepTargets input, CancellationToken ct)
     {
+        long tables = 0, containers = 0;
         foreach (var target in targets)
         {
             using var clients = target.CreateClients(new() { SdkRetries = true });
@@ -52,8 +54,10 @@ public sealed class BenchmarkActivities(IReadOnlyList<StorageTarget> targets, Re
             {
                 await clients.Blobs.GetBlobContainerClient(input.ContainerName).CreateIfNotExistsAsync(cancellationToken: ct).ConfigureAwait(false);
             }
+            tables += clients.TableWire.Sent;
+            containers += clients.BlobWire.Sent;
         }
-        return true;
+        return new TargetRequests(tables, containers);
     }
 
     public Task<SliceResult> RunTableSliceAsync(TableSlicePlan plan, CancellationToken ct) =>
@@ -129,22 +133,34 @@ public sealed class BenchmarkActivities(IReadOnlyList<StorageTarget> targets, Re
     public Task<VerificationResult> VerifyBlobsAsync(VerifyBlobsInput input, CancellationToken ct) =>
         GroundTruth.VerifyBlobsAsync(targets, input.ContainerName, input.AcceptedAttempts, input.ReportedBlobs, input.BlobSizeBytes, input.ContentMd5ByAttempt, ct);
 
-    /// <summary>Deletes the step's table and container in every target account, whichever exist. Safe after any failure.</summary>
-    public async Task<bool> DeleteTargetsAsync(StepTargets input, CancellationToken ct)
+    /// <summary>
+    /// Deletes the step's table and container in every target account, whichever exist (only the kinds the step
+    /// uses: it creates no other). Safe after any failure. Returns the requests that took, counted on the wire.
+    /// </summary>
+    public async Task<TargetRequests> DeleteTargetsAsync(StepTargets input, CancellationToken ct)
     {
+        long tables = 0, containers = 0;
         foreach (var target in targets)
         {
             using var clients = target.CreateClients(new() { SdkRetries = true });
-            try
+            if (input.Table)
             {
-                await clients.Tables.DeleteTableAsync(input.TableName, ct).ConfigureAwait(false);
+                try
+                {
+                    await clients.Tables.DeleteTableAsync(input.TableName, ct).ConfigureAwait(false);
+                }
+                catch (RequestFailedException ex) when (ex.Status == 404)
+                {
+                }
             }
-            catch (RequestFailedException ex) when (ex.Status == 404)
+            if (input.Blob)
             {
+                await clients.Blobs.GetBlobContainerClient(input.ContainerName).DeleteIfExistsAsync(cancellationToken: ct).ConfigureAwait(false);
             }
-            await clients.Blobs.GetBlobContainerClient(input.ContainerName).DeleteIfExistsAsync(cancellationToken: ct).ConfigureAwait(false);
+            tables += clients.TableWire.Sent;
+            containers += clients.BlobWire.Sent;
         }
-        return true;
+        return new TargetRequests(tables, containers);
     }
 
     /// <summary>Stores the step's row and deletes the slice rows of executions whose results were not used.</summary>
