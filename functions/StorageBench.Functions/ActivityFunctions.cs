@@ -1,4 +1,5 @@
 using Microsoft.Azure.Functions.Worker;
+using StorageBench.Engine.Cost;
 using StorageBench.Engine.Measurement;
 using StorageBench.Engine.Planning;
 using StorageBench.Engine.ResultsStore;
@@ -21,7 +22,7 @@ public sealed class ActivityFunctions(BenchmarkActivities a)
     public Task<EnvironmentInfo> DescribeEnvironment([ActivityTrigger] object? none) => a.DescribeEnvironmentAsync();
 
     [Function(ActivityNames.PrepareTargets)]
-    public Task<bool> PrepareTargets([ActivityTrigger] StepTargets input, FunctionContext context) => a.PrepareTargetsAsync(input, context.CancellationToken);
+    public Task<TargetRequests> PrepareTargets([ActivityTrigger] StepTargets input, FunctionContext context) => a.PrepareTargetsAsync(input, context.CancellationToken);
 
     [Function(ActivityNames.RunTableSlice)]
     public Task<SliceResult> RunTableSlice([ActivityTrigger] TableSlicePlan plan, FunctionContext context) => a.RunTableSliceAsync(plan, context.CancellationToken);
@@ -36,7 +37,7 @@ public sealed class ActivityFunctions(BenchmarkActivities a)
     public Task<VerificationResult> VerifyBlobs([ActivityTrigger] VerifyBlobsInput input, FunctionContext context) => a.VerifyBlobsAsync(input, context.CancellationToken);
 
     [Function(ActivityNames.DeleteTargets)]
-    public Task<bool> DeleteTargets([ActivityTrigger] StepTargets input, FunctionContext context) => a.DeleteTargetsAsync(input, context.CancellationToken);
+    public Task<TargetRequests> DeleteTargets([ActivityTrigger] StepTargets input, FunctionContext context) => a.DeleteTargetsAsync(input, context.CancellationToken);
 
     [Function(ActivityNames.StoreStep)]
     public Task<bool> StoreStep([ActivityTrigger] StoreStepInput input, FunctionContext context) => a.StoreStepAsync(input, context.CancellationToken);

@@ -4,13 +4,14 @@ using Microsoft.AspNetCore.Mvc;
 using Microsoft.Azure.Functions.Worker;
 using Microsoft.DurableTask.Client;
 using StorageBench.Engine.Cleanup;
+using StorageBench.Engine.Cost;
 using StorageBench.Engine.ResultsStore;
 using StorageBench.Orchestration;
 
 namespace StorageBench.Functions;
 
 /// <summary>The runs API (contract and tests: RunsApi). Each function forwards one request to it.</summary>
-public sealed class RunsFunctions(ResultsTableStore results, TargetCleaner cleaner, TimeProvider time)
+public sealed class RunsFunctions(ResultsTableStore results, TargetCleaner cleaner, TimeProvider time, PriceTable prices)
 {
     [Function("StartRun")]
     public async Task<IActionResult> StartRun(
@@ -56,7 +57,7 @@ public sealed class RunsFunctions(ResultsTableStore results, TargetCleaner clean
         [DurableClient] DurableTaskClient client, FunctionContext context) =>
         Reply(req, await Api(client).CancelAsync(id, context.CancellationToken).ConfigureAwait(false));
 
-    private RunsApi Api(DurableTaskClient client) => new(new DurableRunClient(client), results, cleaner, time, "http");
+    private RunsApi Api(DurableTaskClient client) => new(new DurableRunClient(client), results, cleaner, time, "http", prices);
 
     private static string? Query(HttpRequest req, string name) => req.Query[name].FirstOrDefault() is { Length: > 0 } value ? value : null;
 

@@ -3,6 +3,7 @@ using Azure.Identity;
 using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;
 using StorageBench.Engine.Cleanup;
+using StorageBench.Engine.Cost;
 using StorageBench.Engine.ResultsStore;
 using StorageBench.Engine.Telemetry;
 using StorageBench.Engine.Workloads;
@@ -24,6 +25,7 @@ internal static class Wiring
         .AddSingleton(sp => Targets(Setting(sp)))
         .AddSingleton(sp => new ResultsTableStore(TargetSettings.Results(Setting(sp), sp.GetRequiredService<IReadOnlyList<StorageTarget>>()[0])))
         .AddSingleton(sp => new TargetCleaner(sp.GetRequiredService<IReadOnlyList<StorageTarget>>()))
+        .AddSingleton(sp => Prices(Setting(sp)))
         .AddSingleton(sp => new BenchmarkActivities(sp.GetRequiredService<IReadOnlyList<StorageTarget>>(), sp.GetRequiredService<ResultsTableStore>(),
             sp.GetRequiredService<TimeProvider>(), Telemetry(Setting(sp))));
 
@@ -38,6 +40,14 @@ internal static class Wiring
         TargetSettings.Targets(setting) is { Count: > 0 } targets
             ? targets
             : throw new InvalidOperationException($"No benchmark target: set {TargetSettings.TargetConnectionString} (Azurite), or {TargetSettings.TargetTableEndpoints} and {TargetSettings.TargetBlobEndpoints}");
+
+    /// <summary>The cost estimate's price table: the file STORAGEBENCH_PRICES_FILE names (a path the app can read), else the built-in one.</summary>
+    private static PriceTable Prices(Func<string, string?> setting)
+    {
+        var (prices, errors) = PriceTableReader.Resolve(null, setting);
+        return prices ?? throw new InvalidOperationException(
+            $"{PriceTableReader.Setting} names a price table that was rejected: {string.Join("; ", errors)}");
+    }
 
     /// <summary>The benchmark's own events; null (skipped) without a connection string.</summary>
     private static TelemetryEmitter? Telemetry(Func<string, string?> setting) =>

@@ -3,6 +3,7 @@ using System.Text.Json;
 using Azure;
 using StorageBench.Engine;
 using StorageBench.Engine.Cleanup;
+using StorageBench.Engine.Cost;
 using StorageBench.Engine.Planning;
 using StorageBench.Engine.Queries;
 using StorageBench.Engine.Reports;
@@ -20,17 +21,19 @@ namespace StorageBench.Cli;
 public static class CliApp
 {
     public const string Usage = """
-        usage: storagebench run [--spec FILE] [--out DIR] [--connection-string CS]
+        usage: storagebench run [--spec FILE] [--out DIR] [--connection-string CS] [--prices FILE]
           --spec FILE              run spec JSON (default: the built-in quick scenario, specs/quick.json)
           --out DIR                where summary.json, summary.md and summary.html go (default: out/<runId>)
           --connection-string CS   storage account to test (default: the STORAGEBENCH_TARGET_* settings
                                    if set, else Azurite started on loopback)
+          --prices FILE            price table of the cost estimate (default: the STORAGEBENCH_PRICES_FILE
+                                   setting if set, else the built-in pricing/azure-storage-prices.json)
           with APPLICATIONINSIGHTS_CONNECTION_STRING set, the run is also sent to Application Insights
         usage: storagebench runs --connection-string CS [--scenario S] [--since DATE] [--until DATE]
                                  [--where "Column>=Number"]... [--max N]
           lists stored runs, newest first within a scenario; --where filters on a numeric results
           column (e.g. TableEntities>=5000000000, TableLatencyP99Ms<200)
-        usage: storagebench serve [--port N] [--connection-string CS]
+        usage: storagebench serve [--port N] [--connection-string CS] [--prices FILE]
           the runs API on 127.0.0.1 (default port 7071): POST /api/runs with a spec, GET /api/runs/{id},
           POST /api/runs/{id}/cancel, GET /api/runs?scenario=S&last=N
         usage: storagebench cleanup [--older-than AGE] [--dry-run] [--connection-string CS]
@@ -44,10 +47,10 @@ public static class CliApp
         exit codes: 0 completed and verified, 1 run failed or unverified, 2 bad arguments or spec
         """;
 
-    private static readonly string[] RunOptions = ["--spec", "--out", "--connection-string"];
+    private static readonly string[] RunOptions = ["--spec", "--out", "--connection-string", "--prices"];
     private static readonly string[] RunsOptions = ["--connection-string", "--scenario", "--since", "--until", "--where", "--max"];
     private static readonly string[] QueryOptions = ["--results"];
-    private static readonly string[] ServeOptions = ["--port", "--connection-string"];
+    private static readonly string[] ServeOptions = ["--port", "--connection-string", "--prices"];
     private static readonly string[] CleanupOptions = ["--older-than", "--dry-run", "--connection-string"];
 
     /// <summary>Options that take no value.</summary>
@@ -202,10 +205,14 @@ public static class CliApp
             }
             return 2;
         }
+        if (await PricesAsync(options, stderr).ConfigureAwait(false) is not { } prices)
+        {
+            return 2;
+        }
 
         return await WithTargetsAsync(options, stdout, stderr, async targets =>
         {
-            var summary = await RunOnInProcessHostAsync(spec, targets, stdout, terminal, ct).ConfigureAwait(false);
+            var summary = await RunOnInProcessHostAsync(spec, targets, prices, stdout, terminal, ct).ConfigureAwait(false);
             string outDir = options.GetValueOrDefault("--out") ?? Path.Combine("out", summary.RunId);
             // Also after Ctrl+C: a canceled run's partial figures are still reported.
             var files = await ReportWriter.WriteAsync(summary, outDir, CancellationToken.None).ConfigureAwait(false);
@@ -306,13 +313,17 @@ public static class CliApp
             await stderr.WriteLineAsync($"error: --port: \"{options["--port"]}\" must be a port number from 0 to 65535").ConfigureAwait(false);
             return 2;
         }
+        if (await PricesAsync(options, stderr).ConfigureAwait(false) is not { } prices)
+        {
+            return 2;
+        }
         return await WithTargetsAsync(options, stdout, stderr, async targets =>
         {
             using var telemetry = Telemetry();
             using var results = ResultsStore(targets);
             var host = CreateHost(targets, results, telemetry, ct);
             await using var server = await LocalApiServer.StartAsync(
-                new RunsApi(host, results, new TargetCleaner(targets), TimeProvider.System, "local-api"), port, ct).ConfigureAwait(false);
+                new RunsApi(host, results, new TargetCleaner(targets), TimeProvider.System, "local-api", prices), port, ct).ConfigureAwait(false);
             await stdout.WriteLineAsync($"""
                 Runs API on {server.Address} (loopback only; Ctrl+C stops it and Azurite):
                   curl -X POST {server.Address}api/runs -H "Content-Type: application/json" --data-binary @specs/quick.json
@@ -323,6 +334,26 @@ public static class CliApp
             await server.WaitForShutdownAsync(ct).ConfigureAwait(false);
             return 0;
         }, ct).ConfigureAwait(false);
+    }
+
+    /// <summary>
+    /// The price table of the cost estimate (--prices, else STORAGEBENCH_PRICES_FILE, else the built-in one); null after
+    /// saying why it was rejected, before anything started.
+    /// </summary>
+    private static async Task<PriceTable?> PricesAsync(Dictionary<string, string> options, TextWriter stderr)
+    {
+        var (prices, errors) = PriceTableReader.Resolve(options.GetValueOrDefault("--prices"), Environment.GetEnvironmentVariable);
+        if (prices is null)
+        {
+            string from = options.TryGetValue("--prices", out var path) ? $"{path} (--prices)"
+                : $"{Environment.GetEnvironmentVariable(PriceTableReader.Setting)} ({PriceTableReader.Setting})";
+            await stderr.WriteLineAsync($"error: the price table {from} was rejected; nothing was started:").ConfigureAwait(false);
+            foreach (var e in errors)
+            {
+                await stderr.WriteLineAsync("  " + e).ConfigureAwait(false);
+            }
+        }
+        return prices;
     }
 
     /// <summary>Runs <paramref name="body"/> against the resolved targets; a bad setting is exit 2; an Azurite started here is always stopped.</summary>
@@ -365,7 +396,7 @@ public static class CliApp
     private static InProcessOrchestrationHost CreateHost(IReadOnlyList<StorageTarget> targets, ResultsTableStore results, TelemetryEmitter? telemetry, CancellationToken ct) =>
         BenchmarkHost.Create(targets, results, TimeProvider.System, shutdown: ct, telemetry: telemetry);
 
-    private static async Task<RunSummary> RunOnInProcessHostAsync(RunSpec spec, IReadOnlyList<StorageTarget> targets, TextWriter stdout, bool terminal, CancellationToken ct)
+    private static async Task<RunSummary> RunOnInProcessHostAsync(RunSpec spec, IReadOnlyList<StorageTarget> targets, PriceTable prices, TextWriter stdout, bool terminal, CancellationToken ct)
     {
         using var telemetry = Telemetry();
         using var results = ResultsStore(targets);
@@ -389,7 +420,7 @@ public static class CliApp
         }
         await display.EndAsync().ConfigureAwait(false);
         var final = await completion.ConfigureAwait(false);
-        return await RunResults.LoadAsync(host, results, runId, CancellationToken.None).ConfigureAwait(false)
+        return await RunResults.LoadAsync(host, results, runId, CancellationToken.None, prices).ConfigureAwait(false)
             ?? throw new InvalidOperationException($"orchestration {runId} ended {final.RuntimeStatus}: {final.FailureMessage}");
     }
 

@@ -1,6 +1,7 @@
 using System.Runtime.InteropServices;
 using Azure;
 using StorageBench.Engine.Cleanup;
+using StorageBench.Engine.Cost;
 using StorageBench.Engine.Measurement;
 using StorageBench.Engine.Planning;
 using StorageBench.Engine.ResultsStore;
@@ -21,9 +22,6 @@ namespace StorageBench.Orchestration;
 public sealed class BenchmarkActivities(IReadOnlyList<StorageTarget> targets, ResultsTableStore results, TimeProvider time, TelemetryEmitter? telemetry = null,
     RegressionRule? regressionRule = null)
 {
-    /// <summary>How often a running slice looks for its run's cancel request.</summary>
-    public static readonly TimeSpan CancelPollInterval = TimeSpan.FromSeconds(1);
-
     private readonly RegressionRule _rule = regressionRule ?? new RegressionRule();
 
     /// <summary>Deletes this tool's tables and containers (by the naming rule only) created more than the given hours ago.</summary>
@@ -38,9 +36,10 @@ public sealed class BenchmarkActivities(IReadOnlyList<StorageTarget> targets, Re
     public Task<EnvironmentInfo> DescribeEnvironmentAsync() => Task.FromResult(new EnvironmentInfo(
         targets[0].Kind, Environment.MachineName, RuntimeInformation.FrameworkDescription, Environment.ProcessorCount, targets.Count));
 
-    /// <summary>Creates the step's table and/or container in every target account.</summary>
-    public async Task<bool> PrepareTargetsAsync(StepTargets input, CancellationToken ct)
+    /// <summary>Creates the step's table and/or container in every target account; returns the requests that took, counted on the wire.</summary>
+    public async Task<TargetRequests> PrepareTargetsAsync(StepTargets input, CancellationToken ct)
     {
+        long tables = 0, containers = 0;
         foreach (var target in targets)
         {
             using var clients = target.CreateClients(new() { SdkRetries = true });
@@ -52,8 +51,10 @@ public sealed class BenchmarkActivities(IReadOnlyList<StorageTarget> targets, Re
             {
                 await clients.Blobs.GetBlobContainerClient(input.ContainerName).CreateIfNotExistsAsync(cancellationToken: ct).ConfigureAwait(false);
             }
+            tables += clients.TableWire.Sent;
+            containers += clients.BlobWire.Sent;
         }
-        return true;
+        return new TargetRequests(tables, containers);
     }
 
     public Task<SliceResult> RunTableSliceAsync(TableSlicePlan plan, CancellationToken ct) =>
@@ -106,13 +107,17 @@ public sealed class BenchmarkActivities(IReadOnlyList<StorageTarget> targets, Re
                     await stop.CancelAsync().ConfigureAwait(false);
                     return;
                 }
-                var counts = live.Read();
-                long now = time.GetTimestamp();
-                double seconds = time.GetElapsedTime(last.At, now).TotalSeconds;
-                double rate = seconds > 0 ? (counts.Units - last.Units) / seconds : 0;
-                last = (counts.Units, now);
-                await results.SaveProgressAsync(runId, progress with { Counts = counts, UnitsPerSecond = rate, UpdatedUtc = time.GetUtcNow().UtcDateTime }, done)
-                    .ConfigureAwait(false);
+                // Nothing is measured before the start instant: no progress to publish yet.
+                if (time.GetUtcNow().UtcDateTime >= progress.StartAtUtc)
+                {
+                    var counts = live.Read();
+                    long now = time.GetTimestamp();
+                    double seconds = time.GetElapsedTime(last.At, now).TotalSeconds;
+                    double rate = seconds > 0 ? (counts.Units - last.Units) / seconds : 0;
+                    last = (counts.Units, now);
+                    await results.SaveProgressAsync(runId, progress with { Counts = counts, UnitsPerSecond = rate, UpdatedUtc = time.GetUtcNow().UtcDateTime }, done)
+                        .ConfigureAwait(false);
+                }
             }
             catch (OperationCanceledException) when (done.IsCancellationRequested)
             {
@@ -124,13 +129,26 @@ public sealed class BenchmarkActivities(IReadOnlyList<StorageTarget> targets, Re
             }
             try
             {
-                await Task.Delay(CancelPollInterval, time, done).ConfigureAwait(false);
+                await Task.Delay(UntilNextWatch(progress), time, done).ConfigureAwait(false);
             }
             catch (OperationCanceledException)
             {
                 return;
             }
         }
+    }
+
+    /// <summary>
+    /// About a second: the watch ticks 0.3–0.65 s (a per-slice offset) after each whole second from the
+    /// start instant — never within 0.3 s of the instant itself, when every slice sends its first
+    /// request, and not all slices at once.
+    /// </summary>
+    private TimeSpan UntilNextWatch(SliceProgress p)
+    {
+        double phase = 0.3 + p.Slice % 8 * 0.05;
+        double since = (time.GetUtcNow().UtcDateTime - p.StartAtUtc).TotalSeconds - phase;
+        double wait = Math.Ceiling(since) - since;
+        return TimeSpan.FromSeconds(wait < 0.1 ? wait + 1 : wait);
     }
 
     private static bool IsStoreFailure(Exception ex) => ex is RequestFailedException or HttpRequestException or OperationCanceledException or AggregateException;
@@ -153,22 +171,34 @@ public sealed class BenchmarkActivities(IReadOnlyList<StorageTarget> targets, Re
     public Task<VerificationResult> VerifyBlobsAsync(VerifyBlobsInput input, CancellationToken ct) =>
         GroundTruth.VerifyBlobsAsync(targets, input.ContainerName, input.AcceptedAttempts, input.ReportedBlobs, input.BlobSizeBytes, input.ContentMd5ByAttempt, ct);
 
-    /// <summary>Deletes the step's table and container in every target account, whichever exist. Safe after any failure.</summary>
-    public async Task<bool> DeleteTargetsAsync(StepTargets input, CancellationToken ct)
+    /// <summary>
+    /// Deletes the step's table and container in every target account, whichever exist (only the kinds the step
+    /// uses: it creates no other). Safe after any failure. Returns the requests that took, counted on the wire.
+    /// </summary>
+    public async Task<TargetRequests> DeleteTargetsAsync(StepTargets input, CancellationToken ct)
     {
+        long tables = 0, containers = 0;
         foreach (var target in targets)
         {
             using var clients = target.CreateClients(new() { SdkRetries = true });
-            try
+            if (input.Table)
             {
-                await clients.Tables.DeleteTableAsync(input.TableName, ct).ConfigureAwait(false);
+                try
+                {
+                    await clients.Tables.DeleteTableAsync(input.TableName, ct).ConfigureAwait(false);
+                }
+                catch (RequestFailedException ex) when (ex.Status == 404)
+                {
+                }
             }
-            catch (RequestFailedException ex) when (ex.Status == 404)
+            if (input.Blob)
             {
+                await clients.Blobs.GetBlobContainerClient(input.ContainerName).DeleteIfExistsAsync(cancellationToken: ct).ConfigureAwait(false);
             }
-            await clients.Blobs.GetBlobContainerClient(input.ContainerName).DeleteIfExistsAsync(cancellationToken: ct).ConfigureAwait(false);
+            tables += clients.TableWire.Sent;
+            containers += clients.BlobWire.Sent;
         }
-        return true;
+        return new TargetRequests(tables, containers);
     }
 
     /// <summary>Stores the step's row and deletes the slice rows of executions whose results were not used.</summary>

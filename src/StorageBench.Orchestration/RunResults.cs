@@ -1,5 +1,6 @@
 using System.Text.Json;
 using StorageBench.Engine;
+using StorageBench.Engine.Cost;
 using StorageBench.Engine.ResultsStore;
 using StorageBench.Engine.Statistics;
 
@@ -12,8 +13,12 @@ namespace StorageBench.Orchestration;
 /// </summary>
 public static class RunResults
 {
-    /// <summary>The summary of a finished run, or null while it runs (or when it was terminated before it could write one).</summary>
-    public static async Task<RunSummary?> LoadAsync(IRunOrchestrationClient client, ResultsTableStore? results, string runId, CancellationToken ct)
+    /// <summary>
+    /// The summary of a finished run, or null while it runs (or when it was terminated before it could write one).
+    /// Its cost estimate prices the workloads' counted requests with <paramref name="prices"/> (default: the built-in table).
+    /// </summary>
+    public static async Task<RunSummary?> LoadAsync(IRunOrchestrationClient client, ResultsTableStore? results, string runId, CancellationToken ct,
+        PriceTable? prices = null)
     {
         var state = await client.GetStateAsync(runId, ct).ConfigureAwait(false);
         if (state is not { RuntimeStatus: RuntimeStatus.Completed, OutputJson: { } output })
@@ -49,6 +54,6 @@ public static class RunResults
                 ? [.. rows.Where(r => w.SliceAttempts.Contains(r.Attempt))]
                 : [],
         })).ToList();
-        return run with { Workloads = workloads, Errors = errors };
+        return run with { Workloads = workloads, Errors = errors, Cost = CostEstimator.Estimate(workloads, prices ?? PriceTableReader.BuiltIn) };
     }
 }

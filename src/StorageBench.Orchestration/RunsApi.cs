@@ -4,6 +4,7 @@ using System.Text.Json.Nodes;
 using Azure.Data.Tables;
 using StorageBench.Engine;
 using StorageBench.Engine.Cleanup;
+using StorageBench.Engine.Cost;
 using StorageBench.Engine.ResultsStore;
 using StorageBench.Engine.Spec;
 using StorageBench.Engine.Statistics;
@@ -26,7 +27,9 @@ public sealed record ApiResponse(int StatusCode, JsonNode Body, string? Location
 /// <item>POST /api/runs/{id}/cancel → 404 unknown; 409 already ended; 200 with the Canceled summary once it stopped.</item>
 /// </list>
 /// </summary>
-public sealed class RunsApi(IRunOrchestrationClient client, ResultsTableStore results, TargetCleaner cleaner, TimeProvider time, string host)
+/// <param name="prices">Prices the cost estimate of every result (default: the built-in table).</param>
+public sealed class RunsApi(IRunOrchestrationClient client, ResultsTableStore results, TargetCleaner cleaner, TimeProvider time, string host,
+    PriceTable? prices = null)
 {
     /// <summary>How long a canceled run gets to stop by itself before it is terminated and cleaned up from outside.</summary>
     public TimeSpan CancelGrace { get; init; } = TimeSpan.FromSeconds(30);
@@ -74,7 +77,7 @@ public sealed class RunsApi(IRunOrchestrationClient client, ResultsTableStore re
             body["failure"] = state.FailureMessage;
         }
         bool done = RuntimeStatus.IsDone(state.RuntimeStatus);
-        if (done && await RunResults.LoadAsync(client, results, id, ct).ConfigureAwait(false) is { } summary)
+        if (done && await RunResults.LoadAsync(client, results, id, ct, prices).ConfigureAwait(false) is { } summary)
         {
             body["result"] = JsonSerializer.SerializeToNode(summary, JsonDefaults.Options);
         }

@@ -1,4 +1,5 @@
 using StorageBench.Engine;
+using StorageBench.Engine.Cost;
 using StorageBench.Engine.Measurement;
 using StorageBench.Engine.Planning;
 using StorageBench.Engine.ResultsStore;
@@ -31,10 +32,11 @@ public static class StepOrchestrator
         var errors = new List<string>();
         var hosts = new SortedSet<string>(StringComparer.Ordinal);
         bool canceled = false;
+        TargetRequests? made = null, deleted = null;
         try
         {
             context.SetCustomStatus(new RunProgress("preparing", null, 0, input.Index));
-            await context.CallActivityAsync<bool>(ActivityNames.PrepareTargets, targets);
+            made = await context.CallActivityAsync<TargetRequests>(ActivityNames.PrepareTargets, targets);
             if (spec.TableInsert is { } table)
             {
                 var plans = Planner.PlanTable(input.RunId, stepId, targets.TableName, table, spec.Client, StartAt(context, spec), input.Environment.TargetAccounts);
@@ -75,13 +77,15 @@ public static class StepOrchestrator
             context.SetCustomStatus(new RunProgress("cleaning up", null, 0, input.Index));
             try
             {
-                await context.CallActivityAsync<bool>(ActivityNames.DeleteTargets, targets);
+                deleted = await context.CallActivityAsync<TargetRequests>(ActivityNames.DeleteTargets, targets);
             }
             catch (Exception ex)
             {
                 errors.Add("cleanup: " + ex.Message);
             }
         }
+        // Creating and deleting the table and container are requests too: the cost estimate counts them.
+        workloads = [.. workloads.Select(w => TransactionCounts.WithTargets(w, made, deleted))];
 
         if (input.JudgeStoredShare && !canceled)
         {

@@ -61,14 +61,17 @@ public sealed record SliceResult
     public double ProcessCpuSecondsAtEnd { get; init; }
     /// <summary>Blob only: MD5 (base64) of the content every blob of this slice was given.</summary>
     public string? ContentMd5 { get; init; }
+    /// <summary>Priming, Put Block Lists and the requests on the wire: what the cost estimate counts beyond <see cref="Counts"/>.</summary>
+    public SliceRequests Requests { get; init; } = new();
 
     /// <summary>
     /// Merges worker recorders into one slice result. <paramref name="commits"/> (blob) records Put Block
     /// Lists: counted as requests and in the measured window, its units (committed blob bytes) kept apart
-    /// from the staged bytes, and neither timed nor in the timeline.
+    /// from the staged bytes, and neither timed nor in the timeline. <paramref name="requests"/> (priming, wire)
+    /// gets the commits' request counts added.
     /// </summary>
     public static SliceResult FromWorkers(string stepId, string attemptId, string workload, int sliceIndex, int targetIndex, double cpuSecondsAtStart,
-        IReadOnlyCollection<WorkerRecorder> workers, WorkerRecorder? commits = null, long objects = 0, string? contentMd5 = null)
+        IReadOnlyCollection<WorkerRecorder> workers, WorkerRecorder? commits = null, long objects = 0, string? contentMd5 = null, SliceRequests? requests = null)
     {
         var histogram = LatencyHistograms.Create();
         var counts = new long[Enum.GetValues<Outcome>().Length];
@@ -109,6 +112,11 @@ public sealed record SliceResult
             ProcessCpuSecondsAtStart = cpuSecondsAtStart,
             ProcessCpuSecondsAtEnd = process.TotalProcessorTime.TotalSeconds,
             ContentMd5 = contentMd5,
+            Requests = (requests ?? new()) with
+            {
+                BlockLists = commits is null ? 0 : commits.CountsByOutcome.Sum() + commits.WarmupOperations,
+                BlockListsFailed = commits is null ? 0 : commits.CountsByOutcome.Sum() - commits.CountsByOutcome[(int)Outcome.Succeeded],
+            },
         };
     }
 

@@ -75,6 +75,7 @@ public static class ReportWriter
                 : "";
             b.AppendLine(CultureInfo.InvariantCulture, $"- {Label(w)}: {w.Measures}.{blobs}{warmup}{late} Driver CPU {F(w.ClientCpuSeconds, "0.00")} s ({cpu}). Verified: {w.Verified.Detail}.");
         }
+        CostReport.AppendMarkdown(b, s);
         return b.ToString();
     }
 

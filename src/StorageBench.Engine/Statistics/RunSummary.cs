@@ -1,4 +1,5 @@
 using System.Text.Json.Serialization;
+using StorageBench.Engine.Cost;
 using StorageBench.Engine.Measurement;
 using StorageBench.Engine.Spec;
 
@@ -30,6 +31,8 @@ public sealed record RunSummary
     public RegressionVerdict? Regression { get; init; }
     /// <summary>Instance ids of the run's steps (sub-orchestrations): one for a plain run, one per value for a sweep or search.</summary>
     public IReadOnlyList<string> Steps { get; init; } = [];
+    /// <summary>What the workloads' requests cost, from a price table: put together with the summary, not stored by the orchestration.</summary>
+    public CostEstimate? Cost { get; init; }
 }
 
 /// <summary>
@@ -124,6 +127,10 @@ public sealed record WorkloadSummary
     /// together (they are too many to travel through the orchestration); empty when it was unreachable.
     /// </summary>
     public IReadOnlyList<SliceSummary> PerSlice { get; init; } = [];
+    /// <summary>Every request the workload's step sent for it, by kind, as counted (the cost estimate prices these).</summary>
+    public IReadOnlyList<TransactionLine> Transactions { get; init; } = [];
+    /// <summary>Bytes the service held: entities stored × entity size (payload only), or committed blobs × blob size; warm-up included.</summary>
+    public long StoredBytes { get; init; }
 }
 
 /// <summary>Slowest, median and fastest slice rate (entities/s or MB/s over each slice's own window), and the latest start.</summary>
@@ -153,5 +160,15 @@ public sealed record VerificationResult(bool Matched, long Expected, long Actual
     /// <summary>Entities or blobs written by a slice execution whose result was not used (a repeated activity); deleted, not counted.</summary>
     public long Discarded { get; init; }
 
+    /// <summary>What verifying sent, counted on the wire; null when it could not run.</summary>
+    public VerificationRequests? Requests { get; init; }
+
     public static VerificationResult Skipped(string why) => new(false, 0, 0, "", why);
 }
+
+/// <summary>
+/// Requests ground truth sent, SDK retries included: query pages (table, keys only, up to 1,000 rows each)
+/// or List Blobs pages; content reads (blob, verifyContent); and deletes of what other executions
+/// left (table: entity group transactions of <paramref name="DeletedEntities"/> rows; blob: Delete Blob).
+/// </summary>
+public sealed record VerificationRequests(long Queries, long Reads, long Deletes, long DeletedEntities);

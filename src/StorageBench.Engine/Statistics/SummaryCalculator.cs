@@ -1,4 +1,5 @@
 using HdrHistogram;
+using StorageBench.Engine.Cost;
 using StorageBench.Engine.Measurement;
 using StorageBench.Engine.Spec;
 using StorageBench.Engine.Workloads;
@@ -14,7 +15,12 @@ public static class SummaryCalculator
         var w = Summarize(TableInsertWorkload.Name, $"operation = one {op} ({spec.EntitySizeBytes} B entities); latency = successful requests",
             slices, verified, unitsAreEntities: true, entitySizeBytes: spec.EntitySizeBytes);
         long planned = spec.DurationSeconds > 0 ? slices.Sum(s => s.Planned) : spec.EntityCount;
-        return Complete(w, planned, slices.Sum(s => s.Units + s.WarmupUnits));
+        long stored = slices.Sum(s => s.Units + s.WarmupUnits);
+        return Complete(w, planned, stored) with
+        {
+            Transactions = TransactionCounts.ForTable(spec, slices, verified),
+            StoredBytes = stored * spec.EntitySizeBytes,
+        };
     }
 
     /// <summary>
@@ -40,6 +46,8 @@ public static class SummaryCalculator
             BlobsPlanned = planned,
             BlobsCommitted = committed,
             BlobsFailed = Math.Max(0, planned - committed),
+            Transactions = TransactionCounts.ForBlob(slices, verified),
+            StoredBytes = committed * spec.BlobSizeBytes,
         };
     }
 

@@ -21,7 +21,7 @@ public static class GroundTruth
         long reportedEntities, CancellationToken ct)
     {
         var accepted = acceptedAttempts.ToHashSet(StringComparer.Ordinal);
-        long actual = 0, discarded = 0, foreign = 0;
+        long actual = 0, discarded = 0, foreign = 0, queries = 0, deletes = 0, deletedEntities = 0;
         foreach (var target in targets)
         {
             using var clients = target.CreateClients(new() { SdkRetries = true });
@@ -56,13 +56,22 @@ public static class GroundTruth
             {
                 // No table: nothing landed.
             }
+            // Everything these clients sent so far was a query page.
+            long queried = clients.TableWire.Sent;
+            queries += queried;
             foreach (var batch in stray.GroupBy(e => e.PartitionKey).SelectMany(g => g.Chunk(100)))
             {
                 await table.SubmitTransactionAsync(batch.Select(e => new TableTransactionAction(TableTransactionActionType.Delete, e, ETag.All)), ct).ConfigureAwait(false);
             }
+            deletes += clients.TableWire.Sent - queried;
+            deletedEntities += stray.Count;
         }
         return new VerificationResult(actual == reportedEntities && foreign == 0, reportedEntities, actual, "entities",
-            $"entities in table {tableName}" + Across(targets) + Discarded(discarded, "entities") + Foreign(foreign, "entities")) { Discarded = discarded };
+            $"entities in table {tableName}" + Across(targets) + Discarded(discarded, "entities") + Foreign(foreign, "entities"))
+        {
+            Discarded = discarded,
+            Requests = new VerificationRequests(queries, 0, deletes, deletedEntities),
+        };
     }
 
     public static Task<VerificationResult> VerifyTableAsync(StorageTarget target, string tableName, IReadOnlyCollection<string> acceptedAttempts, long reportedEntities, CancellationToken ct) =>
@@ -77,10 +86,11 @@ public static class GroundTruth
         long reportedBlobs, long blobSizeBytes, IReadOnlyDictionary<string, string>? contentMd5ByAttempt, CancellationToken ct)
     {
         var accepted = acceptedAttempts.ToHashSet(StringComparer.Ordinal);
-        long blobs = 0, bytes = 0, wrongLength = 0, wrongContent = 0, discarded = 0, foreign = 0;
+        long blobs = 0, bytes = 0, wrongLength = 0, wrongContent = 0, discarded = 0, foreign = 0, sent = 0, reads = 0, deletes = 0;
         foreach (var target in targets)
         {
             using var clients = target.CreateClients(new() { SdkRetries = true });
+            var wire = clients.BlobWire;
             var container = clients.Blobs.GetBlobContainerClient(containerName);
             try
             {
@@ -95,30 +105,40 @@ public static class GroundTruth
                     if (!accepted.Contains(attempt))
                     {
                         discarded += attempt == TableInsertWorkload.PrimerAttempt ? 0 : 1;
+                        long before = wire.Sent;
                         await container.DeleteBlobIfExistsAsync(item.Name, cancellationToken: ct).ConfigureAwait(false);
+                        deletes += wire.Sent - before;
                         continue;
                     }
                     blobs++;
                     long length = item.Properties.ContentLength ?? 0;
                     bytes += length;
                     wrongLength += length != blobSizeBytes ? 1 : 0;
+                    long beforeRead = wire.Sent;
                     if (contentMd5ByAttempt is not null
                         && !await ContentMatchesAsync(container.GetBlobClient(item.Name), contentMd5ByAttempt.GetValueOrDefault(attempt), ct).ConfigureAwait(false))
                     {
                         wrongContent++;
                     }
+                    reads += wire.Sent - beforeRead;
                 }
             }
             catch (RequestFailedException ex) when (ex.Status == 404)
             {
                 // No container: nothing landed there.
             }
+            sent += wire.Sent;
         }
         long expected = reportedBlobs * blobSizeBytes;
         string content = contentMd5ByAttempt is null ? "content not checked" : $"{wrongContent} whose MD5 differs from what was sent";
         return new VerificationResult(bytes == expected && blobs == reportedBlobs && wrongLength == 0 && wrongContent == 0 && foreign == 0, expected, bytes, "bytes",
             $"{blobs} committed blobs (reported {reportedBlobs}), {wrongLength} with a length other than {blobSizeBytes}, {content}, in container {containerName}"
-            + Across(targets) + Discarded(discarded, "blobs") + Foreign(foreign, "blobs")) { Discarded = discarded };
+            + Across(targets) + Discarded(discarded, "blobs") + Foreign(foreign, "blobs"))
+        {
+            Discarded = discarded,
+            // Every other request these clients sent was a List Blobs page.
+            Requests = new VerificationRequests(sent - reads - deletes, reads, deletes, 0),
+        };
     }
 
     private static string Across(IReadOnlyList<StorageTarget> targets) => targets.Count > 1 ? $" across {targets.Count} accounts" : "";

@@ -39,7 +39,7 @@ public static class BlobUploadWorkload
         var blockIds = BlockIds(blockCount);
         string attempt = SliceResult.NewAttemptId();
 
-        await PrimeAsync(container, plan, block, blockIds[0], Math.Min(spec.ParallelBlocks, blockCount), time).ConfigureAwait(false);
+        var priming = await PrimeAsync(container, plan, block, blockIds[0], Math.Min(spec.ParallelBlocks, blockCount), time).ConfigureAwait(false);
 
         var clock = await SliceClock.StartAtAsync(plan.StartAtUtc, time, ct).ConfigureAwait(false);
         double cpuAtStart = SliceResult.ProcessCpuSeconds();
@@ -96,7 +96,8 @@ public static class BlobUploadWorkload
         }
         return SliceResult.FromWorkers(plan.StepId, attempt, Name, plan.SliceIndex, plan.TargetIndex, cpuAtStart, workers, commits,
             objects: committed,
-            contentMd5: spec.VerifyContent ? ContentMd5(block, spec.BlobSizeBytes, spec.BlockSizeBytes) : null) with
+            contentMd5: spec.VerifyContent ? ContentMd5(block, spec.BlobSizeBytes, spec.BlockSizeBytes) : null,
+            requests: priming with { Wire = clients.BlobWire.Sent }) with
         {
             StartLagSeconds = clock.LagSeconds(plan.StartAtUtc),
             Canceled = ct.IsCancellationRequested,
@@ -111,21 +112,25 @@ public static class BlobUploadWorkload
     /// Untimed, before the start barrier (see TableInsertWorkload's primer): a probe request, then on every
     /// block loop <c>client.primeRounds</c> Put Blocks of a small block, one Put Block List and a delete:
     /// the measured requests' code path and connections, warm, with nothing left behind; it stops when the
-    /// start instant comes near.
+    /// start instant comes near. Returns what it sent, for the cost estimate.
     /// </summary>
-    private static async Task PrimeAsync(BlobContainerClient container, BlobSlicePlan plan, byte[] block, string blockId, int loops, TimeProvider time)
+    private static async Task<SliceRequests> PrimeAsync(BlobContainerClient container, BlobSlicePlan plan, byte[] block, string blockId, int loops, TimeProvider time)
     {
         await Priming.Quietly(container.GetPropertiesAsync()).ConfigureAwait(false);
-        await Task.WhenAll(Enumerable.Range(0, plan.Client.PrimeRounds > 0 ? Math.Min(loops, Priming.MaxLoops) : 0).Select(loop => Task.Run(async () =>
+        int[] rounds = await Task.WhenAll(Enumerable.Range(0, plan.Client.PrimeRounds > 0 ? Math.Min(loops, Priming.MaxLoops) : 0).Select(loop => Task.Run(async () =>
         {
             var blob = container.GetBlockBlobClient(BlobName(TableInsertWorkload.PrimerAttempt, plan.SliceIndex, loop));
-            for (int round = 0; round < plan.Client.PrimeRounds && Priming.HasTime(plan.StartAtUtc, time); round++)
+            int round = 0;
+            for (; round < plan.Client.PrimeRounds && Priming.HasTime(plan.StartAtUtc, time); round++)
             {
                 await Priming.Quietly(StageBlockAsync(blob, blockId, block, Math.Min(block.Length, 4096))).ConfigureAwait(false);
             }
             await Priming.Quietly(blob.CommitBlockListAsync([blockId])).ConfigureAwait(false);
             await Priming.Quietly(blob.DeleteIfExistsAsync()).ConfigureAwait(false);
+            return round;
         })));
+        // Per primed loop: its Put Blocks, one Put Block List and one Delete Blob.
+        return new SliceRequests { PrimingProbes = 1, PrimingWrites = rounds.Sum() + rounds.Length, PrimingDeletes = rounds.Length };
     }
 
     /// <summary>"attempt/sSSS-NNNNNNN": slices never collide, and each execution's blobs are its own.</summary>

@@ -3,6 +3,7 @@ using Azure.Core.Pipeline;
 using Azure.Data.Tables;
 using Azure.Identity;
 using Azure.Storage.Blobs;
+using StorageBench.Engine.Measurement;
 using StorageBench.Engine.Spec;
 
 namespace StorageBench.Engine.Workloads;
@@ -119,8 +120,10 @@ public sealed class StorageClients : IDisposable
 
         var tableOptions = new TableClientOptions { Transport = transport };
         Configure(tableOptions.Retry, settings, timeout);
+        tableOptions.AddPolicy(TableWire, HttpPipelinePosition.PerRetry);
         var blobOptions = new BlobClientOptions { Transport = transport };
         Configure(blobOptions.Retry, settings, timeout);
+        blobOptions.AddPolicy(BlobWire, HttpPipelinePosition.PerRetry);
 
         if (target.ConnectionString is { } cs)
         {
@@ -137,6 +140,12 @@ public sealed class StorageClients : IDisposable
     public TableServiceClient Tables { get; }
 
     public BlobServiceClient Blobs { get; }
+
+    /// <summary>Requests the table client sent, SDK retries included: what the service may bill.</summary>
+    public WireCounter TableWire { get; } = new();
+
+    /// <summary>Requests the blob client sent, SDK retries included.</summary>
+    public WireCounter BlobWire { get; } = new();
 
     public void Dispose() => _http.Dispose();
 

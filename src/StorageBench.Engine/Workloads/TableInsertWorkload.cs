@@ -28,7 +28,7 @@ public static class TableInsertWorkload
         string attempt = SliceResult.NewAttemptId();
 
         int loopCount = spec.DurationSeconds > 0 ? spec.Concurrency : (int)Math.Min(spec.Concurrency, batchCount);
-        await PrimeAsync(table, payload, plan, loopCount, time).ConfigureAwait(false);
+        var priming = await PrimeAsync(table, payload, plan, loopCount, time).ConfigureAwait(false);
 
         var clock = await SliceClock.StartAtAsync(plan.StartAtUtc, time, ct).ConfigureAwait(false);
         double cpuAtStart = SliceResult.ProcessCpuSeconds();
@@ -44,7 +44,8 @@ public static class TableInsertWorkload
         }
         live?.Watch(workers);
         await Task.WhenAll(loops).ConfigureAwait(false);
-        return SliceResult.FromWorkers(plan.StepId, attempt, Name, plan.SliceIndex, plan.TargetIndex, cpuAtStart, workers) with
+        return SliceResult.FromWorkers(plan.StepId, attempt, Name, plan.SliceIndex, plan.TargetIndex, cpuAtStart, workers,
+            requests: priming with { Wire = clients.TableWire.Sent }) with
         {
             StartLagSeconds = clock.LagSeconds(plan.StartAtUtc),
             Canceled = ct.IsCancellationRequested,
@@ -60,8 +61,9 @@ public static class TableInsertWorkload
     /// tier-up and connection set-up are done before the measured window, and nothing is left behind.
     /// A row the delete missed carries the primer's attempt id and is removed by verification. Rounds
     /// stop when the start instant comes near (<see cref="Priming.Margin"/>), so priming never delays it.
+    /// Returns what it sent: billed like any request, so the cost estimate counts it.
     /// </summary>
-    private static async Task PrimeAsync(TableClient table, EntityPayload payload, TableSlicePlan plan, int loops, TimeProvider time)
+    private static async Task<SliceRequests> PrimeAsync(TableClient table, EntityPayload payload, TableSlicePlan plan, int loops, TimeProvider time)
     {
         var spec = plan.Workload;
         string partition = plan.Partitions.KeyOf(0);
@@ -69,9 +71,10 @@ public static class TableInsertWorkload
         await Priming.Quietly(spec.BatchSize == 1
             ? table.GetEntityIfExistsAsync<TableEntity>(probe.PartitionKey, probe.RowKey, select: ["PartitionKey"])
             : table.SubmitTransactionAsync([new TableTransactionAction(TableTransactionActionType.Delete, probe, Azure.ETag.All)])).ConfigureAwait(false);
-        await Task.WhenAll(Enumerable.Range(0, plan.Client.PrimeRounds > 0 ? Math.Min(loops, Priming.MaxLoops) : 0).Select(loop => Task.Run(async () =>
+        int[] rounds = await Task.WhenAll(Enumerable.Range(0, plan.Client.PrimeRounds > 0 ? Math.Min(loops, Priming.MaxLoops) : 0).Select(loop => Task.Run(async () =>
         {
-            for (int round = 0; round < plan.Client.PrimeRounds && Priming.HasTime(plan.StartAtUtc, time); round++)
+            int round = 0;
+            for (; round < plan.Client.PrimeRounds && Priming.HasTime(plan.StartAtUtc, time); round++)
             {
                 var entities = Enumerable.Range(0, spec.BatchSize)
                     .Select(i => payload.NewEntity(partition, RowKey(PrimerAttempt, plan.SliceIndex, loop * 1000L + round, i))).ToList();
@@ -86,7 +89,11 @@ public static class TableInsertWorkload
                     await Priming.Quietly(table.SubmitTransactionAsync(entities.Select(e => new TableTransactionAction(TableTransactionActionType.Delete, e, Azure.ETag.All)))).ConfigureAwait(false);
                 }
             }
+            return round;
         })));
+        // Each round is two requests (insert, delete) of batchSize entities each.
+        long sent = 2L * rounds.Sum();
+        return new SliceRequests { PrimingProbes = 1, PrimingWrites = sent, PrimingEntities = sent * spec.BatchSize };
     }
 
     /// <summary>The primer's rows carry this in place of an attempt id: never accepted, so never counted.</summary>

@@ -1,3 +1,4 @@
+using StorageBench.Engine.Cost;
 using StorageBench.Engine.Measurement;
 using StorageBench.Engine.Planning;
 using StorageBench.Engine.ResultsStore;
@@ -36,12 +37,12 @@ public static class BenchmarkHost
         .AddOrchestrator<StepInput, StepResult>(StepOrchestrator.Name, StepOrchestrator.RunAsync)
         .AddActivity<double, CleanupResult>(ActivityNames.CleanupLeftovers, a.CleanupLeftoversAsync)
         .AddActivity<object?, EnvironmentInfo>(ActivityNames.DescribeEnvironment, (_, _) => a.DescribeEnvironmentAsync(), runsAfterShutdown: true)
-        .AddActivity<StepTargets, bool>(ActivityNames.PrepareTargets, a.PrepareTargetsAsync)
+        .AddActivity<StepTargets, TargetRequests>(ActivityNames.PrepareTargets, a.PrepareTargetsAsync)
         .AddActivity<TableSlicePlan, SliceResult>(ActivityNames.RunTableSlice, a.RunTableSliceAsync)
         .AddActivity<BlobSlicePlan, SliceResult>(ActivityNames.RunBlobSlice, a.RunBlobSliceAsync)
         .AddActivity<VerifyTableInput, VerificationResult>(ActivityNames.VerifyTable, a.VerifyTableAsync, runsAfterShutdown: true)
         .AddActivity<VerifyBlobsInput, VerificationResult>(ActivityNames.VerifyBlobs, a.VerifyBlobsAsync, runsAfterShutdown: true)
-        .AddActivity<StepTargets, bool>(ActivityNames.DeleteTargets, a.DeleteTargetsAsync, runsAfterShutdown: true)
+        .AddActivity<StepTargets, TargetRequests>(ActivityNames.DeleteTargets, a.DeleteTargetsAsync, runsAfterShutdown: true)
         .AddActivity<StoreStepInput, bool>(ActivityNames.StoreStep, a.StoreStepAsync, runsAfterShutdown: true)
         .AddActivity<StepTelemetryInput, bool>(ActivityNames.EmitStepTelemetry, a.EmitStepTelemetryAsync, runsAfterShutdown: true)
         .AddActivity<RegressionInput, RegressionVerdict>(ActivityNames.CheckRegression, a.CheckRegressionAsync)

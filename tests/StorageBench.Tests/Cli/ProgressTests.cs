@@ -100,6 +100,8 @@ public class ProgressTests(ITestOutputHelper output)
                 }
             }
             output.WriteLine(string.Join('\n', seen.Select(s => s.Line)));
+            // The whole terminal, scrollback included: the summary is longer than the window.
+            screen = await TmuxAsync(socket, "capture-pane", "-p", "-S", "-");
             output.WriteLine(screen);
 
             Assert.Contains("EXIT=0", screen);

@@ -30,8 +30,9 @@ public class DocsCommandsTests(ITestOutputHelper output)
     private static readonly Rule[] Rules =
     [
         new(@"^\./scripts/test\.sh\b", Skip: "it is the command that runs this test"),
-        new(@"^\./scripts/bench\.sh\s+--spec (?!specs/)", Expect: @"# StorageBench run \S+ — Completed[\s\S]*Wrote \S+/summary\.json"),
+        new(@"^\./scripts/bench\.sh\s+--spec (?!specs/)(?![^#]*--prices)", Expect: @"# StorageBench run \S+ — Completed[\s\S]*Wrote \S+/summary\.json"),
         new(@"^\./scripts/bench\.sh\s+--spec specs/", Skip: "a seed experiment runs for minutes; every spec in specs/ is validated by RunSpecValidationTests, and bench.sh itself is run by the README's commands"),
+        new(@"^\./scripts/bench\.sh\s+--spec \S+ --prices ", Expect: @"# StorageBench run \S+ — Completed[\s\S]*Cost estimate: USD [\d.,]+ for the storage requests of this run \(an estimate, not a bill\), priced with pricing/azure-storage-prices\.json[\s\S]*\| tableInsert \| run \| 10 \| entity group transactions \|[\s\S]*Wrote \S+/summary\.json"),
         new(@"^\./scripts/bench\.sh\s+--connection-string ", Expect: @"# StorageBench run \S+ — Completed[\s\S]*Wrote out/"),
         new(@"^\./scripts/bench\.sh(\s+#.*)?$", Expect: @"Starting Azurite[\s\S]*# StorageBench run \S+ — Completed[\s\S]*Wrote out/\S+/summary\.json, \S+summary\.md, \S+summary\.html"),
         new(@"^\./scripts/query\.sh ", Expect: @"over \d+ run\(s\) in .*:\s*\n\|"),

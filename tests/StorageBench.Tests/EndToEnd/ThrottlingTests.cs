@@ -123,13 +123,9 @@ public class ThrottlingTests(AzuriteFixture azurite)
     }
 
     /// <summary>A loopback proxy in front of one of Azurite's endpoints, and a target that reaches that endpoint through it.</summary>
-    private async Task<(FaultProxy Proxy, StorageTarget Target)> ProxiedAsync(string endpoint, int everyNth,
-        Func<Microsoft.AspNetCore.Http.HttpRequest, bool> selects, long maxInFlight = long.MaxValue)
-    {
-        string direct = azurite.ConnectionString.Split(';').Single(p => p.StartsWith(endpoint + "=", StringComparison.Ordinal))[(endpoint.Length + 1)..];
-        var proxy = await FaultProxy.StartAsync(new Uri($"http://127.0.0.1:{new Uri(direct).Port}/"), everyNth, selects, maxInFlight);
-        return (proxy, StorageTarget.FromConnectionString(azurite.ConnectionString.Replace(direct, $"{proxy.Address.ToString().TrimEnd('/')}/devstoreaccount1")));
-    }
+    private Task<(FaultProxy Proxy, StorageTarget Target)> ProxiedAsync(string endpoint, int everyNth,
+        Func<Microsoft.AspNetCore.Http.HttpRequest, bool> selects, long maxInFlight = long.MaxValue) =>
+        FaultProxy.InFrontOfAsync(azurite.ConnectionString, endpoint, everyNth, selects, maxInFlight);
 
     /// <summary>A measured insert: a POST into a benchmark table or a transaction, not a slice's small preflight transaction.</summary>
     private static bool IsBenchmarkInsert(Microsoft.AspNetCore.Http.HttpRequest r) =>

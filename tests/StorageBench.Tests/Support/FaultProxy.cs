@@ -1,6 +1,7 @@
 using Microsoft.AspNetCore.Builder;
 using Microsoft.AspNetCore.Http;
 using StorageBench.Cli;
+using StorageBench.Engine.Workloads;
 
 namespace StorageBench.Tests;
 
@@ -34,6 +35,7 @@ public sealed class FaultProxy : IAsyncDisposable
     private readonly long[] _injected = new long[Enum.GetValues<Fault>().Length];
     private long _selected;
     private long _inFlight;
+    private long _seen;
 
     private LoopbackServer? _server;
 
@@ -47,9 +49,24 @@ public sealed class FaultProxy : IAsyncDisposable
 
     public long Count(Fault fault) => Interlocked.Read(ref _injected[(int)fault]);
 
+    /// <summary>Every request that reached the proxy, selected or not: what the service behind it was sent.</summary>
+    public long Seen => Interlocked.Read(ref _seen);
+
     /// <summary>Every Nth selected request (and any over maxInFlight) is throttled.</summary>
     public static Task<FaultProxy> StartAsync(Uri upstream, int everyNth, Func<HttpRequest, bool> selects, long maxInFlight = long.MaxValue) =>
         StartAsync(upstream, selects, n => n % everyNth == 0 ? Fault.Throttle : Fault.None, maxInFlight);
+
+    /// <summary>
+    /// A proxy in front of one endpoint ("TableEndpoint", "BlobEndpoint") of the Azurite <paramref name="connectionString"/>
+    /// names, and a target that reaches that endpoint through it (the other endpoints directly).
+    /// </summary>
+    public static async Task<(FaultProxy Proxy, StorageTarget Target)> InFrontOfAsync(string connectionString, string endpoint, int everyNth,
+        Func<HttpRequest, bool> selects, long maxInFlight = long.MaxValue)
+    {
+        string direct = connectionString.Split(';').Single(p => p.StartsWith(endpoint + "=", StringComparison.Ordinal))[(endpoint.Length + 1)..];
+        var proxy = await StartAsync(new Uri($"http://127.0.0.1:{new Uri(direct).Port}/"), everyNth, selects, maxInFlight);
+        return (proxy, StorageTarget.FromConnectionString(connectionString.Replace(direct, $"{proxy.Address.ToString().TrimEnd('/')}/devstoreaccount1")));
+    }
 
     /// <param name="schedule">The fault for the nth selected request (from 1).</param>
     public static async Task<FaultProxy> StartAsync(Uri upstream, Func<HttpRequest, bool> selects, Func<long, Fault> schedule, long maxInFlight = long.MaxValue)
@@ -61,6 +78,7 @@ public sealed class FaultProxy : IAsyncDisposable
 
     private async Task HandleAsync(HttpContext context, Uri upstream, Func<HttpRequest, bool> selects, Func<long, Fault> schedule, long maxInFlight)
     {
+        Interlocked.Increment(ref _seen);
         if (!selects(context.Request))
         {
             await ForwardAsync(context, upstream);

@@ -1,0 +1,30 @@
+namespace StorageBench.Engine.Measurement;
+
+/// <summary>
+/// The requests a slice sent besides what <see cref="SliceResult.Counts"/> holds, for the cost estimate:
+/// its priming before the start instant, its Put Block Lists (blob), and every request its storage
+/// clients put on the wire (SDK retries included). Plain counts, merged like the rest of the slice.
+/// </summary>
+public sealed record SliceRequests
+{
+    /// <summary>Every HTTP request the slice's storage clients sent, each SDK retry too, counted by <see cref="WireCounter"/>.</summary>
+    public long Wire { get; init; }
+
+    /// <summary>Priming: table transactions (a batch inserted, then deleted), or Put Blocks and Put Block Lists.</summary>
+    public long PrimingWrites { get; init; }
+
+    /// <summary>Table: entities in those priming transactions (what a per-entity billing of batches would count).</summary>
+    public long PrimingEntities { get; init; }
+
+    /// <summary>The slice's one probe before priming: a 1-entity transaction or point read (table), Get Container Properties (blob).</summary>
+    public long PrimingProbes { get; init; }
+
+    /// <summary>Blob: Delete Blob of the primer's blob, one per primed loop.</summary>
+    public long PrimingDeletes { get; init; }
+
+    /// <summary>Blob: Put Block List requests, warm-up and retries included.</summary>
+    public long BlockLists { get; init; }
+
+    /// <summary>Blob: of the measured window's Put Block Lists, those that did not succeed.</summary>
+    public long BlockListsFailed { get; init; }
+}
