@@ -138,6 +138,17 @@ public sealed class ResultsTableStore(StorageTarget target, string runsTable = R
             {
                 row[p + "PeakPerSecond"] = peak;   // absent when the run covered no whole second
             }
+            if (w.PerSecondSpread is { } spread)
+            {
+                // The run's own noise, for compare; absent on rows written before it was recorded.
+                row[p + "PerSecondMean"] = spread.Mean;
+                row[p + "PerSecondStdDev"] = spread.StandardDeviation;
+                row[p + "PerSecondSamples"] = (long)spread.Samples;
+            }
+            if ((w.ClientCpuMicrosecondsPerEntity ?? w.ClientCpuMicrosecondsPerMegabyte) is { } cpu)
+            {
+                row[p + CpuColumn(p)] = cpu;
+            }
             row[p + "LatencyP50Ms"] = w.LatencyMs.P50;
             row[p + "LatencyP90Ms"] = w.LatencyMs.P90;
             row[p + "LatencyP99Ms"] = w.LatencyMs.P99;
@@ -147,6 +158,9 @@ public sealed class ResultsTableStore(StorageTarget target, string runsTable = R
         }
         return row;
     }
+
+    /// <summary>Driver CPU per unit: per entity for the table workload, per MB for blobs.</summary>
+    private static string CpuColumn(string prefix) => prefix == "Table" ? "ClientCpuMicrosecondsPerEntity" : "ClientCpuMicrosecondsPerMegabyte";
 
     private static TableEntity RunRow(RunSummary s)
     {

@@ -94,6 +94,12 @@ public sealed record WorkloadSummary
     public Throughput? AllSlicesActiveThroughput { get; init; }
     public double AllSlicesActiveSeconds { get; init; }
     /// <summary>
+    /// The spread of the per-second rates in the all-slices-active window (entities/s, or MB/s staged):
+    /// the run's own noise, which <c>storagebench compare</c> weighs changes against. Null when that
+    /// window has fewer than two buckets, and in summaries written before it was recorded.
+    /// </summary>
+    public RateSpread? PerSecondSpread { get; init; }
+    /// <summary>
     /// Best UTC-aligned window of <see cref="PeakWindowSeconds"/> wholly inside the measured window,
     /// summed across slices, per second: entities/s (table) or MB/s (blob). Null when the run covers
     /// no whole window.
@@ -124,6 +130,16 @@ public sealed record WorkloadSummary
     /// together (they are too many to travel through the orchestration); empty when it was unreachable.
     /// </summary>
     public IReadOnlyList<SliceSummary> PerSlice { get; init; } = [];
+}
+
+/// <summary>
+/// Per-bucket rates (entities/s or MB/s) over the all-slices-active window: their mean, sample standard
+/// deviation and how many buckets there were (one second each, wider only past 1,024 s of run).
+/// </summary>
+public sealed record RateSpread(double Mean, double StandardDeviation, int Samples)
+{
+    /// <summary>The standard error of the mean rate as a share of it (σ / √n / mean); null for a zero mean.</summary>
+    public double? RelativeStandardError() => Mean > 0 && Samples > 0 ? StandardDeviation / Math.Sqrt(Samples) / Mean : null;
 }
 
 /// <summary>Slowest, median and fastest slice rate (entities/s or MB/s over each slice's own window), and the latest start.</summary>

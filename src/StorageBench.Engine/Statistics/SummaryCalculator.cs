@@ -72,10 +72,12 @@ public static class SummaryCalculator
         long windowEnd = FloorTo(slices.Min(s => s.EndedUtc), w);
         double windowSeconds = Math.Max(0, windowEnd - windowFirst);
         Throughput? allActive = null;
+        RateSpread? spread = null;
         if (windowSeconds >= 1)
         {
             var inWindow = timeline.Points().Where(p => p.UnixSecond >= windowFirst && p.UnixSecond < windowEnd).ToList();
             allActive = Rates(inWindow.Sum(p => p.Operations), inWindow.Sum(p => p.Units), windowSeconds, unitsAreEntities, entitySizeBytes);
+            spread = Spread(inWindow, (int)(windowSeconds / w), w, unitsAreEntities ? 1 : 1e6);
         }
 
         // Peak: only buckets the measured window covers whole; a partly covered edge bucket would understate it.
@@ -111,6 +113,7 @@ public static class SummaryCalculator
             Throughput = Rates(counts.Succeeded, units, duration, unitsAreEntities, entitySizeBytes),
             AllSlicesActiveThroughput = allActive,
             AllSlicesActiveSeconds = windowSeconds,
+            PerSecondSpread = spread,
             PeakPerSecond = unitsAreEntities ? peakUnits : peakUnits / 1e6,
             PeakUnit = unitsAreEntities ? "entities/s" : "MB/s",
             PeakWindowSeconds = w,
@@ -119,6 +122,22 @@ public static class SummaryCalculator
             Timeline = timeline.Fit(MaxTimelineBuckets),
             LatencyHistogram = LatencyHistograms.Encode(histogram),
         };
+    }
+
+    /// <summary>
+    /// Mean and sample standard deviation of the per-bucket rates over the all-slices-active window
+    /// (<paramref name="buckets"/> of them; a bucket with no success is a zero); null under two buckets.
+    /// </summary>
+    private static RateSpread? Spread(IReadOnlyList<TimelinePoint> inWindow, int buckets, int width, double unitDivisor)
+    {
+        if (buckets < 2)
+        {
+            return null;
+        }
+        var rates = inWindow.Select(p => p.Units / (double)width / unitDivisor).Concat(Enumerable.Repeat(0.0, buckets - inWindow.Count)).ToList();
+        double mean = rates.Average();
+        double variance = rates.Sum(r => (r - mean) * (r - mean)) / (buckets - 1);
+        return new RateSpread(mean, Math.Sqrt(variance), buckets);
     }
 
     /// <summary>A slice's own rate: entities/s or MB/s over its measured window.</summary>

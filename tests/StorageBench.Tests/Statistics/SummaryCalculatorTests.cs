@@ -94,6 +94,26 @@ public class SummaryCalculatorTests
     }
 
     [Fact]
+    public void ThePerSecondSpreadCoversTheAllSlicesWindowCountingASecondWithNoSuccessAsZero()
+    {
+        long s0 = (T0.Ticks - DateTime.UnixEpoch.Ticks) / TimeSpan.TicksPerSecond;
+        // Both slices run seconds 0-4, all four whole; second 2 has no success at all.
+        var a = Slice(0, [1000], T0, T0.AddSeconds(4), [new(s0, 1, 100), new(s0 + 1, 1, 100), new(s0 + 3, 1, 100)], units: 300);
+        var b = Slice(1, [1000], T0, T0.AddSeconds(4), [new(s0, 1, 300), new(s0 + 1, 1, 500), new(s0 + 3, 1, 300)], units: 1100);
+        var spread = SummaryCalculator.SummarizeTable(new TableInsertSpec(), [a, b], Ok).PerSecondSpread!;
+
+        // Seconds 0-3: 400, 600, 0, 400 → mean 350, sample standard deviation √(((50)² + 250² + 350² + 50²) / 3).
+        Assert.Equal(4, spread.Samples);
+        Assert.Equal(350.0, spread.Mean, 9);
+        Assert.Equal(Math.Sqrt((50.0 * 50 + 250 * 250 + 350 * 350 + 50 * 50) / 3), spread.StandardDeviation, 9);
+        Assert.Equal(spread.StandardDeviation / 2 / 350, spread.RelativeStandardError()!.Value, 9);
+
+        // Under two whole seconds with every slice active: no spread.
+        var shortRun = Slice(0, [1000], T0, T0.AddSeconds(1.5), [new(s0, 1, 100), new(s0 + 1, 1, 100)], units: 200);
+        Assert.Null(SummaryCalculator.SummarizeTable(new TableInsertSpec(), [shortRun], Ok).PerSecondSpread);
+    }
+
+    [Fact]
     public void PeakIgnoresPartlyCoveredSecondsAndIsAbsentWithoutAWholeOne()
     {
         long s0 = (T0.Ticks - DateTime.UnixEpoch.Ticks) / TimeSpan.TicksPerSecond;
