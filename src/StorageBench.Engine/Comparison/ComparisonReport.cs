@@ -102,7 +102,7 @@ public static class ComparisonReport
         string Side(string role, RateSpread? s) => s is null
             ? $"{role}: no per-second spread (written before it was recorded, or under two whole seconds with every slice active)"
             : string.Create(CultureInfo.InvariantCulture,
-                $"{role}: {s.Mean:#,0.0##} ± {s.StandardDeviation:#,0.0##} {unit} over {s.Samples} s, standard error {s.RelativeStandardError() ?? 0:0.0%}")
+                $"{role}: {s.Mean:#,0.0##} {unit} ± {s.SecondToSecondDeviation:#,0.0##} second to second over {s.Samples} s, standard error {s.RelativeStandardError() ?? 0:0.0%}")
               + (rule.Usable(s) is null ? $" (under {rule.MinSamples} s: not used)" : "");
         string how = w.Throughput.NoiseEstimated ? "" : "; without a usable spread on both sides, each band is the metric's floor alone";
         return $"Per-second rate while all slices were active — {Side("baseline", w.BaselineSpread)}; {Side("candidate", w.CandidateSpread)}{how}.";

@@ -143,7 +143,7 @@ public sealed class ResultsTableStore(StorageTarget target, string runsTable = R
             {
                 // The run's own noise, for compare; absent on rows written before it was recorded.
                 row[p + "PerSecondMean"] = spread.Mean;
-                row[p + "PerSecondStdDev"] = spread.StandardDeviation;
+                row[p + "PerSecondDeviation"] = spread.SecondToSecondDeviation;
                 row[p + "PerSecondSamples"] = (long)spread.Samples;
             }
             if ((w.ClientCpuMicrosecondsPerEntity ?? w.ClientCpuMicrosecondsPerMegabyte) is { } cpu)
@@ -372,7 +372,7 @@ public sealed class ResultsTableStore(StorageTarget target, string runsTable = R
         double Num(string column) => r.GetDouble(p + column) ?? 0;
         // An empty histogram (a test row) cannot be decoded; the percentile columns stand in, without p95.
         var latency = r.GetBinary(p + "LatencyHistogram") is { Length: > 0 } h ? SummaryCalculator.Latency(LatencyHistograms.Decode(Convert.ToBase64String(h))) : null;
-        RateSpread? spread = r.GetDouble(p + "PerSecondMean") is { } mean && r.GetDouble(p + "PerSecondStdDev") is { } sd && r.GetInt64(p + "PerSecondSamples") is { } n
+        RateSpread? spread = r.GetDouble(p + "PerSecondMean") is { } mean && r.GetDouble(p + "PerSecondDeviation") is { } sd && r.GetInt64(p + "PerSecondSamples") is { } n
             ? new RateSpread(mean, sd, (int)n)
             : null;
         return new WorkloadFigures(workload, r.GetString("StepParameter"), r.GetDouble("StepValue"), Num(p == "Table" ? "EntitiesPerSecond" : "MegabytesPerSecond"),

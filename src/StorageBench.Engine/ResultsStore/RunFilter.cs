@@ -22,7 +22,7 @@ public sealed partial record RunFilter(string? Scenario = null, DateTime? SinceU
 
     public static readonly IReadOnlySet<string> DoubleColumns = new HashSet<string>(
         ["StepValue", "SaturationHighest", "SaturationKnee", "BlobBlockMegabytesPerSecond", "TableClientCpuMicrosecondsPerEntity", "BlobClientCpuMicrosecondsPerMegabyte",
-            .. new[] { "Table", "Blob" }.SelectMany(p => new[] { "DurationSeconds", "OperationsPerSecond", "EntitiesPerSecond", "MegabytesPerSecond", "PeakPerSecond", "LatencyP50Ms", "LatencyP90Ms", "LatencyP99Ms", "LatencyMaxMs", "UnstoredShare", "PerSecondMean", "PerSecondStdDev" }.Select(c => p + c))],
+            .. new[] { "Table", "Blob" }.SelectMany(p => new[] { "DurationSeconds", "OperationsPerSecond", "EntitiesPerSecond", "MegabytesPerSecond", "PeakPerSecond", "LatencyP50Ms", "LatencyP90Ms", "LatencyP99Ms", "LatencyMaxMs", "UnstoredShare", "PerSecondMean", "PerSecondDeviation" }.Select(c => p + c))],
         StringComparer.Ordinal);
 
     private static readonly Dictionary<string, string> Operators = new() { [">="] = "ge", [">"] = "gt", ["<="] = "le", ["<"] = "lt", ["=="] = "eq", ["="] = "eq", ["!="] = "ne" };

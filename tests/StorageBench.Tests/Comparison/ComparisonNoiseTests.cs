@@ -22,7 +22,7 @@ public class ComparisonNoiseTests(AzuriteFixture azurite, ITestOutputHelper log)
 
     /// <summary>
     /// Whether the run's own noise leaves a 20% change resolvable: 3 standard errors of its per-second
-    /// rate under 17%, room below 20% for the rate-limited run's noise (1.5–3.5% standard error measured).
+    /// rate under 17%, room below 20% for the rate-limited run's own (0.4–4.7% standard error measured).
     /// </summary>
     private static bool SteadyEnough(RunSummary run) =>
         Rule.Usable(run.Workloads.Single().PerSecondSpread)?.RelativeStandardError() is { } rse && Rule.Sigmas * rse < 0.17;
