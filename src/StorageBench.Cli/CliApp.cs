@@ -3,6 +3,7 @@ using System.Text.Json;
 using Azure;
 using StorageBench.Engine;
 using StorageBench.Engine.Cleanup;
+using StorageBench.Engine.Comparison;
 using StorageBench.Engine.Cost;
 using StorageBench.Engine.Planning;
 using StorageBench.Engine.Queries;
@@ -44,7 +45,13 @@ public static class CliApp
         usage: storagebench query NAME [--results DIR]
           runs a named query over the local runs in DIR (default: out): runs, throughput-trend,
           latency-trend, throttling-share, sweep-curve (C# equivalents of queries/NAME.kql)
-        exit codes: 0 completed and verified, 1 run failed or unverified, 2 bad arguments or spec
+        usage: storagebench compare BASELINE CANDIDATE [--connection-string CS] [--fail-if-slower PERCENT] [--out FILE.md]
+          compares two runs metric by metric (sweeps step by step), each change against the runs' own noise;
+          BASELINE and CANDIDATE are run ids in the results table (of --connection-string or the STORAGEBENCH_*
+          settings) or summary.json files (or their out/<runId> directories); --out also writes the comparison
+          as Markdown; --fail-if-slower: exit 1 when a throughput is lower by more than PERCENT and beyond noise
+        exit codes: 0 completed and verified, 1 run failed or unverified, 2 bad arguments or spec;
+          compare: 0 compared, 1 slower than --fail-if-slower allows, 2 bad arguments
         """;
 
     private static readonly string[] RunOptions = ["--spec", "--out", "--connection-string", "--prices"];
@@ -52,6 +59,7 @@ public static class CliApp
     private static readonly string[] QueryOptions = ["--results"];
     private static readonly string[] ServeOptions = ["--port", "--connection-string", "--prices"];
     private static readonly string[] CleanupOptions = ["--older-than", "--dry-run", "--connection-string"];
+    private static readonly string[] CompareOptions = ["--connection-string", "--fail-if-slower", "--out"];
 
     /// <summary>Options that take no value.</summary>
     private static readonly string[] Flags = ["--dry-run"];
@@ -60,11 +68,13 @@ public static class CliApp
     public static async Task<int> RunAsync(string[] args, TextWriter stdout, TextWriter stderr, CancellationToken ct, bool terminal = false)
     {
         string command = args.Length > 0 ? args[0] : "";
-        // "query" takes the query name first, then options.
-        string[] optionArgs = command == "query" && args.Length > 1 ? args[1..] : args;
-        var options = ParseOptions(optionArgs, command switch
+        // "query" takes the query name first, "compare" the two runs, then options.
+        int positional = command switch { "query" => 1, "compare" => 2, _ => 0 };
+        bool hasPositional = args.Length > positional && args[1..(positional + 1)].All(a => !a.StartsWith("--", StringComparison.Ordinal));
+        var options = ParseOptions(hasPositional ? args[positional..] : args, command switch
         {
-            "run" => RunOptions, "runs" => RunsOptions, "serve" => ServeOptions, "cleanup" => CleanupOptions, "query" when args.Length > 1 => QueryOptions, _ => null,
+            "run" => RunOptions, "runs" => RunsOptions, "serve" => ServeOptions, "cleanup" => CleanupOptions,
+            "query" when hasPositional => QueryOptions, "compare" when hasPositional => CompareOptions, _ => null,
         });
         if (options is null)
         {
@@ -79,6 +89,7 @@ public static class CliApp
                 "runs" => await RunsCommandAsync(options, stdout, stderr, ct).ConfigureAwait(false),
                 "serve" => await ServeCommandAsync(options, stdout, stderr, ct).ConfigureAwait(false),
                 "cleanup" => await CleanupCommandAsync(options, stdout, stderr, ct).ConfigureAwait(false),
+                "compare" => await CompareCommandAsync(args[1], args[2], options, stdout, stderr, ct).ConfigureAwait(false),
                 _ => await QueryCommandAsync(args[1], options, stdout, stderr).ConfigureAwait(false),
             };
         }
@@ -230,9 +241,7 @@ public static class CliApp
 
     private static async Task<int> RunsCommandAsync(Dictionary<string, string> options, TextWriter stdout, TextWriter stderr, CancellationToken ct)
     {
-        var given = GivenTargets(options, out var bad);
-        StorageTarget? results = given is not [var first, ..] ? null
-            : options.ContainsKey("--connection-string") ? first : TargetSettings.Results(Environment.GetEnvironmentVariable, first);
+        var results = ResultsTarget(options, out var bad);
         RunFilter filter;
         int max;
         try
@@ -256,6 +265,103 @@ public static class CliApp
         var rows = await new ResultsTableStore(results).QueryRunsAsync(filter, max, ct).ConfigureAwait(false);
         await stdout.WriteLineAsync(RunsTable(rows)).ConfigureAwait(false);
         return 0;
+    }
+
+    /// <summary>Where the results table is: --connection-string, else the STORAGEBENCH_* settings; null (with <paramref name="error"/> when they are malformed) otherwise.</summary>
+    private static StorageTarget? ResultsTarget(Dictionary<string, string> options, out string? error) =>
+        GivenTargets(options, out error) is not [var first, ..] ? null
+            : options.ContainsKey("--connection-string") ? first : TargetSettings.Results(Environment.GetEnvironmentVariable, first);
+
+    /// <summary>Compares two runs (ids in the results table, or summary.json files); 1 when --fail-if-slower trips, 2 on a bad argument.</summary>
+    private static async Task<int> CompareCommandAsync(string baselineArg, string candidateArg, Dictionary<string, string> options, TextWriter stdout, TextWriter stderr, CancellationToken ct)
+    {
+        double? failIfSlower = null;
+        if (options.TryGetValue("--fail-if-slower", out var percentText))
+        {
+            if (!double.TryParse(percentText, System.Globalization.NumberStyles.Float, System.Globalization.CultureInfo.InvariantCulture, out double percent) || percent is not (> 0 and < 100))
+            {
+                await stderr.WriteLineAsync($"error: --fail-if-slower: \"{percentText}\" must be a percentage above 0 and below 100, e.g. 10").ConfigureAwait(false);
+                return 2;
+            }
+            failIfSlower = percent;
+        }
+        using var store = ResultsTarget(options, out var badTarget) is { } target ? new ResultsTableStore(target) : null;
+        RunFigures baseline, candidate;
+        try
+        {
+            baseline = await LoadRunAsync("baseline", baselineArg, store, badTarget, ct).ConfigureAwait(false);
+            candidate = await LoadRunAsync("candidate", candidateArg, store, badTarget, ct).ConfigureAwait(false);
+        }
+        catch (FormatException ex)
+        {
+            await stderr.WriteLineAsync("error: " + ex.Message).ConfigureAwait(false);
+            return 2;
+        }
+        var comparison = RunComparison.Compare(baseline, candidate);
+        if (comparison.Workloads.Count == 0)
+        {
+            await stderr.WriteLineAsync($"error: candidate: \"{candidateArg}\" has no workload or step in common with the baseline, so nothing can be compared " +
+                $"(baseline: {string.Join(", ", comparison.OnlyInBaseline)}; candidate: {string.Join(", ", comparison.OnlyInCandidate)})").ConfigureAwait(false);
+            return 2;
+        }
+        if (options.TryGetValue("--out", out var outFile))
+        {
+            try
+            {
+                await File.WriteAllTextAsync(outFile, ComparisonReport.Markdown(comparison), ct).ConfigureAwait(false);
+            }
+            catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
+            {
+                await stderr.WriteLineAsync($"error: --out: \"{outFile}\" cannot be written: {ex.Message}").ConfigureAwait(false);
+                return 2;
+            }
+        }
+        await stdout.WriteLineAsync(ComparisonReport.ConsoleTable(comparison)).ConfigureAwait(false);
+        if (outFile is not null)
+        {
+            await stdout.WriteLineAsync($"Wrote {outFile}").ConfigureAwait(false);
+        }
+        if (failIfSlower is not { } limit)
+        {
+            return 0;
+        }
+        var slower = comparison.SlowerBy(limit);
+        foreach (var w in slower)
+        {
+            await stdout.WriteLineAsync(string.Create(System.Globalization.CultureInfo.InvariantCulture,
+                $"--fail-if-slower {limit:0.##}: {w.Label} throughput {w.Throughput.RelativeChange:+0.0%;-0.0%}, lower by more than {limit:0.##}% and beyond noise (±{w.Throughput.Band:0.0%})")).ConfigureAwait(false);
+        }
+        if (slower.Count == 0)
+        {
+            await stdout.WriteLineAsync(string.Create(System.Globalization.CultureInfo.InvariantCulture, $"--fail-if-slower {limit:0.##}: no throughput is lower by more than {limit:0.##}% beyond noise")).ConfigureAwait(false);
+        }
+        return slower.Count > 0 ? 1 : 0;
+    }
+
+    /// <summary>A summary.json file (or the directory holding one), else a run id in the results table; a FormatException names the argument, its value and the rule.</summary>
+    private static async Task<RunFigures> LoadRunAsync(string role, string argument, ResultsTableStore? store, string? badTarget, CancellationToken ct)
+    {
+        if (File.Exists(argument) || Directory.Exists(argument))
+        {
+            try
+            {
+                return RunFigures.ReadSummaryFile(argument);
+            }
+            catch (Exception ex) when (ex is IOException or UnauthorizedAccessException or JsonException)
+            {
+                throw new FormatException($"{role}: \"{argument}\" cannot be read as a summary.json: {ex.Message}");
+            }
+        }
+        if (!Planner.IsValidRunId(argument))
+        {
+            throw new FormatException($"{role}: \"{argument}\" is neither a summary.json file that exists nor a run id (lowercase letters, digits and dashes)");
+        }
+        if (store is null)
+        {
+            throw new FormatException(badTarget ?? $"{role}: \"{argument}\" is a run id, which is read from the results table: give --connection-string or the STORAGEBENCH_TARGET_* settings");
+        }
+        return await store.LoadRunFiguresAsync(argument, ct).ConfigureAwait(false)
+            ?? throw new FormatException($"{role}: \"{argument}\" is no run in the results table ({ResultsTableStore.DefaultRunsTable}) and no summary.json file; give a stored run id or a summary.json path");
     }
 
     /// <summary>The run rows as a Markdown table: identity, then the headline figures of each workload present.</summary>

@@ -79,8 +79,11 @@ public static class ReportWriter
         return b.ToString();
     }
 
-    public static string Label(WorkloadSummary w) =>
-        w.StepParameter is null ? w.Workload : $"{w.Workload} {w.StepParameter.Split('.')[^1]}={F(w.StepValue ?? 0, "0.##")}";
+    public static string Label(WorkloadSummary w) => Label(w.Workload, w.StepParameter, w.StepValue);
+
+    /// <summary>"tableInsert", or for a sweep or search step "tableInsert batchSize=10".</summary>
+    public static string Label(string workload, string? stepParameter, double? stepValue) =>
+        stepParameter is null ? workload : $"{workload} {stepParameter.Split('.')[^1]}={F(stepValue ?? 0, "0.##")}";
 
     private static string Rate(Throughput t) => t.EntitiesPerSecond is { } e
         ? $"{F(e, "0.0")} entities/s ({F(t.KilobytesPerSecond ?? 0, "0.0")} KB/s)"

@@ -1,5 +1,6 @@
 using Azure;
 using Azure.Data.Tables;
+using StorageBench.Engine.Comparison;
 using StorageBench.Engine.Measurement;
 using StorageBench.Engine.Statistics;
 using StorageBench.Engine.Workloads;
@@ -139,6 +140,17 @@ public sealed class ResultsTableStore(StorageTarget target, string runsTable = R
             {
                 row[p + "PeakPerSecond"] = peak;   // absent when the run covered no whole second
             }
+            if (w.PerSecondSpread is { } spread)
+            {
+                // The run's own noise, for compare; absent on rows written before it was recorded.
+                row[p + "PerSecondMean"] = spread.Mean;
+                row[p + "PerSecondDeviation"] = spread.SecondToSecondDeviation;
+                row[p + "PerSecondSamples"] = (long)spread.Samples;
+            }
+            if ((w.ClientCpuMicrosecondsPerEntity ?? w.ClientCpuMicrosecondsPerMegabyte) is { } cpu)
+            {
+                row[p + CpuColumn(p)] = cpu;
+            }
             row[p + "LatencyP50Ms"] = w.LatencyMs.P50;
             row[p + "LatencyP90Ms"] = w.LatencyMs.P90;
             row[p + "LatencyP99Ms"] = w.LatencyMs.P99;
@@ -148,6 +160,9 @@ public sealed class ResultsTableStore(StorageTarget target, string runsTable = R
         }
         return row;
     }
+
+    /// <summary>Driver CPU per unit: per entity for the table workload, per MB for blobs.</summary>
+    private static string CpuColumn(string prefix) => prefix == "Table" ? "ClientCpuMicrosecondsPerEntity" : "ClientCpuMicrosecondsPerMegabyte";
 
     private static TableEntity RunRow(RunSummary s)
     {
@@ -374,6 +389,52 @@ public sealed class ResultsTableStore(StorageTarget target, string runsTable = R
             }
         }
         return list;
+    }
+
+    /// <summary>
+    /// A stored run's figures for a comparison, from its run row (a plain run) or its step rows (a sweep
+    /// or search; its own row gives the status); null when no row has this run id. Latency percentiles
+    /// are read from the stored histogram, so p95 is there although it has no column.
+    /// </summary>
+    public async Task<RunFigures?> LoadRunFiguresAsync(string runId, CancellationToken ct)
+    {
+        var rows = new List<TableEntity>();
+        if (await ExistsAsync(runsTable, ct).ConfigureAwait(false))
+        {
+            // Run ids are unique across scenarios; a results table is small enough to look the id up across partitions.
+            await foreach (var row in _clients.Value.Tables.GetTableClient(runsTable).QueryAsync<TableEntity>(TableClient.CreateQueryFilter($"RunId eq {runId}"), cancellationToken: ct))
+            {
+                rows.Add(row);
+            }
+        }
+        if (rows.Count == 0)
+        {
+            return null;
+        }
+        var own = rows.FirstOrDefault(r => !r.ContainsKey("StepValue")) ?? rows[0];
+        var workloads = rows.OrderBy(r => r.RowKey, StringComparer.Ordinal)
+            .SelectMany(r => new[] { TableInsertWorkload.Name, BlobUploadWorkload.Name }.Select(w => FiguresOf(r, w)).OfType<WorkloadFigures>());
+        return new RunFigures(runId, $"results table {runsTable}", own.PartitionKey, own.GetString("Status") ?? "", own.GetDateTimeOffset("StartedUtc")?.UtcDateTime ?? default,
+            [.. workloads]);
+    }
+
+    /// <summary>A workload's figures from a run or step row; null when the row has none for it.</summary>
+    private static WorkloadFigures? FiguresOf(TableEntity r, string workload)
+    {
+        string p = workload == TableInsertWorkload.Name ? "Table" : "Blob";
+        if (r.GetInt64(p + "Operations") is not { } operations)
+        {
+            return null;
+        }
+        double Num(string column) => r.GetDouble(p + column) ?? 0;
+        // An empty histogram (a test row) cannot be decoded; the percentile columns stand in, without p95.
+        var latency = r.GetBinary(p + "LatencyHistogram") is { Length: > 0 } h ? SummaryCalculator.Latency(LatencyHistograms.Decode(Convert.ToBase64String(h))) : null;
+        RateSpread? spread = r.GetDouble(p + "PerSecondMean") is { } mean && r.GetDouble(p + "PerSecondDeviation") is { } sd && r.GetInt64(p + "PerSecondSamples") is { } n
+            ? new RateSpread(mean, sd, (int)n)
+            : null;
+        return new WorkloadFigures(workload, r.GetString("StepParameter"), r.GetDouble("StepValue"), Num(p == "Table" ? "EntitiesPerSecond" : "MegabytesPerSecond"),
+            r.GetDouble(p + "PeakPerSecond"), latency?.P50 ?? Num("LatencyP50Ms"), latency?.P95, latency?.P99 ?? Num("LatencyP99Ms"), latency?.Max ?? Num("LatencyMaxMs"),
+            operations, r.GetInt64(p + "Throttled") ?? 0, r.GetInt64(p + "Failed") ?? 0, r.GetDouble(p + CpuColumn(p)), spread);
     }
 
     /// <summary>

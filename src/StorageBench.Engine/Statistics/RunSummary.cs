@@ -97,6 +97,12 @@ public sealed record WorkloadSummary
     public Throughput? AllSlicesActiveThroughput { get; init; }
     public double AllSlicesActiveSeconds { get; init; }
     /// <summary>
+    /// The spread of the per-second rates in the all-slices-active window (entities/s, or MB/s staged):
+    /// the run's own noise, which <c>storagebench compare</c> weighs changes against. Null when that
+    /// window has fewer than two buckets, and in summaries written before it was recorded.
+    /// </summary>
+    public RateSpread? PerSecondSpread { get; init; }
+    /// <summary>
     /// Best UTC-aligned window of <see cref="PeakWindowSeconds"/> wholly inside the measured window,
     /// summed across slices, per second: entities/s (table) or MB/s (blob). Null when the run covers
     /// no whole window.
@@ -131,6 +137,22 @@ public sealed record WorkloadSummary
     public IReadOnlyList<TransactionLine> Transactions { get; init; } = [];
     /// <summary>Bytes the service held: entities stored × entity size (payload only), or committed blobs × blob size; warm-up included.</summary>
     public long StoredBytes { get; init; }
+}
+
+/// <summary>
+/// Per-bucket rates (entities/s or MB/s) over the all-slices-active window: their mean, how far they
+/// move from one second to the next, and how many buckets there were (one second each, wider only past
+/// 1,024 s of run).
+/// </summary>
+/// <param name="SecondToSecondDeviation">
+/// σ from successive differences, √(Σ(xᵢ₊₁ − xᵢ)² / 2(n − 1)): the rates' noise without the run's slow
+/// drift (Azurite slows as its store fills, from ~15,000 to ~5,000 entities/s over 30 s here), which a
+/// plain standard deviation would count as noise although every run of the spec drifts alike.
+/// </param>
+public sealed record RateSpread(double Mean, double SecondToSecondDeviation, int Samples)
+{
+    /// <summary>The standard error of the mean rate as a share of it (σ / √n / mean); null for a zero mean.</summary>
+    public double? RelativeStandardError() => Mean > 0 && Samples > 0 ? SecondToSecondDeviation / Math.Sqrt(Samples) / Mean : null;
 }
 
 /// <summary>Slowest, median and fastest slice rate (entities/s or MB/s over each slice's own window), and the latest start.</summary>

@@ -80,10 +80,12 @@ public static class SummaryCalculator
         long windowEnd = FloorTo(slices.Min(s => s.EndedUtc), w);
         double windowSeconds = Math.Max(0, windowEnd - windowFirst);
         Throughput? allActive = null;
+        RateSpread? spread = null;
         if (windowSeconds >= 1)
         {
             var inWindow = timeline.Points().Where(p => p.UnixSecond >= windowFirst && p.UnixSecond < windowEnd).ToList();
             allActive = Rates(inWindow.Sum(p => p.Operations), inWindow.Sum(p => p.Units), windowSeconds, unitsAreEntities, entitySizeBytes);
+            spread = Spread(inWindow, windowFirst, (int)(windowSeconds / w), w, unitsAreEntities ? 1 : 1e6);
         }
 
         // Peak: only buckets the measured window covers whole; a partly covered edge bucket would understate it.
@@ -119,6 +121,7 @@ public static class SummaryCalculator
             Throughput = Rates(counts.Succeeded, units, duration, unitsAreEntities, entitySizeBytes),
             AllSlicesActiveThroughput = allActive,
             AllSlicesActiveSeconds = windowSeconds,
+            PerSecondSpread = spread,
             PeakPerSecond = unitsAreEntities ? peakUnits : peakUnits / 1e6,
             PeakUnit = unitsAreEntities ? "entities/s" : "MB/s",
             PeakWindowSeconds = w,
@@ -127,6 +130,24 @@ public static class SummaryCalculator
             Timeline = timeline.Fit(MaxTimelineBuckets),
             LatencyHistogram = LatencyHistograms.Encode(histogram),
         };
+    }
+
+    /// <summary>
+    /// Mean and second-to-second deviation (from successive differences, see <see cref="RateSpread"/>) of
+    /// the per-bucket rates over the all-slices-active window (<paramref name="buckets"/> of them; a bucket
+    /// with no success is a zero); null under two buckets.
+    /// </summary>
+    private static RateSpread? Spread(IReadOnlyList<TimelinePoint> inWindow, long firstSecond, int buckets, int width, double unitDivisor)
+    {
+        if (buckets < 2)
+        {
+            return null;
+        }
+        var units = inWindow.ToDictionary(p => p.UnixSecond, p => p.Units);
+        // In time order, a bucket the merged timeline lacks (no success) as a zero.
+        var rates = Enumerable.Range(0, buckets).Select(i => units.GetValueOrDefault(firstSecond + (long)i * width) / (double)width / unitDivisor).ToList();
+        double squaredSteps = rates.Zip(rates.Skip(1), (a, b) => (b - a) * (b - a)).Sum();
+        return new RateSpread(rates.Average(), Math.Sqrt(squaredSteps / (2.0 * (buckets - 1))), buckets);
     }
 
     /// <summary>A slice's own rate: entities/s or MB/s over its measured window.</summary>

@@ -39,6 +39,7 @@ public class DocsCommandsTests(ITestOutputHelper output)
         new(@"^dotnet run .*-- cleanup .*--dry-run", Expect: @"dry run: \d+ table\(s\) and container\(s\) older than 1d would be deleted; nothing was deleted"),
         new(@"^dotnet run .*-- cleanup (?!.*--dry-run)", Expect: @"deleted \d+ table\(s\) and container\(s\) older than 1d"),
         new(@"^dotnet run .*-- runs ", Expect: @"\| scenario \| run \|[\s\S]*\d+ run row\(s\)"),
+        new(@"^dotnet run .*-- compare results/today results/candidate ", Expect: @"^baseline\s+\S+\s+\(\S+/results/today/summary\.json;[\s\S]*^tableInsert\s+throughput\s+entities/s\s[\s\S]*^verdict: [\s\S]*Noise method: per-second spread[\s\S]*Wrote \S+/results/comparison\.md"),
         new(@"^\./scripts/install\.sh && dotnet run .*-- serve --port 7071$", Expect: @"Runs API on http://127\.0\.0\.1:\d+/", Background: true),
         new(@"^curl -i -X POST ""?http://(127\.0\.0\.1|localhost):7071/api/runs""? ", Expect: @"HTTP/1\.1 202[\s\S]*Location: http://127\.0\.0\.1:\d+/api/runs/(?<id>[\w-]+)[\s\S]*""id"": ""\k<id>"""),
         new(@"^curl ""?http://(127\.0\.0\.1|localhost):7071/api/runs/<(id|runId)>""?", Expect: @"^\{\s*""id"": ""(?<id>[\w-]+)""[\s\S]*""(progress|result)"""),
@@ -171,7 +172,7 @@ internal static class DocCommands
 /// <summary>
 /// Runs documented commands with bash from the repository root, as a user would, with what the docs
 /// leave to the reader filled in: $ACCOUNT / $MY_ACCOUNT (this test's Azurite), port 7071 (a free
-/// port for serve), &lt;id&gt; (the last run started), my-spec.json and results/today (a small spec, a
+/// port for serve), &lt;id&gt; (the last run started), my-spec.json and results/… (a small spec, a
 /// temporary directory).
 /// </summary>
 internal sealed class DocShell : IAsyncDisposable
@@ -212,7 +213,7 @@ internal sealed class DocShell : IAsyncDisposable
         .Replace("<id>", LastRunId ?? "<id>", StringComparison.Ordinal)
         .Replace("<runId>", LastRunId ?? "<runId>", StringComparison.Ordinal)
         .Replace(" my-spec.json", " " + Path.Combine(_temp, "my-spec.json"), StringComparison.Ordinal)
-        .Replace(" results/today", " " + Path.Combine(_temp, "results", "today"), StringComparison.Ordinal);
+        .Replace(" results/", " " + Path.Combine(_temp, "results") + "/", StringComparison.Ordinal);
 
     public async Task<(int Exit, string Output)> RunAsync(string command)
     {

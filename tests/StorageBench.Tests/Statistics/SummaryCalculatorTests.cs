@@ -94,6 +94,40 @@ public class SummaryCalculatorTests
     }
 
     [Fact]
+    public void ThePerSecondSpreadCoversTheAllSlicesWindowCountingASecondWithNoSuccessAsZero()
+    {
+        long s0 = (T0.Ticks - DateTime.UnixEpoch.Ticks) / TimeSpan.TicksPerSecond;
+        // Both slices run seconds 0-4, all four whole; second 2 has no success at all.
+        var a = Slice(0, [1000], T0, T0.AddSeconds(4), [new(s0, 1, 100), new(s0 + 1, 1, 100), new(s0 + 3, 1, 100)], units: 300);
+        var b = Slice(1, [1000], T0, T0.AddSeconds(4), [new(s0, 1, 300), new(s0 + 1, 1, 500), new(s0 + 3, 1, 300)], units: 1100);
+        var spread = SummaryCalculator.SummarizeTable(new TableInsertSpec(), [a, b], Ok).PerSecondSpread!;
+
+        // Seconds 0-3: 400, 600, 0, 400 → mean 350; steps +200, −600, +400 → σ = √((200² + 600² + 400²) / (2 × 3)).
+        Assert.Equal(4, spread.Samples);
+        Assert.Equal(350.0, spread.Mean, 9);
+        Assert.Equal(Math.Sqrt((200.0 * 200 + 600 * 600 + 400 * 400) / 6), spread.SecondToSecondDeviation, 9);
+        Assert.Equal(spread.SecondToSecondDeviation / 2 / 350, spread.RelativeStandardError()!.Value, 9);
+
+        // Under two whole seconds with every slice active: no spread.
+        var shortRun = Slice(0, [1000], T0, T0.AddSeconds(1.5), [new(s0, 1, 100), new(s0 + 1, 1, 100)], units: 200);
+        Assert.Null(SummaryCalculator.SummarizeTable(new TableInsertSpec(), [shortRun], Ok).PerSecondSpread);
+    }
+
+    [Fact]
+    public void ASteadyDeclineIsNotNoiseButASecondToSecondWobbleIs()
+    {
+        long s0 = (T0.Ticks - DateTime.UnixEpoch.Ticks) / TimeSpan.TicksPerSecond;
+        // Azurite's shape as its store fills: 1,000 fewer each second. A plain standard deviation would say ±2,700.
+        var declining = Enumerable.Range(0, 8).Select(i => new TimelinePoint(s0 + i, 1, 10_000 - 1_000 * i)).ToArray();
+        var spread = SummaryCalculator.SummarizeTable(new TableInsertSpec(), [Slice(0, [1000], T0, T0.AddSeconds(8), declining, units: 52_000)], Ok).PerSecondSpread!;
+        Assert.Equal(1_000 / Math.Sqrt(2), spread.SecondToSecondDeviation, 9);
+
+        var wobbling = Enumerable.Range(0, 8).Select(i => new TimelinePoint(s0 + i, 1, i % 2 == 0 ? 7_000 : 5_000)).ToArray();
+        spread = SummaryCalculator.SummarizeTable(new TableInsertSpec(), [Slice(0, [1000], T0, T0.AddSeconds(8), wobbling, units: 48_000)], Ok).PerSecondSpread!;
+        Assert.Equal(2_000 / Math.Sqrt(2), spread.SecondToSecondDeviation, 9);
+    }
+
+    [Fact]
     public void PeakIgnoresPartlyCoveredSecondsAndIsAbsentWithoutAWholeOne()
     {
         long s0 = (T0.Ticks - DateTime.UnixEpoch.Ticks) / TimeSpan.TicksPerSecond;

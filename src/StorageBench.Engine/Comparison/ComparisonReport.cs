@@ -1,0 +1,127 @@
+using System.Globalization;
+using System.Text;
+using StorageBench.Engine.Statistics;
+
+namespace StorageBench.Engine.Comparison;
+
+/// <summary>A comparison as Markdown (compare --out) and as a plain console table: the same rows, the same words.</summary>
+public static class ComparisonReport
+{
+    private static readonly string[] Header = ["workload", "metric", "unit", "baseline", "candidate", "change", "change %", "noise band", "verdict"];
+
+    public static string Markdown(RunComparison c)
+    {
+        var b = new StringBuilder();
+        b.AppendLine(CultureInfo.InvariantCulture, $"# StorageBench comparison: {c.Baseline.RunId} → {c.Candidate.RunId}");
+        b.AppendLine();
+        b.AppendLine("| | run | read from | scenario | status | started (UTC) |");
+        b.AppendLine("|---|---|---|---|---|---|");
+        foreach (var (role, run) in Runs(c))
+        {
+            b.AppendLine(CultureInfo.InvariantCulture, $"| {role} | {run.RunId} | {run.Source} | {run.Scenario} | {run.Status} | {run.StartedUtc:u} |");
+        }
+        b.AppendLine();
+        b.AppendLine(CultureInfo.InvariantCulture, $"**Verdict: {c.Verdict()}.**");
+        foreach (string note in Notes(c))
+        {
+            b.AppendLine(CultureInfo.InvariantCulture, $"- {note}");
+        }
+        b.AppendLine();
+        b.AppendLine(c.Rule.Describe());
+        foreach (var w in c.Workloads)
+        {
+            b.AppendLine();
+            b.AppendLine(CultureInfo.InvariantCulture, $"## {w.Label}");
+            b.AppendLine();
+            b.AppendLine(SpreadLine(w, c.Rule));
+            b.AppendLine();
+            b.AppendLine("| " + string.Join(" | ", Header[1..]) + " |");
+            b.AppendLine("|---|---|---:|---:|---:|---:|---:|---|");
+            foreach (var m in w.Metrics)
+            {
+                b.AppendLine("| " + string.Join(" | ", Cells(m)) + " |");
+            }
+        }
+        return b.ToString();
+    }
+
+    /// <summary>Aligned plain-text columns, one row per metric of every workload and step, then the verdict and the rule.</summary>
+    public static string ConsoleTable(RunComparison c)
+    {
+        var b = new StringBuilder();
+        foreach (var (role, run) in Runs(c))
+        {
+            b.AppendLine(CultureInfo.InvariantCulture, $"{role,-9}  {run.RunId}  ({run.Source}; scenario {run.Scenario}; {run.Status}; started {run.StartedUtc:u})");
+        }
+        b.AppendLine();
+        var rows = new List<string[]> { Header };
+        rows.AddRange(c.Workloads.SelectMany(w => w.Metrics.Select(m => (string[])[w.Label, .. Cells(m)])));
+        int[] widths = [.. Enumerable.Range(0, Header.Length).Select(i => rows.Max(r => r[i].Length))];
+        foreach (var row in rows)
+        {
+            // Text columns to the left, numbers to the right, as in the Markdown.
+            b.AppendLine(string.Join("  ", row.Select((cell, i) => i is >= 3 and <= 7 ? cell.PadLeft(widths[i]) : cell.PadRight(widths[i]))).TrimEnd());
+        }
+        b.AppendLine();
+        foreach (var w in c.Workloads)
+        {
+            b.AppendLine(CultureInfo.InvariantCulture, $"{w.Label}: {SpreadLine(w, c.Rule)}");
+        }
+        b.AppendLine(CultureInfo.InvariantCulture, $"verdict: {c.Verdict()}");
+        foreach (string note in Notes(c))
+        {
+            b.AppendLine(note);
+        }
+        b.Append(c.Rule.Describe());
+        return b.ToString();
+    }
+
+    private static (string Role, RunFigures Run)[] Runs(RunComparison c) => [("baseline", c.Baseline), ("candidate", c.Candidate)];
+
+    /// <summary>What the reader must know besides the table: runs that did not complete, and what was not compared.</summary>
+    private static IEnumerable<string> Notes(RunComparison c)
+    {
+        foreach (var (role, run) in Runs(c).Where(r => r.Run.Status != RunStatus.Completed))
+        {
+            yield return $"warning: the {role} run is {run.Status}: its figures may not be comparable";
+        }
+        if (c.OnlyInBaseline.Count > 0)
+        {
+            yield return $"only in the baseline, not compared: {string.Join(", ", c.OnlyInBaseline)}";
+        }
+        if (c.OnlyInCandidate.Count > 0)
+        {
+            yield return $"only in the candidate, not compared: {string.Join(", ", c.OnlyInCandidate)}";
+        }
+    }
+
+    /// <summary>Each side's per-second rate and standard error, or why the floors alone are the band.</summary>
+    private static string SpreadLine(WorkloadComparison w, NoiseRule rule)
+    {
+        string unit = w.Throughput.Unit;
+        string Side(string role, RateSpread? s) => s is null
+            ? $"{role}: no per-second spread (written before it was recorded, or under two whole seconds with every slice active)"
+            : string.Create(CultureInfo.InvariantCulture,
+                $"{role}: {s.Mean:#,0.0##} {unit} ± {s.SecondToSecondDeviation:#,0.0##} second to second over {s.Samples} s, standard error {s.RelativeStandardError() ?? 0:0.0%}")
+              + (rule.Usable(s) is null ? $" (under {rule.MinSamples} s: not used)" : "");
+        string how = w.Throughput.NoiseEstimated ? "" : "; without a usable spread on both sides, each band is the metric's floor alone";
+        return $"Per-second rate while all slices were active — {Side("baseline", w.BaselineSpread)}; {Side("candidate", w.CandidateSpread)}{how}.";
+    }
+
+    private static string[] Cells(MetricChange m)
+    {
+        bool share = m.Kind == NoiseKind.Share;
+        string Value(double? v, long? count) => v is not { } x ? "n/a" : share ? $"{F(count ?? 0, "#,0")} ({F(x * 100, "0.00")}%)" : F(x, Format(m.Unit));
+        string change = m.Change is not { } d ? "n/a" : share ? Signed(d * 100, "0.00") + " pt" : Signed(d, Format(m.Unit));
+        string relative = share || m.RelativeChange is not { } r ? "" : Signed(r * 100, "0.0") + "%";
+        string band = m.Band is not { } x ? "" : share ? $"±{F(x * 100, "0.00")} pt"
+            : $"±{F(x * 100, "0.0")}%" + (x <= m.Floor ? " (floor)" : "");
+        return [m.Metric, m.Unit, Value(m.Baseline, m.BaselineCount), Value(m.Candidate, m.CandidateCount), change, relative, band, m.Verdict];
+    }
+
+    private static string Format(string unit) => unit == "MB/s" ? "#,0.00" : unit == "ms" ? "#,0.0##" : "#,0.0";
+
+    private static string Signed(double v, string format) => (v > 0 ? "+" : "") + F(v, format);
+
+    private static string F(double v, string format) => v.ToString(format, CultureInfo.InvariantCulture);
+}

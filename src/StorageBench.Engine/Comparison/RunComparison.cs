@@ -1,0 +1,111 @@
+using StorageBench.Engine.Reports;
+using StorageBench.Engine.Statistics;
+
+namespace StorageBench.Engine.Comparison;
+
+/// <summary>One metric of one workload and step, baseline against candidate.</summary>
+/// <param name="Unit">What the values are in; for a share, the values are shares of the requests (0–1).</param>
+/// <param name="Band">How far the metric may move and still be noise: a share of the baseline, or for a share metric
+/// percentage points (as a share); null when it is not judged.</param>
+/// <param name="Floor">The metric's run-to-run floor; the band is never narrower.</param>
+/// <param name="NoiseEstimated">False when the floor alone made the band (a side without a usable per-second spread).</param>
+public sealed record MetricChange(string Metric, string Unit, bool HigherIsBetter, NoiseKind Kind, double? Baseline, double? Candidate,
+    double? Band, double Floor, bool NoiseEstimated)
+{
+    /// <summary>For a share: the counts behind it.</summary>
+    public long? BaselineCount { get; init; }
+    public long? CandidateCount { get; init; }
+
+    public double? Change => Candidate - Baseline;
+
+    /// <summary>The band in the metric's own unit.</summary>
+    public double? Allowed => Kind == NoiseKind.Share ? Band : Band * Math.Abs(Baseline ?? 0);
+
+    /// <summary>Change as a share of the baseline; null when the baseline is zero (or a value is missing).</summary>
+    public double? RelativeChange => Baseline is > 0 && Change is { } c ? c / Baseline.Value : null;
+
+    public bool BeyondNoise => Change is { } c && Allowed is { } a && Math.Abs(c) > a;
+
+    public bool Worse => BeyondNoise && Change > 0 != HigherIsBetter;
+
+    /// <summary>"slower"/"faster" for rates, "worse"/"better" for the rest, "within noise", "not judged", or "n/a" when a side lacks the figure.</summary>
+    public string Verdict => Change is null ? "n/a" : Allowed is null ? "not judged" : !BeyondNoise ? "within noise"
+        : HigherIsBetter ? (Worse ? "slower" : "faster") : (Worse ? "worse" : "better");
+}
+
+/// <summary>The metrics of one workload (and sweep step) present in both runs.</summary>
+public sealed record WorkloadComparison(string Workload, string? StepParameter, double? StepValue, RateSpread? BaselineSpread, RateSpread? CandidateSpread,
+    IReadOnlyList<MetricChange> Metrics)
+{
+    public string Label => ReportWriter.Label(Workload, StepParameter, StepValue);
+
+    /// <summary>The headline throughput (entities/s or MB/s): what --fail-if-slower looks at.</summary>
+    public MetricChange Throughput => Metrics[0];
+}
+
+/// <summary>
+/// Baseline against candidate, workload by workload and, for sweeps and searches, step by step
+/// (matching parameter and value). What is in only one of the runs is listed, not compared.
+/// </summary>
+public sealed record RunComparison(RunFigures Baseline, RunFigures Candidate, NoiseRule Rule, IReadOnlyList<WorkloadComparison> Workloads,
+    IReadOnlyList<string> OnlyInBaseline, IReadOnlyList<string> OnlyInCandidate)
+{
+    public static RunComparison Compare(RunFigures baseline, RunFigures candidate, NoiseRule? rule = null)
+    {
+        rule ??= NoiseRule.Default;
+        static (string, string?, double?) Key(WorkloadFigures w) => (w.Workload, w.StepParameter, w.StepValue);
+        var candidates = candidate.Workloads.ToDictionary(Key);
+        var matched = baseline.Workloads.Where(b => candidates.ContainsKey(Key(b)))
+            .Select(b => Workload(b, candidates[Key(b)], rule)).ToList();
+        var inBaseline = baseline.Workloads.Select(Key).ToHashSet();
+        return new RunComparison(baseline, candidate, rule, matched,
+            [.. baseline.Workloads.Where(b => !candidates.ContainsKey(Key(b))).Select(Label)],
+            [.. candidate.Workloads.Where(c => !inBaseline.Contains(Key(c))).Select(Label)]);
+    }
+
+    /// <summary>Throughputs (any workload, any step) lower than the baseline's by more than <paramref name="percent"/> and beyond noise.</summary>
+    public IReadOnlyList<WorkloadComparison> SlowerBy(double percent) =>
+        [.. Workloads.Where(w => w.Throughput is { Worse: true, RelativeChange: { } r } && -r * 100 > percent)];
+
+    /// <summary>In a few words: slower, faster, mixed, or no throughput change beyond noise.</summary>
+    public string Verdict()
+    {
+        var slower = Workloads.Where(w => w.Throughput.Worse).Select(w => w.Label).ToList();
+        var faster = Workloads.Where(w => w.Throughput is { BeyondNoise: true, Worse: false }).Select(w => w.Label).ToList();
+        return (slower.Count, faster.Count) switch
+        {
+            (0, 0) => "no throughput change beyond noise",
+            (> 0, 0) => $"slower: {string.Join(", ", slower)}",
+            (0, > 0) => $"faster: {string.Join(", ", faster)}",
+            _ => $"mixed: slower {string.Join(", ", slower)}; faster {string.Join(", ", faster)}",
+        };
+    }
+
+    private static string Label(WorkloadFigures w) => ReportWriter.Label(w.Workload, w.StepParameter, w.StepValue);
+
+    private static WorkloadComparison Workload(WorkloadFigures a, WorkloadFigures b, NoiseRule rule)
+    {
+        MetricChange Metric(string name, string unit, bool higherIsBetter, NoiseKind kind, double floor, double? baseline, double? candidate)
+        {
+            double? band = rule.RelativeBand(kind, floor, a.Spread, b.Spread, out bool estimated);
+            return new MetricChange(name, unit, higherIsBetter, kind, baseline, candidate, band, floor, estimated);
+        }
+        static double Share(long count, long operations) => operations > 0 ? (double)count / operations : 0;
+
+        var metrics = new List<MetricChange>
+        {
+            Metric("throughput", a.Unit, true, NoiseKind.RunMean, rule.ThroughputFloor, a.Rate, b.Rate),
+            Metric("peak second", a.Unit, true, NoiseKind.OneSecond, rule.PeakFloor, a.PeakPerSecond, b.PeakPerSecond),
+            Metric("latency p50", "ms", false, NoiseKind.RunMean, rule.LatencyP50Floor, a.LatencyP50Ms, b.LatencyP50Ms),
+            Metric("latency p95", "ms", false, NoiseKind.RunMean, rule.LatencyP95Floor, a.LatencyP95Ms, b.LatencyP95Ms),
+            Metric("latency p99", "ms", false, NoiseKind.RunMean, rule.LatencyP99Floor, a.LatencyP99Ms, b.LatencyP99Ms),
+            Metric("latency max", "ms", false, NoiseKind.NotJudged, 0, a.LatencyMaxMs, b.LatencyMaxMs),
+            Metric("throttled", "share of requests", false, NoiseKind.Share, rule.ShareFloor, Share(a.Throttled, a.Operations), Share(b.Throttled, b.Operations))
+                with { BaselineCount = a.Throttled, CandidateCount = b.Throttled },
+            Metric("failed", "share of requests", false, NoiseKind.Share, rule.ShareFloor, Share(a.Failed, a.Operations), Share(b.Failed, b.Operations))
+                with { BaselineCount = a.Failed, CandidateCount = b.Failed },
+            Metric("client CPU", a.IsTable ? "µs/entity" : "µs/MB", false, NoiseKind.RunMean, rule.CpuFloor, a.CpuMicrosecondsPerUnit, b.CpuMicrosecondsPerUnit),
+        };
+        return new WorkloadComparison(a.Workload, a.StepParameter, a.StepValue, a.Spread, b.Spread, metrics);
+    }
+}

@@ -1,0 +1,50 @@
+using System.Text.Json;
+using StorageBench.Engine.Statistics;
+using StorageBench.Engine.Workloads;
+
+namespace StorageBench.Engine.Comparison;
+
+/// <summary>
+/// A run as a comparison sees it: where it was read from and the headline figures of each of its
+/// workloads, one entry per workload and step. Read from a summary.json or from the run's rows in the
+/// results table, which give the same figures for the same run.
+/// </summary>
+/// <param name="Source">Where the figures were read: a file's path, or the results table.</param>
+public sealed record RunFigures(string RunId, string Source, string? Scenario, string Status, DateTime StartedUtc, IReadOnlyList<WorkloadFigures> Workloads)
+{
+    public static RunFigures FromSummary(RunSummary summary, string source) =>
+        new(summary.RunId, source, summary.Spec?.Scenario, summary.Status, summary.StartedUtc, [.. summary.Workloads.Select(WorkloadFigures.From)]);
+
+    /// <summary>
+    /// A summary.json, or the summary.json inside a directory (out/&lt;runId&gt;). Throws IOException,
+    /// UnauthorizedAccessException or JsonException with the reason when it cannot be read as one.
+    /// </summary>
+    public static RunFigures ReadSummaryFile(string path)
+    {
+        string file = Directory.Exists(path) ? Path.Combine(path, "summary.json") : path;
+        var summary = JsonSerializer.Deserialize<RunSummary>(File.ReadAllText(file), JsonDefaults.Options)
+            ?? throw new JsonException("the file holds null, not a run summary");
+        return FromSummary(summary, file);
+    }
+}
+
+/// <summary>One workload of one step: what is compared, in the units the summary reports.</summary>
+/// <param name="Rate">The headline throughput over the run: entities/s, or for blobs MB/s of committed blobs (goodput).</param>
+/// <param name="PeakPerSecond">Best whole second, in the same unit (blobs: MB staged); null when the run covered none.</param>
+/// <param name="LatencyP95Ms">Null only for a results row whose histogram is empty (then p95 cannot be read back).</param>
+/// <param name="CpuMicrosecondsPerUnit">Driver CPU per entity, or per MB; null when not recorded.</param>
+/// <param name="Spread">The per-second rates' spread, the run's own noise; null in summaries and rows written before it was recorded, or for a run shorter than two whole seconds.</param>
+public sealed record WorkloadFigures(string Workload, string? StepParameter, double? StepValue, double Rate, double? PeakPerSecond,
+    double LatencyP50Ms, double? LatencyP95Ms, double LatencyP99Ms, double LatencyMaxMs, long Operations, long Throttled, long Failed,
+    double? CpuMicrosecondsPerUnit, RateSpread? Spread)
+{
+    public bool IsTable => Workload == TableInsertWorkload.Name;
+
+    /// <summary>entities/s or MB/s.</summary>
+    public string Unit => IsTable ? "entities/s" : "MB/s";
+
+    public static WorkloadFigures From(WorkloadSummary w) => new(w.Workload, w.StepParameter, w.StepValue,
+        (w.Workload == TableInsertWorkload.Name ? w.Throughput.EntitiesPerSecond : w.Throughput.MegabytesPerSecond) ?? 0, w.PeakPerSecond,
+        w.LatencyMs.P50, w.LatencyMs.P95, w.LatencyMs.P99, w.LatencyMs.Max, w.Operations, w.Throttled, w.Failed,
+        w.ClientCpuMicrosecondsPerEntity ?? w.ClientCpuMicrosecondsPerMegabyte, w.PerSecondSpread);
+}
