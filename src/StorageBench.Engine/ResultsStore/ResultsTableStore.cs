@@ -95,20 +95,24 @@ public sealed class ResultsTableStore(StorageTarget target, string runsTable = R
         await SaveRunAsync(summary, ct).ConfigureAwait(false);
     }
 
+    /// <summary>The columns every run and step row has.</summary>
+    private static TableEntity RowOf(string scenario, string rowKey, string runId, string status, DateTime startedUtc, DateTime endedUtc,
+        RunEnvironment environment, IEnumerable<string> errors) => new(scenario, rowKey)
+    {
+        ["RunId"] = runId,
+        ["Status"] = status,
+        ["StartedUtc"] = DateTime.SpecifyKind(startedUtc, DateTimeKind.Utc),
+        ["EndedUtc"] = DateTime.SpecifyKind(endedUtc, DateTimeKind.Utc),
+        ["TargetKind"] = environment.TargetKind,
+        ["Host"] = environment.Host,
+        ["Instances"] = (long)environment.Instances,
+        ["Errors"] = string.Join("\n", errors),
+    };
+
     private static TableEntity StepRow(StepRecord s)
     {
         string rowKey = s.Parameter is null ? RunRowKey(s.RunStartedUtc, s.RunId) : $"{RunRowKey(s.RunStartedUtc, s.RunId)}-{s.StepIndex:D3}";
-        var row = new TableEntity(s.Scenario, rowKey)
-        {
-            ["RunId"] = s.RunId,
-            ["Status"] = s.Status,
-            ["StartedUtc"] = DateTime.SpecifyKind(s.RunStartedUtc, DateTimeKind.Utc),
-            ["EndedUtc"] = DateTime.SpecifyKind(s.EndedUtc, DateTimeKind.Utc),
-            ["TargetKind"] = s.Environment.TargetKind,
-            ["Host"] = s.Environment.Host,
-            ["Instances"] = (long)s.Environment.Instances,
-            ["Errors"] = string.Join("\n", s.Errors),
-        };
+        var row = RowOf(s.Scenario, rowKey, s.RunId, s.Status, s.RunStartedUtc, s.EndedUtc, s.Environment, s.Errors);
         if (s.Parameter is not null)
         {
             row["StepParameter"] = s.Parameter;
@@ -166,17 +170,7 @@ public sealed class ResultsTableStore(StorageTarget target, string runsTable = R
 
     private static TableEntity RunRow(RunSummary s)
     {
-        var row = new TableEntity(s.Spec?.Scenario ?? "(invalid)", RunRowKey(s.StartedUtc, s.RunId))
-        {
-            ["RunId"] = s.RunId,
-            ["Status"] = s.Status,
-            ["StartedUtc"] = DateTime.SpecifyKind(s.StartedUtc, DateTimeKind.Utc),
-            ["EndedUtc"] = DateTime.SpecifyKind(s.EndedUtc, DateTimeKind.Utc),
-            ["TargetKind"] = s.Environment.TargetKind,
-            ["Host"] = s.Environment.Host,
-            ["Instances"] = (long)s.Environment.Instances,
-            ["Errors"] = string.Join("\n", s.Errors),
-        };
+        var row = RowOf(s.Spec?.Scenario ?? "(invalid)", RunRowKey(s.StartedUtc, s.RunId), s.RunId, s.Status, s.StartedUtc, s.EndedUtc, s.Environment, s.Errors);
         if (s.Regression is { } regression)
         {
             row["RegressionVerdict"] = regression.Verdict;
