@@ -32,8 +32,9 @@ public static class HtmlReportWriter
         {
             b.Append(Inv, $"<p>Regression check: <b class=\"{(r.Verdict == RegressionVerdict.Regressed ? "bad" : "")}\">{r.Verdict}</b> against {r.BaselineRuns} earlier run(s): {SvgChart.Esc(r.Reason)}</p>");
         }
-        // The same tables as summary.md, rendered from its Markdown so the two never disagree.
-        b.Append(MarkdownTables(ReportWriter.Markdown(s)));
+        // The same tables as summary.md, rendered from its Markdown so the two never disagree; the
+        // cost section goes last, after the charts, as it is about the bill, not the performance.
+        b.Append(MarkdownTables(ReportWriter.Markdown(s, withCost: false)));
 
         var steps = s.Workloads.Where(w => w.StepParameter is not null).GroupBy(w => w.Workload).ToList();
         foreach (var g in steps)
@@ -63,6 +64,12 @@ public static class HtmlReportWriter
             b.Append(SvgChart.Lines($"timeline-{id}", $"{label}: throughput {per}, all slices (the first and last buckets are partial)", "seconds since the first", entities ? "entities/s" : "MB/s", null,
                 [new ChartSeries(entities ? "entities per second" : "MB per second", "#59a14f",
                     [.. w.Timeline.Points().Select(p => ((double)(p.UnixSecond - first), (entities ? p.Units : p.Units / 1e6) / bucket))])]));
+        }
+        var cost = new StringBuilder("\n");   // MarkdownTables skips a title line
+        CostReport.AppendMarkdown(cost, s);
+        if (cost.Length > 1)
+        {
+            b.Append("<h2>Cost</h2>").Append(MarkdownTables(cost.ToString()));
         }
         b.Append("</body></html>");
         return b.ToString();

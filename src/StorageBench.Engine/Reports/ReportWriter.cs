@@ -20,7 +20,8 @@ public static class ReportWriter
         return [json, md, html];
     }
 
-    public static string Markdown(RunSummary s)
+    /// <param name="withCost">False leaves the cost section out (the HTML report places it after the charts).</param>
+    public static string Markdown(RunSummary s, bool withCost = true)
     {
         var b = new StringBuilder();
         b.AppendLine(CultureInfo.InvariantCulture, $"# StorageBench run {s.RunId} — {s.Status}");
@@ -75,7 +76,10 @@ public static class ReportWriter
                 : "";
             b.AppendLine(CultureInfo.InvariantCulture, $"- {Label(w)}: {w.Measures}.{blobs}{warmup}{late} Driver CPU {F(w.ClientCpuSeconds, "0.00")} s ({cpu}). Verified: {w.Verified.Detail}.");
         }
-        CostReport.AppendMarkdown(b, s);
+        if (withCost)
+        {
+            CostReport.AppendMarkdown(b, s);
+        }
         return b.ToString();
     }
 
