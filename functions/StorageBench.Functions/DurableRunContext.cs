@@ -39,7 +39,9 @@ internal sealed class DurableRunContext(TaskOrchestrationContext context) : IRun
 
     public void SetCustomStatus(object? status) => context.SetCustomStatus(status);
 
-    /// <summary>The orchestrators catch ActivityFailedException, which carries the same type name and message as Durable's failure details.</summary>
-    private static ActivityFailedException Failed(string task, TaskFailedException e) =>
-        new(task, e.FailureDetails.ErrorType, e.FailureDetails.ErrorMessage);
+    /// <summary>The orchestrators catch ActivityFailedException, which carries Durable's failure details: type, message, stack and inner failure.</summary>
+    private static ActivityFailedException Failed(string task, TaskFailedException e) => new(task, Details(e.FailureDetails));
+
+    private static FailureDetails Details(TaskFailureDetails d) =>
+        new(d.ErrorType, d.ErrorMessage, d.StackTrace, d.InnerFailure is { } inner ? Details(inner) : null);
 }

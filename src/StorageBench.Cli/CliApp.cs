@@ -11,6 +11,7 @@ using StorageBench.Engine.Reports;
 using StorageBench.Engine.ResultsStore;
 using StorageBench.Engine.Spec;
 using StorageBench.Engine.Statistics;
+using StorageBench.Engine.StorageCalls;
 using StorageBench.Engine.Telemetry;
 using StorageBench.Engine.Workloads;
 using StorageBench.Orchestration;
@@ -93,11 +94,11 @@ public static class CliApp
                 _ => await QueryCommandAsync(args[1], options, stdout, stderr).ConfigureAwait(false),
             };
         }
-        catch (Exception ex) when (ex is RequestFailedException or HttpRequestException or AggregateException)
+        catch (Exception ex) when (StorageFailures.Classify(ex, ct) is { } failure)
         {
             // Storage refused or could not be reached outside a run (a run reports its own errors).
-            string hint = ex is RequestFailedException { Status: 403 } ? " (check the account key or SAS in the connection string)" : "";
-            await stderr.WriteLineAsync($"error: storage: {ErrorText.Compact(ex.Message)}{hint}").ConfigureAwait(false);
+            string hint = failure.Status == 403 ? " (check the account key or SAS in the connection string)" : "";
+            await stderr.WriteLineAsync($"error: storage: {failure.Text}{hint}").ConfigureAwait(false);
             return 1;
         }
     }

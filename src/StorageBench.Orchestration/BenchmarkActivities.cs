@@ -1,5 +1,6 @@
 using System.Runtime.InteropServices;
 using Azure;
+using StorageBench.Engine.StorageCalls;
 using StorageBench.Engine.Cleanup;
 using StorageBench.Engine.Cost;
 using StorageBench.Engine.Measurement;
@@ -19,18 +20,24 @@ namespace StorageBench.Orchestration;
 /// </summary>
 /// <param name="targets">The target accounts; a slice's plan names the one it writes to.</param>
 /// <param name="telemetry">Null when no Application Insights connection is configured: telemetry is then skipped.</param>
+/// <param name="policy">Deadlines of the storage calls outside the measured path (default: the results store's).</param>
 public sealed class BenchmarkActivities(IReadOnlyList<StorageTarget> targets, ResultsTableStore results, TimeProvider time, TelemetryEmitter? telemetry = null,
-    RegressionRule? regressionRule = null)
+    RegressionRule? regressionRule = null, StorageCallPolicy? policy = null)
 {
     private readonly RegressionRule _rule = regressionRule ?? new RegressionRule();
+
+    private StorageCallPolicy Policy => policy ?? results.Policy;
 
     /// <summary>Deletes this tool's tables and containers (by the naming rule only) created more than the given hours ago.</summary>
     public async Task<CleanupResult> CleanupLeftoversAsync(double olderThanHours, CancellationToken ct)
     {
         var cleaner = new TargetCleaner(targets);
-        var leftovers = await cleaner.CreatedBeforeAsync(time.GetUtcNow().UtcDateTime.AddHours(-olderThanHours), ct).ConfigureAwait(false);
-        await cleaner.DeleteAsync(leftovers, ct).ConfigureAwait(false);
-        return new CleanupResult(leftovers.Count, [.. leftovers.Take(20).Select(l => l.Name)]);
+        return await StorageCall.RunAsync("deleting leftovers", Policy.Cleanup, async t =>
+        {
+            var leftovers = await cleaner.CreatedBeforeAsync(time.GetUtcNow().UtcDateTime.AddHours(-olderThanHours), t).ConfigureAwait(false);
+            await cleaner.DeleteAsync(leftovers, t).ConfigureAwait(false);
+            return new CleanupResult(leftovers.Count, [.. leftovers.Take(20).Select(l => l.Name)]);
+        }, ct).ConfigureAwait(false);
     }
 
     public Task<EnvironmentInfo> DescribeEnvironmentAsync() => Task.FromResult(new EnvironmentInfo(
@@ -70,14 +77,16 @@ public sealed class BenchmarkActivities(IReadOnlyList<StorageTarget> targets, Re
     /// <summary>
     /// Runs a slice until it is done, the host stops it, or its run is canceled, then writes its slice
     /// row under its attempt id. Meanwhile, about once a second, it looks for its run's cancel request
-    /// and publishes its progress — both in the results store, so they work across machines.
+    /// and publishes its progress — both in the results store, so they work across machines. None of that
+    /// bookkeeping can fault the slice or lose its figures: what failed is in the result's notes.
     /// </summary>
     private async Task<SliceResult> RunSliceAsync(SliceProgress progress, string runId, Func<CancellationToken, LiveSlice, Task<SliceResult>> run, CancellationToken ct)
     {
         using var stop = CancellationTokenSource.CreateLinkedTokenSource(ct);
         using var done = new CancellationTokenSource();
         var live = new LiveSlice();
-        var watch = WatchAsync(runId, progress, live, stop, done.Token);
+        var misses = new BookkeepingMisses();
+        var watch = WatchAsync(runId, progress, live, stop, done.Token, misses);
         SliceResult result;
         try
         {
@@ -86,23 +95,30 @@ public sealed class BenchmarkActivities(IReadOnlyList<StorageTarget> targets, Re
         finally
         {
             await done.CancelAsync().ConfigureAwait(false);
-            await watch.ConfigureAwait(false);
+            await watch.ConfigureAwait(false);   // never faults: WatchAsync catches everything
         }
-        await Quietly(() => results.SaveProgressAsync(runId, progress with { Counts = live.Read(), UpdatedUtc = time.GetUtcNow().UtcDateTime, Done = true }, CancellationToken.None))
-            .ConfigureAwait(false);
-        // When this fails, the figures still travel back in the result; only the per-slice row is missing (the summary says so).
-        await Quietly(() => results.SaveSliceAsync(runId, result, CancellationToken.None)).ConfigureAwait(false);
-        return result;
+        await BookkeepingAsync(misses, "final progress update skipped", Policy.Quick,
+            t => results.SaveProgressAsync(runId, progress with { Counts = live.Read(), UpdatedUtc = time.GetUtcNow().UtcDateTime, Done = true }, t)).ConfigureAwait(false);
+        // When this fails, the figures still travel back in the result; only the per-slice row is missing (the notes say so).
+        await BookkeepingAsync(misses, "slice row not stored (figures kept in the step's result)", Policy.Results,
+            t => results.SaveSliceAsync(runId, result, t)).ConfigureAwait(false);
+        return result with { Notes = misses.Lines() };
     }
 
-    private async Task WatchAsync(string runId, SliceProgress progress, LiveSlice live, CancellationTokenSource stop, CancellationToken done)
+    private async Task WatchAsync(string runId, SliceProgress progress, LiveSlice live, CancellationTokenSource stop, CancellationToken done, BookkeepingMisses misses)
     {
         var last = (Units: 0L, At: time.GetTimestamp());
         while (!done.IsCancellationRequested && !stop.IsCancellationRequested)
         {
             try
             {
-                if (await results.IsCancelRequestedAsync(runId, done).ConfigureAwait(false))
+                // Unanswered in time: no cancel seen, keep going.
+                var (canceled, unanswered) = await StorageCall.TryAsync("cancel poll", Policy.Quick, t => results.IsCancelRequestedAsync(runId, t), done).ConfigureAwait(false);
+                if (unanswered is not null)
+                {
+                    misses.Add("cancel poll unanswered (no cancel seen)", unanswered.Text);
+                }
+                else if (canceled)
                 {
                     await stop.CancelAsync().ConfigureAwait(false);
                     return;
@@ -115,17 +131,26 @@ public sealed class BenchmarkActivities(IReadOnlyList<StorageTarget> targets, Re
                     double seconds = time.GetElapsedTime(last.At, now).TotalSeconds;
                     double rate = seconds > 0 ? (counts.Units - last.Units) / seconds : 0;
                     last = (counts.Units, now);
-                    await results.SaveProgressAsync(runId, progress with { Counts = counts, UnitsPerSecond = rate, UpdatedUtc = time.GetUtcNow().UtcDateTime }, done)
-                        .ConfigureAwait(false);
+                    // Not stored in time: this update is skipped; the next one carries the counts.
+                    var (_, skipped) = await StorageCall.TryAsync("progress", Policy.Quick, async t =>
+                    {
+                        await results.SaveProgressAsync(runId, progress with { Counts = counts, UnitsPerSecond = rate, UpdatedUtc = time.GetUtcNow().UtcDateTime }, t).ConfigureAwait(false);
+                        return true;
+                    }, done).ConfigureAwait(false);
+                    if (skipped is not null)
+                    {
+                        misses.Add("progress update skipped", skipped.Text);
+                    }
                 }
             }
             catch (OperationCanceledException) when (done.IsCancellationRequested)
             {
                 return;
             }
-            catch (Exception ex) when (IsStoreFailure(ex))
+            catch (Exception ex)
             {
-                // The results store did not answer: no cancel seen, no progress shown; the slice goes on, and so does the watch.
+                // Not a storage failure (a bug, or an answer the SDK could not read): the slice goes on, and so does the watch.
+                misses.Add("progress or cancel poll failed (not a storage failure)", $"{ex.GetType().FullName}: {ex.Message}");
             }
             try
             {
@@ -151,31 +176,56 @@ public sealed class BenchmarkActivities(IReadOnlyList<StorageTarget> targets, Re
         return TimeSpan.FromSeconds(wait < 0.1 ? wait + 1 : wait);
     }
 
-    private static bool IsStoreFailure(Exception ex) => ex is RequestFailedException or HttpRequestException or OperationCanceledException or AggregateException;
-
-    /// <summary>Bookkeeping that must not fail the slice: the results store may be unreachable.</summary>
-    private static async Task Quietly(Func<Task> write)
+    /// <summary>Bookkeeping that must not fail the slice: the results store may be slow or unreachable. A failure is noted, not swallowed.</summary>
+    private static async Task BookkeepingAsync(BookkeepingMisses misses, string what, TimeSpan deadline, Func<CancellationToken, Task> write)
     {
         try
         {
-            await write().ConfigureAwait(false);
+            await StorageCall.RunAsync(what, deadline, write, CancellationToken.None).ConfigureAwait(false);
         }
-        catch (Exception ex) when (IsStoreFailure(ex))
+        catch (StorageCallFailedException ex)
         {
+            misses.Add(what, ex.Failure.Text);
+        }
+        catch (Exception ex)
+        {
+            misses.Add(what, $"{ex.GetType().FullName}: {ex.Message}");
         }
     }
 
+    /// <summary>
+    /// Verification: counted in storage under its deadline. Storage that cannot be read (dead, slow, refusing) gives
+    /// "not verified" with the reason, and the measured figures are kept.
+    /// </summary>
     public Task<VerificationResult> VerifyTableAsync(VerifyTableInput input, CancellationToken ct) =>
-        GroundTruth.VerifyTableAsync(targets, input.TableName, input.AcceptedAttempts, input.ReportedEntities, ct);
+        VerifyAsync(t => GroundTruth.VerifyTableAsync(targets, input.TableName, input.AcceptedAttempts, input.ReportedEntities, t), ct);
 
     public Task<VerificationResult> VerifyBlobsAsync(VerifyBlobsInput input, CancellationToken ct) =>
-        GroundTruth.VerifyBlobsAsync(targets, input.ContainerName, input.AcceptedAttempts, input.ReportedBlobs, input.BlobSizeBytes, input.ContentMd5ByAttempt, ct);
+        VerifyAsync(t => GroundTruth.VerifyBlobsAsync(targets, input.ContainerName, input.AcceptedAttempts, input.ReportedBlobs, input.BlobSizeBytes, input.ContentMd5ByAttempt, t), ct);
+
+    private async Task<VerificationResult> VerifyAsync(Func<CancellationToken, Task<VerificationResult>> verify, CancellationToken ct)
+    {
+        try
+        {
+            return await StorageCall.RunAsync("verification", Policy.Verification, verify, ct).ConfigureAwait(false);
+        }
+        catch (StorageCallFailedException ex)
+        {
+            return VerificationResult.Skipped(NotVerified + ex.Failure.Text + ")");
+        }
+    }
+
+    /// <summary>How a verification that could not read storage starts its detail.</summary>
+    public const string NotVerified = "not verified: storage could not be read after the run (";
 
     /// <summary>
     /// Deletes the step's table and container in every target account, whichever exist (only the kinds the step
     /// uses: it creates no other). Safe after any failure. Returns the requests that took, counted on the wire.
     /// </summary>
-    public async Task<TargetRequests> DeleteTargetsAsync(StepTargets input, CancellationToken ct)
+    public Task<TargetRequests> DeleteTargetsAsync(StepTargets input, CancellationToken ct) =>
+        StorageCall.RunAsync("deleting the step's table and container", Policy.Cleanup, t => DeleteTargetsWithinAsync(input, t), ct);
+
+    private async Task<TargetRequests> DeleteTargetsWithinAsync(StepTargets input, CancellationToken ct)
     {
         long tables = 0, containers = 0;
         foreach (var target in targets)
@@ -202,24 +252,27 @@ public sealed class BenchmarkActivities(IReadOnlyList<StorageTarget> targets, Re
     }
 
     /// <summary>Stores the step's row and deletes the slice rows of executions whose results were not used.</summary>
-    public async Task<bool> StoreStepAsync(StoreStepInput input, CancellationToken ct)
-    {
-        foreach (var a in input.Accepted)
+    /// <remarks>Retried by the SDK within <see cref="StorageCallPolicy.Results"/>; past it the step keeps its local figures and names the error.</remarks>
+    public Task<bool> StoreStepAsync(StoreStepInput input, CancellationToken ct) =>
+        StorageCall.RunAsync("step row", Policy.Results, async t =>
         {
-            await results.DiscardSliceRowsAsync(input.Step.RunId, Planner.StepId(input.Step.RunId, input.Step.StepIndex), a.Workload, a.Attempts, ct).ConfigureAwait(false);
-        }
-        await results.SaveStepAsync(input.Step, ct).ConfigureAwait(false);
-        return true;
-    }
+            foreach (var a in input.Accepted)
+            {
+                await results.DiscardSliceRowsAsync(input.Step.RunId, Planner.StepId(input.Step.RunId, input.Step.StepIndex), a.Workload, a.Attempts, t).ConfigureAwait(false);
+            }
+            await results.SaveStepAsync(input.Step, t).ConfigureAwait(false);
+            return true;
+        }, ct);
 
     public async Task<RegressionVerdict> CheckRegressionAsync(RegressionInput input, CancellationToken ct) =>
-        _rule.Evaluate(await results.BaselineAsync(input, _rule.MaxBaselineRuns, ct).ConfigureAwait(false));
+        _rule.Evaluate(await StorageCall.RunAsync("regression baseline", Policy.Results, t => results.BaselineAsync(input, _rule.MaxBaselineRuns, t), ct).ConfigureAwait(false));
 
-    public async Task<bool> StoreRunAsync(RunSummary run, CancellationToken ct)
-    {
-        await results.SaveRunAsync(run, ct).ConfigureAwait(false);
-        return true;
-    }
+    public Task<bool> StoreRunAsync(RunSummary run, CancellationToken ct) =>
+        StorageCall.RunAsync("run row", Policy.Results, async t =>
+        {
+            await results.SaveRunAsync(run, t).ConfigureAwait(false);
+            return true;
+        }, ct);
 
     /// <summary>Sends a step's workload events to Application Insights; false when not configured.</summary>
     public Task<bool> EmitStepTelemetryAsync(StepTelemetryInput input, CancellationToken ct) => EmitAsync(TelemetryEvents.ForWorkloads(input.Run, input.Workloads), ct);
@@ -235,5 +288,27 @@ public sealed class BenchmarkActivities(IReadOnlyList<StorageTarget> targets, Re
         }
         await telemetry.EmitAsync(events, ct).ConfigureAwait(false);
         return true;
+    }
+}
+
+/// <summary>A slice's bookkeeping calls that failed, by kind: how often and the last reason, one line each in the slice's notes.</summary>
+internal sealed class BookkeepingMisses
+{
+    private readonly Dictionary<string, (int Count, string Last)> _byKind = [];
+
+    public void Add(string kind, string reason)
+    {
+        lock (_byKind)
+        {
+            _byKind[kind] = (_byKind.GetValueOrDefault(kind).Count + 1, reason);
+        }
+    }
+
+    public IReadOnlyList<string> Lines()
+    {
+        lock (_byKind)
+        {
+            return [.. _byKind.Select(k => k.Value.Count == 1 ? $"{k.Key}: {k.Value.Last}" : $"{k.Key} ({k.Value.Count} times): last {k.Value.Last}")];
+        }
     }
 }

@@ -77,7 +77,7 @@ public static class BenchmarkOrchestrator
             }
             catch (Exception ex)
             {
-                errors.Add(label + ex.Message);
+                errors.Add(label + (ex is ActivityFailedException failed ? failed.Report() : ex.Message));
                 status = ex is ActivityFailedException { IsCancellation: true } ? RunStatus.Canceled : RunStatus.Failed;
                 search?.Stop(value, "the step failed");
                 break;
@@ -132,7 +132,8 @@ public static class BenchmarkOrchestrator
         }
         catch (Exception ex)
         {
-            summary = summary with { Status = RunStatus.Failed, Errors = [.. summary.Errors, "storing result: " + ex.Message] };
+            // One rule for steps and runs: a result that could not be stored is Failed (its figures are in the local summary only).
+            summary = summary with { Status = status == RunStatus.Canceled ? RunStatus.Canceled : RunStatus.Failed, Errors = [.. summary.Errors, "storing result: " + ex.Message] };
         }
         try
         {

@@ -1,4 +1,5 @@
 using StorageBench.Engine;
+using StorageBench.Engine.StorageCalls;
 
 namespace StorageBench.Orchestration;
 
@@ -62,19 +63,32 @@ public sealed record OrchestrationState(
 
 /// <summary>
 /// An activity or sub-orchestration failed. Like Durable Task's TaskFailedException it carries the
-/// failure's type name and message, not the exception itself: failures cross a serialization boundary.
+/// failure's details (type name, message, stack, inner failure), not the exception itself: failures cross
+/// a serialization boundary.
 /// </summary>
-public sealed class ActivityFailedException(string task, string errorType, string errorMessage)
-    : Exception($"{task} failed: {ShortName(errorType)}: {ErrorText.Compact(errorMessage)}")
+public sealed class ActivityFailedException(string task, FailureDetails failure)
+    : Exception($"{task} failed: {FailureDetails.ShortName(failure.ErrorType)}: {ErrorText.Compact(failure.ErrorMessage)}")
 {
+    public ActivityFailedException(string task, string errorType, string errorMessage)
+        : this(task, new FailureDetails(errorType, errorMessage, null, null))
+    {
+    }
+
     public string Task { get; } = task;
 
-    public string ErrorType { get; } = errorType;
+    public FailureDetails Failure { get; } = failure;
 
-    public string ErrorMessage { get; } = errorMessage;
+    public string ErrorType => Failure.ErrorType;
+
+    public string ErrorMessage => Failure.ErrorMessage;
 
     /// <summary>The task was stopped (host shutdown, Ctrl+C), not broken.</summary>
-    public bool IsCancellation => ErrorType is "System.OperationCanceledException" or "System.Threading.Tasks.TaskCanceledException";
+    public bool IsCancellation => Failure.IsCausedBy<OperationCanceledException>();
 
-    private static string ShortName(string type) => type[(type.LastIndexOf('.') + 1)..];
+    /// <summary>
+    /// The message, and for a failure that is not a classified storage failure (a bug, not storage) its inner
+    /// failures and stack: what a summary's errors say about it.
+    /// </summary>
+    public string Report() =>
+        Failure.IsCausedBy<StorageCallFailedException>() || Failure.Report() is not { Length: > 0 } details ? Message : $"{Message}; {details}";
 }

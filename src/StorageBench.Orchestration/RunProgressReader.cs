@@ -3,6 +3,7 @@ using StorageBench.Engine;
 using StorageBench.Engine.Measurement;
 using StorageBench.Engine.Planning;
 using StorageBench.Engine.ResultsStore;
+using StorageBench.Engine.StorageCalls;
 
 namespace StorageBench.Orchestration;
 
@@ -31,15 +32,9 @@ public static class RunProgressReader
         {
             return step;
         }
-        try
-        {
-            var slices = await results.ProgressAsync(runId, stepId, ct).ConfigureAwait(false);
-            return step with { Live = WorkloadProgress.Of(slices, workload, nowUtc) };
-        }
-        catch (Exception ex) when (ex is Azure.RequestFailedException or HttpRequestException or AggregateException)
-        {
-            return step;   // the results store did not answer: the phase is still news
-        }
+        // Not answered in time (or refused): this update shows the phase without live figures; the next one tries again.
+        var (slices, _) = await StorageCall.TryAsync("progress", results.Policy.Quick, t => results.ProgressAsync(runId, stepId, t), ct).ConfigureAwait(false);
+        return slices is null ? step : step with { Live = WorkloadProgress.Of(slices, workload, nowUtc) };
     }
 
     private static async Task<RunProgress?> ProgressOf(IRunOrchestrationClient client, string instanceId, CancellationToken ct) =>

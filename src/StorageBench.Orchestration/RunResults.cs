@@ -3,6 +3,7 @@ using StorageBench.Engine;
 using StorageBench.Engine.Cost;
 using StorageBench.Engine.ResultsStore;
 using StorageBench.Engine.Statistics;
+using StorageBench.Engine.StorageCalls;
 
 namespace StorageBench.Orchestration;
 
@@ -41,11 +42,11 @@ public static class RunResults
         {
             try
             {
-                slices = await results.SliceSummariesAsync(runId, ct).ConfigureAwait(false);
+                slices = await StorageCall.RunAsync("per-slice figures", results.Policy.Results, t => results.SliceSummariesAsync(runId, t), ct).ConfigureAwait(false);
             }
-            catch (Exception ex) when (ex is Azure.RequestFailedException or HttpRequestException or AggregateException)
+            catch (StorageCallFailedException ex)
             {
-                errors.Add("per-slice figures: the results table could not be read: " + ErrorText.Compact(ex.Message));
+                errors.Add("per-slice figures: the results table could not be read: " + ex.Failure.Text);
             }
         }
         var workloads = steps.SelectMany(step => step.Workloads.Select(w => w with

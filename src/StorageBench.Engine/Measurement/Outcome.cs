@@ -1,5 +1,6 @@
 using System.Net.Sockets;
 using Azure;
+using Azure.Identity;
 
 namespace StorageBench.Engine.Measurement;
 
@@ -34,6 +35,9 @@ public static class OutcomeClassifier
                 return Classify(inner, runToken) ?? Outcome.NetworkError;
             case RequestFailedException:
                 return Outcome.NetworkError;
+            // The credential (managed identity, DefaultAzureCredential) got no token: the request was never sent, and never will be accepted.
+            case AuthenticationFailedException:
+                return Outcome.ClientError;
             case OperationCanceledException when !runToken.IsCancellationRequested:
             case TimeoutException:
                 return Outcome.TimedOut;

@@ -55,6 +55,11 @@ public sealed record SliceResult
     public bool Canceled { get; init; }
     /// <summary>Why the slice stopped before its work was done (e.g. storage unreachable); null when it was not cut short.</summary>
     public string? StopReason { get; init; }
+    /// <summary>
+    /// Bookkeeping around the slice that did not work — progress updates skipped, cancel polls unanswered, its row
+    /// not stored — one line per kind: reported, never swallowed; the figures themselves are whole.
+    /// </summary>
+    public IReadOnlyList<string> Notes { get; init; } = [];
     /// <summary>The driver process and its total CPU time at slice start and end, to derive CPU per operation.</summary>
     public int ProcessId { get; init; }
     public double ProcessCpuSecondsAtStart { get; init; }

@@ -3,6 +3,7 @@ using Azure.Data.Tables;
 using StorageBench.Engine.Comparison;
 using StorageBench.Engine.Measurement;
 using StorageBench.Engine.Statistics;
+using StorageBench.Engine.StorageCalls;
 using StorageBench.Engine.Workloads;
 
 namespace StorageBench.Engine.ResultsStore;
@@ -40,17 +41,22 @@ public sealed record RegressionInput(string Scenario, string RunId, DateTime Sta
 /// progress (PartitionKey = run id).
 /// </summary>
 public sealed class ResultsTableStore(StorageTarget target, string runsTable = ResultsTableStore.DefaultRunsTable,
-    string slicesTable = ResultsTableStore.DefaultSlicesTable, string signalsTable = ResultsTableStore.DefaultSignalsTable) : IDisposable
+    string slicesTable = ResultsTableStore.DefaultSlicesTable, string signalsTable = ResultsTableStore.DefaultSignalsTable, StorageCallPolicy? policy = null) : IDisposable
 {
     public const string DefaultRunsTable = "StorageBenchRuns";
     public const string DefaultSlicesTable = "StorageBenchSlices";
     public const string DefaultSignalsTable = "StorageBenchSignals";
 
     // One client pipeline for the store's life (retries on: bookkeeping, not measurement), and a quick
-    // one for the cancel poll, which must answer within seconds or not at all.
-    private readonly Lazy<StorageClients> _clients = new(() => target.CreateClients(new() { SdkRetries = true }));
-    private readonly Lazy<StorageClients> _poll = new(() => target.CreateClients(new() { SdkRetries = false, RequestTimeoutSeconds = 5 }));
+    // one for the cancel poll and progress, which must answer within seconds or not at all.
+    private readonly Lazy<StorageClients> _clients = new(() => target.CreateClients(new()
+        { SdkRetries = true, RequestTimeoutSeconds = (policy ?? StorageCallPolicy.Default).ResultsTry.TotalSeconds }));
+    private readonly Lazy<StorageClients> _poll = new(() => target.CreateClients(new()
+        { SdkRetries = false, RequestTimeoutSeconds = (policy ?? StorageCallPolicy.Default).Quick.TotalSeconds }));
     private readonly System.Collections.Concurrent.ConcurrentDictionary<string, Lazy<Task>> _created = new();
+
+    /// <summary>The deadlines of the calls outside the measured path: this store's own, and the activities' around it.</summary>
+    public StorageCallPolicy Policy { get; } = policy ?? StorageCallPolicy.Default;
 
     public void Dispose()
     {

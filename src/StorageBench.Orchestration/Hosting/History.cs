@@ -29,7 +29,8 @@ public sealed record TaskCompleted(int ScheduledId, string Result) : HistoryEven
     public override int PayloadBytes => PayloadBudget.SizeOf(Result);
 }
 
-public sealed record TaskFailed(int ScheduledId, string ErrorType, string ErrorMessage) : HistoryEvent;
+/// <summary>The activity failed: its failure's type, message, stack and inner failure, as Durable Task's TaskFailed event carries them.</summary>
+public sealed record TaskFailed(int ScheduledId, FailureDetails Failure) : HistoryEvent;
 
 public sealed record SubOrchestrationCreated(int EventId, string Name, string InstanceId, string? Input) : HistoryEvent
 {
@@ -41,7 +42,7 @@ public sealed record SubOrchestrationCompleted(int ScheduledId, string Result) :
     public override int PayloadBytes => PayloadBudget.SizeOf(Result);
 }
 
-public sealed record SubOrchestrationFailed(int ScheduledId, string ErrorType, string ErrorMessage) : HistoryEvent;
+public sealed record SubOrchestrationFailed(int ScheduledId, FailureDetails Failure) : HistoryEvent;
 
 public sealed record ExecutionCompleted(string? Output, string? FailureMessage) : HistoryEvent
 {

@@ -141,7 +141,7 @@ public sealed class InProcessOrchestrationHost : IRunOrchestrationClient
                 instance.CustomStatus = episode.CustomStatus;
                 if (episode.Done)
                 {
-                    Complete(instance, episode.Output, episode.Failure);
+                    Complete(instance, episode.Output, episode.Failure is { } f ? $"{FailureDetails.ShortName(f.ErrorType)}: {f.ErrorMessage}" : null, details: episode.Failure);
                     return;
                 }
                 foreach (var action in episode.NewActions)
@@ -172,7 +172,7 @@ public sealed class InProcessOrchestrationHost : IRunOrchestrationClient
         }
         catch (Exception ex)
         {
-            Complete(instance, null, $"{ex.GetType().Name}: {ex.Message}");
+            Complete(instance, null, $"{ex.GetType().Name}: {ex.Message}", details: FailureDetails.FromException(ex));
         }
     }
 
@@ -214,10 +214,10 @@ public sealed class InProcessOrchestrationHost : IRunOrchestrationClient
                         context.Complete(e.ScheduledId, e.Result);
                         break;
                     case TaskFailed e:
-                        context.Fail(e.ScheduledId, e.ErrorType, e.ErrorMessage);
+                        context.Fail(e.ScheduledId, e.Failure);
                         break;
                     case SubOrchestrationFailed e:
-                        context.Fail(e.ScheduledId, e.ErrorType, e.ErrorMessage);
+                        context.Fail(e.ScheduledId, e.Failure);
                         break;
                 }
                 sync.Pump();
@@ -240,7 +240,7 @@ public sealed class InProcessOrchestrationHost : IRunOrchestrationClient
         {
             return run.IsCompletedSuccessfully
                 ? new Episode(true, run.Result, null, [], context.CustomStatus)
-                : new Episode(true, null, $"{run.Exception!.InnerException!.GetType().Name}: {run.Exception.InnerException.Message}", [], context.CustomStatus);
+                : new Episode(true, null, FailureDetails.FromException(run.Exception!.InnerException!), [], context.CustomStatus);
         }
         return new Episode(false, null, null, context.NewActions(), context.CustomStatus);
     }
@@ -261,7 +261,7 @@ public sealed class InProcessOrchestrationHost : IRunOrchestrationClient
         }
         if (refusal is not null)
         {
-            instance.Inbox.Writer.TryWrite(new SubOrchestrationFailed(action.Id, typeof(InvalidOperationException).FullName!, refusal));
+            instance.Inbox.Writer.TryWrite(new SubOrchestrationFailed(action.Id, new FailureDetails(typeof(InvalidOperationException).FullName!, refusal, null, null)));
             return;
         }
         Start(child);
@@ -297,12 +297,14 @@ public sealed class InProcessOrchestrationHost : IRunOrchestrationClient
         }
         catch (Exception ex)
         {
-            result = new TaskFailed(action.Id, ex.GetType().FullName!, ex.Message);
+            // Type, message, stack and inner failure: what Durable Task keeps of an activity's exception.
+            result = new TaskFailed(action.Id, FailureDetails.FromException(ex));
         }
         instance.Inbox.Writer.TryWrite(result);
     }
 
-    private void Complete(Instance instance, string? output, string? failure, string status = RuntimeStatus.Completed)
+    /// <param name="details">The orchestrator's own exception, when it threw: the parent receives its type, message, stack and inner failure.</param>
+    private void Complete(Instance instance, string? output, string? failure, string status = RuntimeStatus.Completed, FailureDetails? details = null)
     {
         if (failure is null && status == RuntimeStatus.Completed
             && Exceeds(new PayloadRecord("orchestration output", instance.Name, PayloadBudget.SizeOf(output))) is { } tooBig)
@@ -318,7 +320,7 @@ public sealed class InProcessOrchestrationHost : IRunOrchestrationClient
         {
             parent.Inbox.Writer.TryWrite(failure is null && status == RuntimeStatus.Completed
                 ? new SubOrchestrationCompleted(instance.ParentEventId, output ?? "null")
-                : new SubOrchestrationFailed(instance.ParentEventId, typeof(Exception).FullName!, failure ?? $"{status}: {instance.TerminateReason}"));
+                : new SubOrchestrationFailed(instance.ParentEventId, details ?? new FailureDetails(typeof(Exception).FullName!, failure ?? $"{status}: {instance.TerminateReason}", null, null)));
         }
     }
 
@@ -343,9 +345,9 @@ public sealed class InProcessOrchestrationHost : IRunOrchestrationClient
         SubOrchestration,
     }
 
-    private sealed record PendingAction(int Id, ActionKind Kind, string Name, string? InstanceId, string? Input, Action<string> OnCompleted, Action<string, string> OnFailed);
+    private sealed record PendingAction(int Id, ActionKind Kind, string Name, string? InstanceId, string? Input, Action<string> OnCompleted, Action<FailureDetails> OnFailed);
 
-    private sealed record Episode(bool Done, string? Output, string? Failure, IReadOnlyList<PendingAction> NewActions, string? CustomStatus);
+    private sealed record Episode(bool Done, string? Output, FailureDetails? Failure, IReadOnlyList<PendingAction> NewActions, string? CustomStatus);
 
     /// <summary>Not history: a continuation of orchestrator code arrived after its episode (it awaited a non-durable task).</summary>
     private sealed record LateViolation(string Message) : HistoryEvent;
@@ -382,7 +384,7 @@ public sealed class InProcessOrchestrationHost : IRunOrchestrationClient
             string task = (kind == ActionKind.Activity ? "activity " : "sub-orchestration ") + name;
             _actions.Add(new PendingAction(_actions.Count, kind, name, childId, input is null ? null : JsonSerializer.Serialize(input, JsonDefaults.Compact),
                 json => done.TrySetResult(JsonSerializer.Deserialize<TResult>(json, JsonDefaults.Compact)!),
-                (type, message) => done.TrySetException(new ActivityFailedException(task, type, message))));
+                failure => done.TrySetException(new ActivityFailedException(task, failure))));
             return done.Task;
         }
 
@@ -407,7 +409,7 @@ public sealed class InProcessOrchestrationHost : IRunOrchestrationClient
 
         public void Complete(int id, string result) => _actions[id].OnCompleted(result);
 
-        public void Fail(int id, string type, string message) => _actions[id].OnFailed(type, message);
+        public void Fail(int id, FailureDetails failure) => _actions[id].OnFailed(failure);
 
         public IReadOnlyList<PendingAction> NewActions() => [.. _actions.Where(a => !_matched.Contains(a.Id))];
     }

@@ -21,4 +21,8 @@ public record TaskFailureDetails
     public string ErrorType => throw new NotSupportedException(CompileOnly.Message);
 
     public string ErrorMessage => throw new NotSupportedException(CompileOnly.Message);
+
+    public string? StackTrace => throw new NotSupportedException(CompileOnly.Message);
+
+    public TaskFailureDetails? InnerFailure => throw new NotSupportedException(CompileOnly.Message);
 }

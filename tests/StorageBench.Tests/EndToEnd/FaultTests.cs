@@ -56,8 +56,9 @@ public class FaultTests(AzuriteFixture azurite, ITestOutputHelper output)
         Assert.True(table.NetworkErrors > 0);
         Assert.False(table.Verified.Matched);
         Assert.StartsWith("not verified: storage could not be read after the run", table.Verified.Detail);
-        Assert.Contains(summary.Errors, e => e.StartsWith("storing result: activity StoreRun failed: AggregateException: Retry failed after", StringComparison.Ordinal)
-            && e.Contains("Connection refused") && !e.Contains("ClientOptions.Retry"));
+        // Classified at the catch site, from the failure's kind, not from the SDK's message text.
+        Assert.Contains(summary.Errors, e => e.StartsWith("storing result: activity StoreRun failed: StorageCallFailedException: run row: network error (ConnectionRefused)",
+            StringComparison.Ordinal) && e.Contains("tries)") && !e.Contains("ClientOptions.Retry"));
 
         // Storage back on the same ports: the same command runs again.
         await using var again = await AzuriteServer.StartAsync(ports: storage.Ports);

@@ -49,7 +49,7 @@ public class SecretsTests
         foreach (var (args, exit, says) in new (string[], int, string)[]
         {
             (["runs", "--connection-string", cs, "--scenario", "secrets"], 0, "1 run row(s)"),
-            (["runs", "--connection-string", badCs, "--scenario", "secrets"], 1, "error: storage: Service request failed. Status: 403 (Forbidden) AuthorizationFailure: Server failed to authenticate"),
+            (["runs", "--connection-string", badCs, "--scenario", "secrets"], 1, "error: storage: 403 AuthorizationFailure: Server failed to authenticate"),
             (["cleanup", "--dry-run", "--older-than", "0s", "--connection-string", cs], 0, "nothing was deleted"),
             (["cleanup", "--older-than", "0s", "--connection-string", badCs], 1, "(check the account key or SAS in the connection string)"),
             (["run", "--spec", spec, "--connection-string", cs.Replace("TableEndpoint=http://", "TableEndpoint=nonsense://", StringComparison.Ordinal)], 2,

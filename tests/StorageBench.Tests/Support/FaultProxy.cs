@@ -18,6 +18,10 @@ public enum Fault
     Slow,
     /// <summary>The connection is dropped after the status line, before the body (a network error); never forwarded.</summary>
     Drop,
+    /// <summary>Held for the proxy's <see cref="FaultProxy.LateBy"/>, then forwarded if the client still waits: slow past a call's timeout, nothing lands early.</summary>
+    Late,
+    /// <summary>Answered 200 with a JSON body that is cut off: an answer the SDK cannot read (not a storage failure).</summary>
+    Garbled,
 }
 
 /// <summary>
@@ -44,6 +48,9 @@ public sealed class FaultProxy : IAsyncDisposable
     /// <summary>How long a <see cref="Fault.Slow"/> request is held before it is forwarded.</summary>
     public static readonly TimeSpan SlowDelay = TimeSpan.FromMilliseconds(400);
 
+    /// <summary>How long a <see cref="Fault.Late"/> request is held.</summary>
+    public TimeSpan LateBy { get; private init; }
+
     /// <summary>503s injected.</summary>
     public long Injected => Count(Fault.Throttle);
 
@@ -68,10 +75,40 @@ public sealed class FaultProxy : IAsyncDisposable
         return (proxy, StorageTarget.FromConnectionString(connectionString.Replace(direct, $"{proxy.Address.ToString().TrimEnd('/')}/devstoreaccount1")));
     }
 
-    /// <param name="schedule">The fault for the nth selected request (from 1).</param>
-    public static async Task<FaultProxy> StartAsync(Uri upstream, Func<HttpRequest, bool> selects, Func<long, Fault> schedule, long maxInFlight = long.MaxValue)
+    /// <summary>
+    /// A proxy in front of the table endpoint of the Azurite <paramref name="connectionString"/> names that gives every
+    /// request <paramref name="selects"/> picks the one <paramref name="fault"/> (a <see cref="Fault.Late"/> one held
+    /// <paramref name="lateBy"/>), and a target reaching the table endpoint through it.
+    /// </summary>
+    public static async Task<(FaultProxy Proxy, StorageTarget Target)> InFrontOfTablesAsync(string connectionString, Func<HttpRequest, bool> selects, Fault fault,
+        TimeSpan lateBy = default)
     {
-        var proxy = new FaultProxy();
+        string direct = connectionString.Split(';').Single(p => p.StartsWith("TableEndpoint=", StringComparison.Ordinal))["TableEndpoint=".Length..];
+        var proxy = await StartAsync(new Uri($"http://127.0.0.1:{new Uri(direct).Port}/"), selects, _ => fault, lateBy: lateBy);
+        return (proxy, StorageTarget.FromConnectionString(connectionString.Replace(direct, $"{proxy.Address.ToString().TrimEnd('/')}/devstoreaccount1")));
+    }
+
+    /// <summary>
+    /// Selects the requests to one table of the account ("StorageBenchSignals", "sbt…" as a prefix), optionally only
+    /// one method and only rows whose key starts with <paramref name="rowKeyPrefix"/>, or only queries (no key in the path).
+    /// </summary>
+    public static Func<HttpRequest, bool> ToTable(string tablePrefix, string? method = null, string? rowKeyPrefix = null, bool queriesOnly = false) => r =>
+    {
+        string path = Uri.UnescapeDataString(r.Path.Value ?? "");
+        int slash = path.IndexOf('/', 1);
+        string resource = slash < 0 ? "" : path[(slash + 1)..];
+        return resource.StartsWith(tablePrefix, StringComparison.Ordinal) && resource != "Tables"
+            && (method is null || r.Method == method)
+            && (rowKeyPrefix is null || resource.Contains($"RowKey='{rowKeyPrefix}", StringComparison.Ordinal))
+            && (!queriesOnly || resource.EndsWith("()", StringComparison.Ordinal));
+    };
+
+    /// <param name="schedule">The fault for the nth selected request (from 1).</param>
+    /// <param name="lateBy">How long a <see cref="Fault.Late"/> request is held.</param>
+    public static async Task<FaultProxy> StartAsync(Uri upstream, Func<HttpRequest, bool> selects, Func<long, Fault> schedule, long maxInFlight = long.MaxValue,
+        TimeSpan lateBy = default)
+    {
+        var proxy = new FaultProxy { LateBy = lateBy };
         proxy._server = await LoopbackServer.StartAsync(0, app => app.Run(context => proxy.HandleAsync(context, upstream, selects, schedule, maxInFlight)));
         return proxy;
     }
@@ -107,6 +144,15 @@ public sealed class FaultProxy : IAsyncDisposable
                 case Fault.Slow:
                     await Task.Delay(SlowDelay, context.RequestAborted);
                     break;
+                case Fault.Late:
+                    // A client that gave up first aborts the request: then it is never forwarded.
+                    await Task.Delay(LateBy, context.RequestAborted);
+                    break;
+                case Fault.Garbled:
+                    context.Response.StatusCode = 200;
+                    context.Response.ContentType = "application/json;odata=minimalmetadata";
+                    await context.Response.WriteAsync("""{"odata.metadata":"cut off here""");
+                    return;
             }
             await ForwardAsync(context, upstream);
         }

@@ -1,0 +1,82 @@
+using System.Net;
+using System.Net.Sockets;
+using Azure;
+using Azure.Identity;
+
+namespace StorageBench.Engine.StorageCalls;
+
+/// <summary>What kind of storage failure a call outside the measured path met.</summary>
+public enum StorageFailureKind
+{
+    /// <summary>The service answered with an error status (403, 404, 409, 503 …).</summary>
+    Refused,
+    /// <summary>No answer in time: the SDK's network timeout, or the call's own deadline.</summary>
+    TimedOut,
+    /// <summary>No answer at all: connection refused or reset, DNS, TLS, a dropped response.</summary>
+    Unreachable,
+    /// <summary>No token: Azure.Identity could not authenticate (managed identity, DefaultAzureCredential).</summary>
+    Authentication,
+}
+
+/// <summary>A classified storage failure, with a one-line text built from its status and error code (never parsed from message text).</summary>
+public sealed record StorageFailure(StorageFailureKind Kind, string Text, int Status = 0, string? ErrorCode = null);
+
+/// <summary>
+/// The one classification of storage failures for every call outside the measured path (progress, cancel
+/// polls, results rows, verification, cleanup, reading results back). The measured path counts outcomes
+/// with <see cref="Measurement.OutcomeClassifier"/> instead: there every failure is a figure.
+/// </summary>
+public static class StorageFailures
+{
+    /// <summary>
+    /// The failure <paramref name="ex"/> stands for, or null when it is not a storage failure (a bug) or it is
+    /// the caller's own cancellation. Azure.Core reports its network timeout as a TaskCanceledException that
+    /// the caller's token did not cause: that is a timeout, not a cancel.
+    /// </summary>
+    public static StorageFailure? Classify(Exception ex, CancellationToken callerToken)
+    {
+        switch (ex)
+        {
+            case OperationCanceledException when callerToken.IsCancellationRequested:
+                return null;
+            case RequestFailedException { Status: > 0 } r:
+                return new StorageFailure(StorageFailureKind.Refused, StatusText(r.Status, r.ErrorCode, r.GetRawResponse()?.ReasonPhrase), r.Status, r.ErrorCode);
+            case RequestFailedException { InnerException: { } inner }:
+                return Classify(inner, callerToken) ?? new StorageFailure(StorageFailureKind.Unreachable, "no answer: " + inner.GetType().Name);
+            case RequestFailedException r:
+                return new StorageFailure(StorageFailureKind.Unreachable, "no answer" + (r.ErrorCode is { } code ? " (" + code + ")" : ""));
+            case AuthenticationFailedException:
+                return new StorageFailure(StorageFailureKind.Authentication, "authentication failed: " + FirstLine(ex.Message));
+            case OperationCanceledException or TimeoutException:
+                return new StorageFailure(StorageFailureKind.TimedOut, "no answer within the request timeout");
+            case HttpRequestException { HttpRequestError: var error } h:
+                return new StorageFailure(StorageFailureKind.Unreachable, h.InnerException is SocketException socket ? SocketText(socket) : "network error (" + error + ")");
+            case SocketException s:
+                return new StorageFailure(StorageFailureKind.Unreachable, SocketText(s));
+            case IOException:
+                return new StorageFailure(StorageFailureKind.Unreachable, "connection dropped");
+            case AggregateException { InnerExceptions.Count: > 0 } agg:
+                // SDK retries exhausted: every try is inside; the last one says how it ended.
+                return Classify(agg.InnerExceptions[^1], callerToken) is { } last
+                    ? last with { Text = $"{last.Text} (after {agg.InnerExceptions.Count} tries)" }
+                    : null;
+            default:
+                return null;
+        }
+    }
+
+    /// <summary>
+    /// "403 AuthorizationFailure: Server failed to authenticate the request…", from the response's status, its
+    /// x-ms-error-code and its reason phrase (Azure Storage puts its error message there), never from message text.
+    /// </summary>
+    public static string StatusText(int status, string? errorCode, string? reason = null) =>
+        $"{status} {(string.IsNullOrEmpty(errorCode) ? ((HttpStatusCode)status).ToString() : errorCode)}{(string.IsNullOrWhiteSpace(reason) ? "" : ": " + reason.Trim())}";
+
+    private static string SocketText(SocketException s) => $"network error ({s.SocketErrorCode})";
+
+    private static string FirstLine(string text)
+    {
+        int end = text.IndexOfAny(['\r', '\n']);
+        return end < 0 ? text : text[..end];
+    }
+}

@@ -1,0 +1,254 @@
+using System.Diagnostics;
+using System.Text.Json;
+using Azure.Identity;
+using Microsoft.AspNetCore.Http;
+using StorageBench.Cli;
+using StorageBench.Engine;
+using StorageBench.Engine.Cleanup;
+using StorageBench.Engine.Measurement;
+using StorageBench.Engine.Planning;
+using StorageBench.Engine.ResultsStore;
+using StorageBench.Engine.Spec;
+using StorageBench.Engine.Statistics;
+using StorageBench.Engine.StorageCalls;
+using StorageBench.Engine.Workloads;
+using StorageBench.Orchestration;
+using StorageBench.Orchestration.Hosting;
+using Xunit.Abstractions;
+
+namespace StorageBench.Tests;
+
+/// <summary>
+/// Every storage call outside the measured path, made slow past its deadline one kind at a time by a loopback proxy
+/// in front of a real Azurite (docs/storage-calls.md): the run ends with the outcome the policy states, never with
+/// an unhandled exception. The deadlines are shortened (<see cref="Short"/>) so a case takes seconds; the code path
+/// is the product's.
+/// </summary>
+[Collection(AzuriteCollection.Name)]
+public class SideCallFaultTests(AzuriteFixture azurite, ITestOutputHelper output)
+{
+    /// <summary>The product's policy with deadlines of about a second; the proxy holds the selected requests <see cref="Late"/>.</summary>
+    private static readonly StorageCallPolicy Short = new()
+    {
+        Quick = TimeSpan.FromSeconds(1), ResultsTry = TimeSpan.FromSeconds(0.5), Results = TimeSpan.FromSeconds(2),
+        Verification = TimeSpan.FromSeconds(1), Cleanup = TimeSpan.FromSeconds(1),
+    };
+
+    private static readonly TimeSpan Late = TimeSpan.FromSeconds(4);
+
+    private const string Spec = """
+        { "scenario": "side-calls", "startDelaySeconds": 0, "client": { "primeRounds": 0 },
+          "tableInsert": { "entitySizeBytes": 128, "batchSize": 20, "concurrency": 2, "slices": 2, "durationSeconds": 2.5 } }
+        """;
+
+    [Fact]
+    public async Task SlowProgressWritesAreSkippedAndTheRunCompletesVerified()
+    {
+        var (summary, proxy, elapsed) = await RunWithSlowAsync(FaultProxy.ToTable(ResultsTableStore.DefaultSignalsTable, "PUT", rowKeyPrefix: "progress-"));
+
+        Report("progress row write", proxy, elapsed, summary);
+        Assert.True(proxy.Count(Fault.Late) > 0, "the proxy held progress writes");
+        await AssertCompletedAndVerified(summary);
+        Assert.Contains(summary.Errors, e => e.Contains("slice 0: progress update skipped") && e.Contains("no answer within"));
+    }
+
+    [Fact]
+    public async Task SlowCancelPollsMeanNoCancelSeenAndTheRunCompletesVerified()
+    {
+        var (summary, proxy, elapsed) = await RunWithSlowAsync(FaultProxy.ToTable(ResultsTableStore.DefaultSignalsTable, "GET", rowKeyPrefix: "cancel"));
+
+        Report("cancel poll", proxy, elapsed, summary);
+        Assert.True(proxy.Count(Fault.Late) > 0, "the proxy held cancel polls");
+        await AssertCompletedAndVerified(summary);
+        Assert.Contains(summary.Errors, e => e.Contains("cancel poll unanswered (no cancel seen)") && e.Contains("no answer within"));
+    }
+
+    [Fact]
+    public async Task SlowVerificationQueriesLeaveTheFiguresUnverifiedWithTheReason()
+    {
+        var (summary, proxy, elapsed) = await RunWithSlowAsync(FaultProxy.ToTable("sbt", "GET", queriesOnly: true));
+
+        Report("verification query", proxy, elapsed, summary);
+        Assert.True(proxy.Count(Fault.Late) > 0);
+        Assert.Equal(RunStatus.Completed, summary.Status);
+        var table = summary.Workloads.Single();
+        Assert.True(table.Entities > 0 && table.Succeeded > 0, "the figures are kept");
+        Assert.False(table.Verified.Matched);
+        Assert.StartsWith(BenchmarkActivities.NotVerified + "no answer within its 1 s deadline", table.Verified.Detail);
+        Assert.Contains(summary.Errors, e => e.StartsWith("tableInsert: not verified: storage could not be read after the run", StringComparison.Ordinal));
+        Assert.Equal(1, CliApp.ExitCode(summary));
+        Assert.Empty(await azurite.LeftoversOfAsync(summary.RunId));
+    }
+
+    [Fact]
+    public async Task SlowResultsRowsEndFailedWithTheLocalSummaryAndTheErrorNamed()
+    {
+        var (summary, proxy, elapsed) = await RunWithSlowAsync(FaultProxy.ToTable(ResultsTableStore.DefaultRunsTable));
+
+        Report("results run/step rows", proxy, elapsed, summary);
+        // One rule for steps and runs: a result that could not be stored is Failed; its figures are in the local summary.
+        Assert.Equal(RunStatus.Failed, summary.Status);
+        Assert.True(summary.Workloads.Single().Verified.Matched, summary.Workloads.Single().Verified.Detail);
+        Assert.Contains(summary.Errors, e => e.StartsWith("storing the step's result: activity StoreStep failed: StorageCallFailedException: step row: no answer within its 2 s deadline",
+            StringComparison.Ordinal));
+        Assert.Contains(summary.Errors, e => e.StartsWith("storing result: activity StoreRun failed: StorageCallFailedException: run row: no answer within its 2 s deadline",
+            StringComparison.Ordinal));
+        Assert.Empty(await azurite.LeftoversOfAsync(summary.RunId));
+        Assert.DoesNotContain(await azurite.Results.ListRunsAsync("side-calls", 50, default), r => r.GetString("RunId") == summary.RunId);
+    }
+
+    [Fact]
+    public async Task SlowSliceRowsAreNamedAndTheRunCompletesVerified()
+    {
+        var (summary, proxy, elapsed) = await RunWithSlowAsync(FaultProxy.ToTable(ResultsTableStore.DefaultSlicesTable, "PUT"));
+
+        Report("slice row write", proxy, elapsed, summary);
+        await AssertCompletedAndVerified(summary);
+        Assert.Contains(summary.Errors, e => e.Contains("slice 1: slice row not stored (figures kept in the step's result): no answer within its 2 s deadline"));
+    }
+
+    [Fact]
+    public async Task SlowCleanupIsANamedErrorAndTheLeftoverIsNamedForTheCleanupCommand()
+    {
+        var (summary, proxy, elapsed) = await RunWithSlowAsync(FaultProxy.ToTable("Tables('sbt", "DELETE"));
+
+        Report("step table deletion", proxy, elapsed, summary);
+        Assert.Equal(RunStatus.Failed, summary.Status);
+        Assert.True(summary.Workloads.Single().Verified.Matched);
+        Assert.Contains(summary.Errors, e => e.StartsWith(
+            "cleanup: activity DeleteTargets failed: StorageCallFailedException: deleting the step's table and container: no answer within its 1 s deadline", StringComparison.Ordinal));
+        // The delete never reached storage: the step's table is left, and the cleanup command finds it by its name.
+        var left = await new TargetCleaner([azurite.Target]).OfRunAsync(summary.RunId, default);
+        output.WriteLine($"left in storage: {string.Join(", ", left.Select(l => l.Name))}");
+        Assert.Single(left);
+        await new TargetCleaner([azurite.Target]).DeleteAsync(left, default);
+    }
+
+    [Fact]
+    public async Task SlowReadsOfTheResultsBackGiveTheSummaryWithTheErrorNamed()
+    {
+        var (proxy, target) = await FaultProxy.InFrontOfTablesAsync(azurite.ConnectionString,
+            FaultProxy.ToTable(ResultsTableStore.DefaultSlicesTable, "GET", queriesOnly: true), Fault.Late, Late);
+        await using var _ = proxy;
+        using var results = new ResultsTableStore(target, policy: Short);
+        var host = BenchmarkHost.Create(azurite.Target, results, TimeProvider.System);
+        var started = await new RunStarter(host, TimeProvider.System).StartAsync(RunSpecParser.ParseOrThrow(Spec), "test", null, default);
+        await host.WaitForCompletionAsync(started.RunId!, default).WaitAsync(TimeSpan.FromMinutes(2));
+
+        var reading = Stopwatch.StartNew();
+        var summary = await RunResults.LoadAsync(host, results, started.RunId!, default);
+
+        output.WriteLine($"reading results back: the summary came {reading.Elapsed.TotalSeconds:0.0} s later; {proxy.Count(Fault.Late)} request(s) held");
+        Assert.NotNull(summary);
+        Assert.Equal(RunStatus.Completed, summary.Status);
+        Assert.Empty(summary.Workloads.Single().PerSlice);
+        Assert.Contains(summary.Errors, e => e == "per-slice figures: the results table could not be read: no answer within its 2 s deadline");
+    }
+
+    /// <summary>The crash of issue 17: signals-table reads answered 7 s late crashed the CLI at its progress read. Default deadlines here.</summary>
+    [Fact]
+    public async Task TheCliCompletesWhenEveryReadOfTheSignalsTableIsSevenSecondsLate()
+    {
+        var (proxy, target) = await FaultProxy.InFrontOfTablesAsync(azurite.ConnectionString,
+            FaultProxy.ToTable(ResultsTableStore.DefaultSignalsTable, "GET"), Fault.Late, TimeSpan.FromSeconds(7));
+        await using var _ = proxy;
+        string dir = Path.Combine(Path.GetTempPath(), "sb-side-" + Guid.NewGuid().ToString("N")[..8]);
+        Directory.CreateDirectory(dir);
+        string spec = Path.Combine(dir, "spec.json");
+        await File.WriteAllTextAsync(spec, Spec.Replace("2.5", "3", StringComparison.Ordinal));
+        var stdout = new StringWriter();
+        var stderr = new StringWriter();
+
+        var clock = Stopwatch.StartNew();
+        int exit = await CliApp.RunAsync(["run", "--spec", spec, "--connection-string", target.ConnectionString!, "--out", dir], stdout, stderr, default)
+            .WaitAsync(TimeSpan.FromMinutes(2));
+
+        var summary = JsonSerializer.Deserialize<RunSummary>(await File.ReadAllTextAsync(Path.Combine(dir, "summary.json")), JsonDefaults.Options)!;
+        Report("signals-table reads (CLI, default 5 s deadline)", proxy, clock.Elapsed, summary);
+        output.WriteLine(stderr.ToString());
+        Assert.True(proxy.Count(Fault.Late) > 0);
+        Assert.Equal(0, exit);
+        await AssertCompletedAndVerified(summary);
+        Assert.Contains(summary.Errors, e => e.Contains("cancel poll unanswered (no cancel seen)") && e.Contains("no answer within"));
+    }
+
+    /// <summary>An answer the SDK cannot read is not a storage failure; the watch loop still cannot fault the slice or lose its figures.</summary>
+    [Fact]
+    public async Task AWatchLoopThatFaultsLosesNoFigures()
+    {
+        var (summary, proxy, elapsed) = await RunWithAsync(FaultProxy.ToTable(ResultsTableStore.DefaultSignalsTable, "GET", rowKeyPrefix: "cancel"), Fault.Garbled);
+
+        Report("cancel poll answered garbled (watch loop faults)", proxy, elapsed, summary);
+        Assert.True(proxy.Count(Fault.Garbled) > 0);
+        await AssertCompletedAndVerified(summary);
+        Assert.Equal(2, summary.Workloads.Single().Slices);
+        Assert.Contains(summary.Errors, e => e.Contains("slice 0: progress or cancel poll failed (not a storage failure)"));
+    }
+
+    /// <summary>
+    /// A credential that gets no token (here the real DefaultAzureCredential: no identity exists on this machine)
+    /// fails every request before it is sent; the slice counts each as a failure and its figures come back whole.
+    /// </summary>
+    [Fact]
+    public async Task AnAuthenticationFailureInTheWorkloadLoopIsCountedAndTheSliceFiguresSurvive()
+    {
+        // An https endpoint: the token is asked for before any connection, so nothing needs to listen there.
+        var unauthenticated = StorageTarget.FromEndpoints(new Uri("https://127.0.0.1:9/devstoreaccount1"), new Uri("https://127.0.0.1:9/devstoreaccount1"));
+        var activities = new BenchmarkActivities([unauthenticated], azurite.Results, TimeProvider.System);
+        string runId = Planner.NewRunId(DateTime.UtcNow);
+        string stepId = Planner.StepId(runId, 0);
+        var spec = RunSpecParser.ParseOrThrow("""
+            { "scenario": "auth", "startDelaySeconds": 0, "client": { "primeRounds": 0 }, "tableInsert": { "entityCount": 40, "batchSize": 10, "concurrency": 2 } }
+            """);
+        var plan = Planner.PlanTable(runId, stepId, "sbtauth", spec.TableInsert!, spec.Client, DateTime.UtcNow, 1).Single();
+
+        var clock = Stopwatch.StartNew();
+        var slice = await activities.RunTableSliceAsync(plan, default).WaitAsync(TimeSpan.FromMinutes(2));
+
+        output.WriteLine($"auth failure: slice result after {clock.Elapsed.TotalSeconds:0.0} s: {slice.Counts.Operations} operations, {slice.Counts.Failed} failed");
+        Assert.Equal(4, slice.Counts.Operations);
+        Assert.Equal(4, slice.Counts.Failed);
+        Assert.Equal(0, slice.Units);
+        Assert.Equal(Outcome.ClientError, OutcomeClassifier.Classify(new AuthenticationFailedException("no token"), default));
+        Assert.Equal(StorageFailureKind.Authentication, StorageFailures.Classify(new CredentialUnavailableException("no identity"), default)?.Kind);
+    }
+
+    private async Task<(RunSummary Summary, FaultProxy Proxy, TimeSpan Elapsed)> RunWithSlowAsync(Func<HttpRequest, bool> selects) =>
+        await RunWithAsync(selects, Fault.Late);
+
+    /// <summary>Runs <see cref="Spec"/> with every table request (target and results store) through a proxy that faults what <paramref name="selects"/> picks.</summary>
+    private async Task<(RunSummary Summary, FaultProxy Proxy, TimeSpan Elapsed)> RunWithAsync(Func<HttpRequest, bool> selects, Fault fault)
+    {
+        var (proxy, target) = await FaultProxy.InFrontOfTablesAsync(azurite.ConnectionString, selects, fault, Late);
+        using var results = new ResultsTableStore(target, policy: Short);
+        var clock = Stopwatch.StartNew();
+        try
+        {
+            var summary = await Pipeline.RunAsync(BenchmarkHost.Create(target, results, TimeProvider.System), Spec);
+            return (summary, proxy, clock.Elapsed);
+        }
+        finally
+        {
+            await proxy.DisposeAsync();
+        }
+    }
+
+    private async Task AssertCompletedAndVerified(RunSummary summary)
+    {
+        Assert.Equal(RunStatus.Completed, summary.Status);
+        var table = summary.Workloads.Single();
+        Assert.True(table.Entities > 0, "figures");
+        Assert.True(table.Verified.Matched, table.Verified.Detail);
+        Assert.Empty(await azurite.LeftoversOfAsync(summary.RunId));
+    }
+
+    private void Report(string fault, FaultProxy proxy, TimeSpan elapsed, RunSummary summary)
+    {
+        output.WriteLine($"{fault}: {summary.Status} after {elapsed.TotalSeconds:0.0} s; held/faulted {proxy.Count(Fault.Late) + proxy.Count(Fault.Garbled)} request(s); " +
+            $"entities {summary.Workloads.SingleOrDefault()?.Entities}, verified {summary.Workloads.SingleOrDefault()?.Verified.Matched}");
+        foreach (var e in summary.Errors)
+        {
+            output.WriteLine("  error: " + e);
+        }
+    }
+}
