@@ -39,6 +39,9 @@ public static class StorageFailures
         {
             case OperationCanceledException when callerToken.IsCancellationRequested:
                 return null;
+            case RequestFailedException { Status: > 0 and < 400 } r:
+                // An answer the SDK could not read (cut off, or not what the API returns).
+                return new StorageFailure(StorageFailureKind.Unreachable, $"{r.Status}: an answer the client could not read", r.Status, r.ErrorCode);
             case RequestFailedException { Status: > 0 } r:
                 return new StorageFailure(StorageFailureKind.Refused, StatusText(r.Status, r.ErrorCode, r.GetRawResponse()?.ReasonPhrase), r.Status, r.ErrorCode);
             case RequestFailedException { InnerException: { } inner }:

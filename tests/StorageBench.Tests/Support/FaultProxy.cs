@@ -20,8 +20,6 @@ public enum Fault
     Drop,
     /// <summary>Held for the proxy's <see cref="FaultProxy.LateBy"/>, then forwarded if the client still waits: slow past a call's timeout, nothing lands early.</summary>
     Late,
-    /// <summary>Answered 200 with a JSON body that is cut off: an answer the SDK cannot read (not a storage failure).</summary>
-    Garbled,
 }
 
 /// <summary>
@@ -148,11 +146,6 @@ public sealed class FaultProxy : IAsyncDisposable
                     // A client that gave up first aborts the request: then it is never forwarded.
                     await Task.Delay(LateBy, context.RequestAborted);
                     break;
-                case Fault.Garbled:
-                    context.Response.StatusCode = 200;
-                    context.Response.ContentType = "application/json;odata=minimalmetadata";
-                    await context.Response.WriteAsync("""{"odata.metadata":"cut off here""");
-                    return;
             }
             await ForwardAsync(context, upstream);
         }
