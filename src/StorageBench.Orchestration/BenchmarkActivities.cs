@@ -149,7 +149,7 @@ public sealed class BenchmarkActivities(IReadOnlyList<StorageTarget> targets, Re
             }
             catch (Exception ex)
             {
-                // Not a storage failure (a bug, or an answer the SDK could not read): the slice goes on, and so does the watch.
+                // Not a storage failure (a bug, a store disposed under it): the slice goes on, and so does the watch.
                 misses.Add("progress or cancel poll failed (not a storage failure)", $"{ex.GetType().FullName}: {ex.Message}");
             }
             try
@@ -223,9 +223,9 @@ public sealed class BenchmarkActivities(IReadOnlyList<StorageTarget> targets, Re
     /// uses: it creates no other). Safe after any failure. Returns the requests that took, counted on the wire.
     /// </summary>
     public Task<TargetRequests> DeleteTargetsAsync(StepTargets input, CancellationToken ct) =>
-        StorageCall.RunAsync("deleting the step's table and container", Policy.Cleanup, t => DeleteTargetsWithinAsync(input, t), ct);
+        StorageCall.RunAsync("deleting the step's table and container", Policy.Cleanup, t => DeleteStepTargetsAsync(input, t), ct);
 
-    private async Task<TargetRequests> DeleteTargetsWithinAsync(StepTargets input, CancellationToken ct)
+    private async Task<TargetRequests> DeleteStepTargetsAsync(StepTargets input, CancellationToken ct)
     {
         long tables = 0, containers = 0;
         foreach (var target in targets)

@@ -108,7 +108,8 @@ public static class BenchmarkOrchestrator
             Saturation = search?.Result(),
             Steps = steps,
         };
-        if (request.CheckRegression && status == RunStatus.Completed && parameter is null && last is not null)
+        // Only verified figures are judged: a run whose storage could not be counted (it stays Completed) gets no verdict.
+        if (request.CheckRegression && status == RunStatus.Completed && parameter is null && last is not null && last.Workloads.All(w => w.Verified.Matched))
         {
             context.SetCustomStatus(new RunProgress("checking regression", null, 0));
             try

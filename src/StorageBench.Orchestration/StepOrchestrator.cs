@@ -133,8 +133,9 @@ public static class StepOrchestrator
     }
 
     /// <summary>
-    /// Counts what is really in storage. When storage cannot be read (it died under the run), the
-    /// figures the slices measured are still kept, marked unverified, and the run fails.
+    /// Counts what is really in storage. When storage cannot be read (dead, slow past the verification
+    /// deadline, refusing), the figures the slices measured are still kept, marked unverified with the
+    /// reason (in errors too); the status is unchanged, and the CLI exits 1 for an unverified run.
     /// </summary>
     private static async Task<VerificationResult> VerifyAsync(IRunOrchestrationContext context, string activity, object input, string workload, List<string> errors,
         List<string> notes)

@@ -1,5 +1,8 @@
 using System.Net;
 using System.Net.Sockets;
+using System.Text.Json;
+using System.Xml;
+using System.Xml.Linq;
 using Azure;
 using Azure.Identity;
 
@@ -43,7 +46,11 @@ public static class StorageFailures
                 // An answer the SDK could not read (cut off, or not what the API returns).
                 return new StorageFailure(StorageFailureKind.Unreachable, $"{r.Status}: an answer the client could not read", r.Status, r.ErrorCode);
             case RequestFailedException { Status: > 0 } r:
-                return new StorageFailure(StorageFailureKind.Refused, StatusText(r.Status, r.ErrorCode, r.GetRawResponse()?.ReasonPhrase), r.Status, r.ErrorCode);
+            {
+                var (bodyCode, bodyMessage) = ServiceError(r.GetRawResponse());
+                string? errorCode = r.ErrorCode ?? bodyCode;
+                return new StorageFailure(StorageFailureKind.Refused, StatusText(r.Status, errorCode, bodyMessage ?? r.GetRawResponse()?.ReasonPhrase), r.Status, errorCode);
+            }
             case RequestFailedException { InnerException: { } inner }:
                 return Classify(inner, callerToken) ?? new StorageFailure(StorageFailureKind.Unreachable, "no answer: " + inner.GetType().Name);
             case RequestFailedException r:
@@ -74,6 +81,41 @@ public static class StorageFailures
     /// </summary>
     public static string StatusText(int status, string? errorCode, string? reason = null) =>
         $"{status} {(string.IsNullOrEmpty(errorCode) ? ((HttpStatusCode)status).ToString() : errorCode)}{(string.IsNullOrWhiteSpace(reason) ? "" : ": " + reason.Trim())}";
+
+    /// <summary>
+    /// The service's error code and message from the response body, read as the structure it is (JSON for tables,
+    /// XML for blobs) — for responses whose code the SDK did not surface (a table query's 403).
+    /// </summary>
+    private static (string? Code, string? Message) ServiceError(Response? response)
+    {
+        try
+        {
+            string body = response?.Content?.ToString() ?? "";
+            if (body.StartsWith('{'))
+            {
+                using var json = JsonDocument.Parse(body);
+                var error = json.RootElement.TryGetProperty("odata.error", out var e) ? e : json.RootElement.TryGetProperty("error", out var e2) ? e2 : default;
+                if (error.ValueKind == JsonValueKind.Object)
+                {
+                    string? code = error.TryGetProperty("code", out var c) ? c.GetString() : null;
+                    var m = error.TryGetProperty("message", out var mm) ? mm : default;
+                    string? message = m.ValueKind == JsonValueKind.Object && m.TryGetProperty("value", out var v) ? v.GetString()
+                        : m.ValueKind == JsonValueKind.String ? m.GetString() : null;
+                    return (code, message is null ? null : FirstLine(message));
+                }
+            }
+            else if (body.TrimStart('\uFEFF').StartsWith('<'))
+            {
+                var root = XDocument.Parse(body.TrimStart('\uFEFF')).Root;
+                return (root?.Element("Code")?.Value, root?.Element("Message")?.Value is { } message ? FirstLine(message) : null);
+            }
+        }
+        catch (Exception ex) when (ex is JsonException or XmlException or InvalidOperationException)
+        {
+            // Not the service's error format: the status and reason phrase say what there is.
+        }
+        return (null, null);
+    }
 
     private static string SocketText(SocketException s) => $"network error ({s.SocketErrorCode})";
 
