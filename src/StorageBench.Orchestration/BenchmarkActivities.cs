@@ -44,7 +44,10 @@ public sealed class BenchmarkActivities(IReadOnlyList<StorageTarget> targets, Re
         targets[0].Kind, Environment.MachineName, RuntimeInformation.FrameworkDescription, Environment.ProcessorCount, targets.Count));
 
     /// <summary>Creates the step's table and/or container in every target account; returns the requests that took, counted on the wire.</summary>
-    public async Task<TargetRequests> PrepareTargetsAsync(StepTargets input, CancellationToken ct)
+    public Task<TargetRequests> PrepareTargetsAsync(StepTargets input, CancellationToken ct) =>
+        StorageCall.RunAsync("creating the step's table and container", Policy.Setup, t => CreateStepTargetsAsync(input, t), ct);
+
+    private async Task<TargetRequests> CreateStepTargetsAsync(StepTargets input, CancellationToken ct)
     {
         long tables = 0, containers = 0;
         foreach (var target in targets)

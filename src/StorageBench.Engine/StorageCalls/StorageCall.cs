@@ -17,6 +17,9 @@ public sealed record StorageCallPolicy
     /// <summary>A run, step or slice row, or reading results back, retries included. Past it: the local summary, the error named.</summary>
     public TimeSpan Results { get; init; } = TimeSpan.FromSeconds(60);
 
+    /// <summary>Creating a step's table and container. Past it: the step fails with the error named, and its cleanup still runs.</summary>
+    public TimeSpan Setup { get; init; } = TimeSpan.FromMinutes(2);
+
     /// <summary>Counting what landed in a step's table or container. Past it: "not verified" with the reason, figures kept.</summary>
     public TimeSpan Verification { get; init; } = TimeSpan.FromMinutes(10);
 
