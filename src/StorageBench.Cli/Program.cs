@@ -7,7 +7,15 @@ Console.CancelKeyPress += (_, e) =>
 {
     // First Ctrl+C: stop the run and clean up. The process ends when cleanup is done.
     e.Cancel = true;
-    cancel.Cancel();
+    if (!cancel.IsCancellationRequested)
+    {
+        Console.Error.WriteLine(InterruptNotice.FirstPress);
+        cancel.Cancel();
+        return;
+    }
+    // Second: stop now, saying what that leaves behind (an Azurite this process started stops with it).
+    Console.Error.WriteLine(InterruptNotice.SecondPress());
+    Environment.Exit(130);
 };
 try
 {
