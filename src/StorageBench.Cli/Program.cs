@@ -9,12 +9,13 @@ Console.CancelKeyPress += (_, e) =>
     e.Cancel = true;
     if (!cancel.IsCancellationRequested)
     {
-        Console.Error.WriteLine(InterruptNotice.FirstPress);
+        // On a line of its own: the progress line may be in the middle of being rewritten.
+        Console.Error.WriteLine(Environment.NewLine + InterruptNotice.FirstPress);
         cancel.Cancel();
         return;
     }
     // Second: stop now, saying what that leaves behind (an Azurite this process started stops with it).
-    Console.Error.WriteLine(InterruptNotice.SecondPress());
+    Console.Error.WriteLine(Environment.NewLine + InterruptNotice.SecondPress());
     Environment.Exit(130);
 };
 try
