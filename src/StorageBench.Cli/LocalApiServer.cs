@@ -18,6 +18,8 @@ public static class LocalApiServer
             app.Use(OneErrorShape);
             app.MapPost("/api/runs", async (HttpRequest request, CancellationToken rct) =>
             {
+                // Kestrel's own limit (30 MB) would cut the connection before the API could answer 413 in its shape.
+                request.HttpContext.Features.Get<Microsoft.AspNetCore.Http.Features.IHttpMaxRequestBodySizeFeature>()!.MaxRequestBodySize = RunsApi.DrainBytes + 1;
                 var (body, tooLarge) = await RunsApi.ReadBodyAsync(request.Body, request.ContentLength, rct);
                 return Send(tooLarge ?? await api.StartAsync(body!, new Uri($"{request.Scheme}://{request.Host}/"), request.Query["id"].FirstOrDefault(), rct));
             });

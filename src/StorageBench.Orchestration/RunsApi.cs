@@ -61,26 +61,34 @@ public sealed class RunsApi(IRunOrchestrationClient client, ResultsTableStore re
     public const int MaxBodyBytes = 1024 * 1024;
 
     /// <summary>
+    /// A larger body, up to this size, is read to its end and dropped before the 413 is sent: most clients (HttpClient among
+    /// them) read no answer while they are still sending, so answering early would look to them like a broken connection.
+    /// </summary>
+    public const long DrainBytes = 256L * 1024 * 1024;
+
+    /// <summary>
     /// The request body as text, or the 413 answer (in the one error shape) when it is larger than <see cref="MaxBodyBytes"/>;
-    /// reads no more than that, whatever the body's size.
+    /// keeps no more than that in memory, whatever the body's size.
     /// </summary>
     public static async Task<(string? Body, ApiResponse? TooLarge)> ReadBodyAsync(Stream body, long? contentLength, CancellationToken ct)
     {
         var tooLarge = ApiResponse.Error(413, $"the request body is larger than {MaxBodyBytes:N0} bytes: a run spec is a JSON object of a few KB; nothing was started");
-        if (contentLength > MaxBodyBytes)
+        var buffer = new MemoryStream();
+        byte[] chunk = new byte[64 * 1024];
+        long total = 0;
+        int read;
+        while (contentLength is null or <= DrainBytes && total <= DrainBytes
+            && (read = await body.ReadAsync(chunk, ct).ConfigureAwait(false)) > 0)
+        {
+            total += read;
+            if (total <= MaxBodyBytes)
+            {
+                buffer.Write(chunk, 0, read);
+            }
+        }
+        if (total > MaxBodyBytes || contentLength > MaxBodyBytes)
         {
             return (null, tooLarge);
-        }
-        var buffer = new MemoryStream();
-        byte[] chunk = new byte[16 * 1024];
-        int read;
-        while ((read = await body.ReadAsync(chunk, ct).ConfigureAwait(false)) > 0)
-        {
-            if (buffer.Length + read > MaxBodyBytes)
-            {
-                return (null, tooLarge);
-            }
-            buffer.Write(chunk, 0, read);
         }
         buffer.Position = 0;
         // As the CLI reads a file: UTF-8, a byte order mark skipped.
