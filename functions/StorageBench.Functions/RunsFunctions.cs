@@ -18,9 +18,8 @@ public sealed class RunsFunctions(ResultsTableStore results, TargetCleaner clean
         [HttpTrigger(AuthorizationLevel.Function, "post", Route = "runs")] HttpRequest req,
         [DurableClient] DurableTaskClient client, FunctionContext context)
     {
-        using var body = new StreamReader(req.Body);
-        string spec = await body.ReadToEndAsync(context.CancellationToken).ConfigureAwait(false);
-        var reply = await Api(client).StartAsync(spec, PublicBase(req), Query(req, "id"), context.CancellationToken).ConfigureAwait(false);
+        var (spec, tooLarge) = await RunsApi.ReadBodyAsync(req.Body, req.ContentLength, context.CancellationToken).ConfigureAwait(false);
+        var reply = tooLarge ?? await RunsApi.AnsweredAsync(() => Api(client).StartAsync(spec!, PublicBase(req), Query(req, "id"), context.CancellationToken), context.CancellationToken).ConfigureAwait(false);
         if (reply is { StatusCode: 202, Body: JsonObject json } && json["id"]?.GetValue<string>() is { } id)
         {
             // Durable's own endpoints too; POST cancelPostUri is the way to stop a run that also cleans up.
@@ -42,20 +41,20 @@ public sealed class RunsFunctions(ResultsTableStore results, TargetCleaner clean
     public async Task<IActionResult> GetRun(
         [HttpTrigger(AuthorizationLevel.Function, "get", Route = "runs/{id}")] HttpRequest req, string id,
         [DurableClient] DurableTaskClient client, FunctionContext context) =>
-        Reply(req, await Api(client).GetAsync(id, context.CancellationToken).ConfigureAwait(false));
+        Reply(req, await RunsApi.AnsweredAsync(() => Api(client).GetAsync(id, context.CancellationToken), context.CancellationToken).ConfigureAwait(false));
 
     [Function("ListRuns")]
     public async Task<IActionResult> ListRuns(
         [HttpTrigger(AuthorizationLevel.Function, "get", Route = "runs")] HttpRequest req,
         [DurableClient] DurableTaskClient client, FunctionContext context) =>
-        Reply(req, await Api(client).ListAsync(Query(req, "scenario"), Query(req, "last"), context.CancellationToken).ConfigureAwait(false));
+        Reply(req, await RunsApi.AnsweredAsync(() => Api(client).ListAsync(Query(req, "scenario"), Query(req, "last"), context.CancellationToken), context.CancellationToken).ConfigureAwait(false));
 
     /// <summary>Signals the run, waits for it to stop, and past RunsApi.CancelGrace terminates it and cleans up.</summary>
     [Function("CancelRun")]
     public async Task<IActionResult> CancelRun(
         [HttpTrigger(AuthorizationLevel.Function, "post", Route = "runs/{id}/cancel")] HttpRequest req, string id,
         [DurableClient] DurableTaskClient client, FunctionContext context) =>
-        Reply(req, await Api(client).CancelAsync(id, context.CancellationToken).ConfigureAwait(false));
+        Reply(req, await RunsApi.AnsweredAsync(() => Api(client).CancelAsync(id, context.CancellationToken), context.CancellationToken).ConfigureAwait(false));
 
     private RunsApi Api(DurableTaskClient client) => new(new DurableRunClient(client), results, cleaner, time, "http", prices);
 

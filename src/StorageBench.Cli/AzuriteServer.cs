@@ -9,6 +9,12 @@ namespace StorageBench.Cli;
 /// Azurite from the repo's pinned npm package, on loopback only: in-memory, telemetry off, API
 /// version check off, on free ports chosen at start. Disposing stops it and everything it stored.
 /// </summary>
+/// <remarks>
+/// It runs in a session of its own, so a terminal's Ctrl+C (SIGINT to the whole foreground process group)
+/// reaches only the CLI, which then cancels the run, cleans up in this Azurite and stops it last. It still
+/// never outlives the process that started it: a watcher beside it reads a pipe from that process and stops
+/// Azurite when the pipe closes, which the kernel does when the process ends in any way (a crash, SIGKILL).
+/// </remarks>
 public sealed class AzuriteServer : IAsyncDisposable
 {
     /// <summary>The well-known development account key: the only key that may appear in the repo.</summary>
@@ -53,13 +59,18 @@ public sealed class AzuriteServer : IAsyncDisposable
         {
             int[] bind = ports ?? FreePorts(3);
             var log = new StringBuilder();
-            var psi = new ProcessStartInfo(azurite)
+            var psi = new ProcessStartInfo("setsid")
             {
+                RedirectStandardInput = true,
                 RedirectStandardOutput = true,
                 RedirectStandardError = true,
                 UseShellExecute = false,
                 WorkingDirectory = Path.GetTempPath(),
             };
+            foreach (var arg in new[] { "-w", "sh", "-c", Watched, "sh", azurite })
+            {
+                psi.ArgumentList.Add(arg);
+            }
             foreach (var arg in new[]
             {
                 "--inMemoryPersistence", "--disableTelemetry", "--skipApiVersionCheck", "--loose", "--silent",
@@ -98,6 +109,16 @@ public sealed class AzuriteServer : IAsyncDisposable
         }
         throw new InvalidOperationException("Azurite did not start: " + last?.Message, last);
     }
+
+    /// <summary>
+    /// Runs "$@" (Azurite) and, beside it, waits for end of file on stdin (this process's pipe), then stops it;
+    /// exits with Azurite's own exit code.
+    /// </summary>
+    /// (A background job's stdin is /dev/null unless redirected explicitly, hence fd 3.)
+    private const string Watched = "exec 3<&0; \"$@\" </dev/null 3<&- & azurite=$!; { cat <&3 >/dev/null; kill $azurite 2>/dev/null; } & exec 3<&-; wait $azurite";
+
+    /// <summary>The process id of the session Azurite runs in (its leader), for tests that check it is gone.</summary>
+    public int ProcessId => _process.Id;
 
     public async ValueTask DisposeAsync()
     {

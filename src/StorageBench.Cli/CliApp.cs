@@ -6,6 +6,7 @@ using StorageBench.Engine.Cleanup;
 using StorageBench.Engine.Comparison;
 using StorageBench.Engine.Cost;
 using StorageBench.Engine.Planning;
+using StorageBench.Engine.Preflight;
 using StorageBench.Engine.Queries;
 using StorageBench.Engine.Reports;
 using StorageBench.Engine.ResultsStore;
@@ -23,9 +24,10 @@ namespace StorageBench.Cli;
 public static class CliApp
 {
     public const string Usage = """
-        usage: storagebench run [--spec FILE] [--out DIR] [--connection-string CS] [--prices FILE]
+        usage: storagebench run [--spec FILE] [--out DIR [--force]] [--connection-string CS] [--prices FILE]
           --spec FILE              run spec JSON (default: the built-in quick scenario, specs/quick.json)
-          --out DIR                where summary.json, summary.md and summary.html go (default: out/<runId>)
+          --out DIR                where summary.json, summary.md and summary.html go (default: out/<runId>);
+                                   a folder that already holds a summary.json is refused unless --force
           --connection-string CS   storage account to test (default: the STORAGEBENCH_TARGET_* settings
                                    if set, else Azurite started on loopback)
           --prices FILE            price table of the cost estimate (default: the STORAGEBENCH_PRICES_FILE
@@ -55,7 +57,7 @@ public static class CliApp
           compare: 0 compared, 1 slower than --fail-if-slower allows, 2 bad arguments
         """;
 
-    private static readonly string[] RunOptions = ["--spec", "--out", "--connection-string", "--prices"];
+    private static readonly string[] RunOptions = ["--spec", "--out", "--force", "--connection-string", "--prices"];
     private static readonly string[] RunsOptions = ["--connection-string", "--scenario", "--since", "--until", "--where", "--max"];
     private static readonly string[] QueryOptions = ["--results"];
     private static readonly string[] ServeOptions = ["--port", "--connection-string", "--prices"];
@@ -63,7 +65,7 @@ public static class CliApp
     private static readonly string[] CompareOptions = ["--connection-string", "--fail-if-slower", "--out"];
 
     /// <summary>Options that take no value.</summary>
-    private static readonly string[] Flags = ["--dry-run"];
+    private static readonly string[] Flags = ["--dry-run", "--force"];
 
     /// <param name="terminal">stdout is a terminal: progress is one line updated in place, not a line per update.</param>
     public static async Task<int> RunAsync(string[] args, TextWriter stdout, TextWriter stderr, CancellationToken ct, bool terminal = false)
@@ -221,22 +223,21 @@ public static class CliApp
         {
             return 2;
         }
+        if (RunOutput.Refusal(options.GetValueOrDefault("--out"), options.ContainsKey("--force")) is { } outRefused)
+        {
+            await stderr.WriteLineAsync("error: " + outRefused).ConfigureAwait(false);
+            return 2;
+        }
 
         return await WithTargetsAsync(options, stdout, stderr, async targets =>
         {
-            var summary = await RunOnInProcessHostAsync(spec, targets, prices, stdout, terminal, ct).ConfigureAwait(false);
-            string outDir = options.GetValueOrDefault("--out") ?? Path.Combine("out", summary.RunId);
-            // Also after Ctrl+C: a canceled run's partial figures are still reported.
-            var files = await ReportWriter.WriteAsync(summary, outDir, CancellationToken.None).ConfigureAwait(false);
-            await stdout.WriteLineAsync().ConfigureAwait(false);
-            await stdout.WriteLineAsync(ReportWriter.Markdown(summary)).ConfigureAwait(false);
-            await stdout.WriteLineAsync($"Wrote {string.Join(", ", files)}").ConfigureAwait(false);
-            using (var self = System.Diagnostics.Process.GetCurrentProcess())
+            if (await new StoragePreflight(targets, TargetSettings.Results(Environment.GetEnvironmentVariable, targets[0])).CheckAsync(spec, ct).ConfigureAwait(false) is { } refused)
             {
-                // The driver's own footprint (Azurite is a separate process): memory must not grow with run length.
-                await stdout.WriteLineAsync($"Driver peak working set: {self.PeakWorkingSet64 / 1_048_576.0:0.0} MiB").ConfigureAwait(false);
+                await stderr.WriteLineAsync("error: " + refused.Message).ConfigureAwait(false);
+                return 1;
             }
-            return ExitCode(summary);
+            var summary = await RunOnInProcessHostAsync(spec, targets, prices, stdout, terminal, ct).ConfigureAwait(false);
+            return await RunOutput.ReportAsync(summary, options.GetValueOrDefault("--out") ?? Path.Combine("out", summary.RunId), stdout, stderr).ConfigureAwait(false);
         }, ct).ConfigureAwait(false);
     }
 
@@ -489,6 +490,7 @@ public static class CliApp
         }
         await stdout.WriteLineAsync("Starting Azurite on loopback (in-memory)...").ConfigureAwait(false);
         var azurite = await AzuriteServer.StartAsync(ct).ConfigureAwait(false);
+        InterruptNotice.AzuriteStarted();
         await stdout.WriteLineAsync($"Azurite: blob 127.0.0.1:{azurite.BlobPort}, table 127.0.0.1:{azurite.TablePort}").ConfigureAwait(false);
         return ([StorageTarget.FromConnectionString(azurite.ConnectionString)], azurite, null);
     }
@@ -510,6 +512,7 @@ public static class CliApp
         var host = CreateHost(targets, results, telemetry, ct);
         var started = await new RunStarter(host, TimeProvider.System).StartAsync(spec, "local-cli", null, ct).ConfigureAwait(false);
         string runId = started.RunId!;
+        InterruptNotice.RunStarted(runId);
         await stdout.WriteLineAsync($"Run {runId} started (scenario {spec.Scenario}).").ConfigureAwait(false);
 
         // Not canceled by Ctrl+C: the host cancels the slices, then the orchestration deletes what the

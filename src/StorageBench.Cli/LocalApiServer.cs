@@ -1,5 +1,6 @@
 using Microsoft.AspNetCore.Builder;
 using Microsoft.AspNetCore.Http;
+using Microsoft.AspNetCore.WebUtilities;
 using StorageBench.Orchestration;
 
 namespace StorageBench.Cli;
@@ -14,11 +15,13 @@ public static class LocalApiServer
     public static Task<LoopbackServer> StartAsync(RunsApi api, int port, CancellationToken ct) =>
         LoopbackServer.StartAsync(port, app =>
         {
+            app.Use(OneErrorShape);
             app.MapPost("/api/runs", async (HttpRequest request, CancellationToken rct) =>
             {
-                using var reader = new StreamReader(request.Body);
-                string body = await reader.ReadToEndAsync(rct);
-                return Send(await api.StartAsync(body, new Uri($"{request.Scheme}://{request.Host}/"), request.Query["id"].FirstOrDefault(), rct));
+                // Kestrel's own limit (30 MB) would cut the connection before the API could answer 413 in its shape.
+                request.HttpContext.Features.Get<Microsoft.AspNetCore.Http.Features.IHttpMaxRequestBodySizeFeature>()!.MaxRequestBodySize = RunsApi.DrainBytes + 1;
+                var (body, tooLarge) = await RunsApi.ReadBodyAsync(request.Body, request.ContentLength, rct);
+                return Send(tooLarge ?? await api.StartAsync(body!, new Uri($"{request.Scheme}://{request.Host}/"), request.Query["id"].FirstOrDefault(), rct));
             });
             app.MapGet("/api/runs", async (HttpRequest request, CancellationToken rct) =>
                 Send(await api.ListAsync(request.Query["scenario"].FirstOrDefault(), request.Query["last"].FirstOrDefault(), rct)));
@@ -27,6 +30,36 @@ public static class LocalApiServer
         }, ct);
 
     private static IResult Send(ApiResponse response) => new JsonResult(response);
+
+    /// <summary>
+    /// What the framework answers by itself (an unknown route, a wrong method, Kestrel's own body limit) and any
+    /// failure the API did not turn into an answer get the API's one error shape too, never an empty body.
+    /// </summary>
+    private static async Task OneErrorShape(HttpContext context, RequestDelegate next)
+    {
+        try
+        {
+            await next(context);
+        }
+        catch (BadHttpRequestException ex) when (!context.Response.HasStarted)
+        {
+            await new JsonResult(ApiResponse.Error(ex.StatusCode, ex.StatusCode == StatusCodes.Status413PayloadTooLarge
+                ? $"the request body is larger than {RunsApi.MaxBodyBytes:N0} bytes: a run spec is a JSON object of a few KB; nothing was started"
+                : $"bad request: {ex.Message}")).ExecuteAsync(context);
+            return;
+        }
+        catch (Exception ex) when (!context.Response.HasStarted && !context.RequestAborted.IsCancellationRequested)
+        {
+            await new JsonResult(ApiResponse.Error(500, $"{ex.GetType().Name}: {Engine.ErrorText.Compact(ex.Message)}")).ExecuteAsync(context);
+            return;
+        }
+        if (context.Response.StatusCode >= 400 && !context.Response.HasStarted)
+        {
+            await new JsonResult(ApiResponse.Error(context.Response.StatusCode,
+                $"{context.Request.Method} {context.Request.Path} is not part of the runs API ({ReasonPhrases.GetReasonPhrase(context.Response.StatusCode)}): " +
+                "POST /api/runs, GET /api/runs/{id}, POST /api/runs/{id}/cancel, GET /api/runs")).ExecuteAsync(context);
+        }
+    }
 
     /// <summary>The response's status, Location header and JSON body.</summary>
     private sealed class JsonResult(ApiResponse response) : IResult

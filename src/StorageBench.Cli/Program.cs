@@ -7,7 +7,16 @@ Console.CancelKeyPress += (_, e) =>
 {
     // First Ctrl+C: stop the run and clean up. The process ends when cleanup is done.
     e.Cancel = true;
-    cancel.Cancel();
+    if (!cancel.IsCancellationRequested)
+    {
+        // On a line of its own: the progress line may be in the middle of being rewritten.
+        Console.Error.WriteLine(Environment.NewLine + InterruptNotice.FirstPress);
+        cancel.Cancel();
+        return;
+    }
+    // Second: stop now, saying what that leaves behind (an Azurite this process started stops with it).
+    Console.Error.WriteLine(Environment.NewLine + InterruptNotice.SecondPress());
+    Environment.Exit(130);
 };
 try
 {

@@ -1,4 +1,5 @@
 using StorageBench.Engine.Planning;
+using StorageBench.Engine.Preflight;
 using StorageBench.Engine.Spec;
 
 namespace StorageBench.Orchestration;
@@ -9,7 +10,11 @@ namespace StorageBench.Orchestration;
 /// </summary>
 public sealed class RunStarter(IRunOrchestrationClient client, TimeProvider time)
 {
-    public sealed record StartResult(bool Started, string? RunId, IReadOnlyList<ValidationError> Errors, bool AlreadyExisted = false);
+    /// <param name="Refused">The storage preflight's failure: a valid spec, but an account refused or did not answer; nothing was started.</param>
+    public sealed record StartResult(bool Started, string? RunId, IReadOnlyList<ValidationError> Errors, bool AlreadyExisted = false, PreflightFailure? Refused = null);
+
+    /// <summary>Checked after the spec is valid and before the run is scheduled (null: not checked).</summary>
+    public StoragePreflight? Preflight { get; init; }
 
     /// <summary>Starts a run from spec JSON; instanceId null means a fresh time-ordered id.</summary>
     public async Task<StartResult> StartAsync(string specJson, string host, string? instanceId, CancellationToken ct, bool checkRegression = false)
@@ -47,6 +52,10 @@ public sealed class RunStarter(IRunOrchestrationClient client, TimeProvider time
         if (errors.Count > 0)
         {
             return new StartResult(false, null, errors);
+        }
+        if (Preflight is not null && await Preflight.CheckAsync(spec, ct).ConfigureAwait(false) is { } refused)
+        {
+            return new StartResult(false, null, [], Refused: refused);
         }
         string runId = instanceId ?? Planner.NewRunId(time.GetUtcNow().UtcDateTime);
         bool created = await client.TryScheduleAsync(BenchmarkOrchestrator.Name, runId, new RunRequest(spec, host, checkRegression, cleanupOlderThanHours), ct).ConfigureAwait(false);

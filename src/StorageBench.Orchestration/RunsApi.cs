@@ -5,6 +5,7 @@ using Azure.Data.Tables;
 using StorageBench.Engine;
 using StorageBench.Engine.Cleanup;
 using StorageBench.Engine.Cost;
+using StorageBench.Engine.Preflight;
 using StorageBench.Engine.ResultsStore;
 using StorageBench.Engine.Spec;
 using StorageBench.Engine.Statistics;
@@ -14,14 +15,36 @@ namespace StorageBench.Orchestration;
 /// <summary>An HTTP answer without an HTTP framework: status code, JSON body, and the Location header when there is one.</summary>
 public sealed record ApiResponse(int StatusCode, JsonNode Body, string? Location = null)
 {
-    public string Json => Body.ToJsonString(JsonDefaults.Options);
+    /// <summary>Quotes in messages stay plain quotes (\" in JSON), not \u0022: the answer is read by people too.</summary>
+    private static readonly JsonSerializerOptions Readable = new(JsonDefaults.Options) { Encoder = System.Text.Encodings.Web.JavaScriptEncoder.UnsafeRelaxedJsonEscaping };
+
+    public string Json => Body.ToJsonString(Readable);
+
+    /// <summary>
+    /// Every 4xx and 5xx answer has this one shape: {"status", "message" (one line), "errors": [{"field", "value", "rule", "message"}]},
+    /// errors empty when the failure is not about a field.
+    /// </summary>
+    public static ApiResponse Error(int status, string message, IEnumerable<ValidationError>? errors = null) => new(status, new JsonObject
+    {
+        ["status"] = status,
+        ["message"] = message,
+        ["errors"] = new JsonArray([.. (errors ?? []).Select(e => (JsonNode)new JsonObject
+        {
+            ["field"] = e.Field,
+            ["value"] = e.Value,
+            ["rule"] = e.Rule,
+            ["message"] = e.ToString(),
+        })]),
+    });
 }
 
 /// <summary>
 /// The HTTP contract of the runs API, independent of the host: the Function App's HTTP triggers and
 /// the local `storagebench serve` both forward to it.
 /// <list type="bullet">
-/// <item>POST /api/runs[?id=ID] with a run spec → 202 {id, statusQueryGetUri, cancelPostUri} and Location; 400 {errors:[{field, value, rule, message}]} with nothing started; 409 when the id exists.</item>
+/// <item>POST /api/runs[?id=ID] with a run spec → 202 {id, statusQueryGetUri, cancelPostUri} and Location; 400 with nothing started (a rejected
+/// spec, or an account that refused the preflight's request); 503 when an account did not answer it; 409 when the id exists; 413 for a body over 1 MiB.</item>
+/// <item>Every 4xx/5xx has one shape: {status, message, errors:[{field, value, rule, message}]} (<see cref="ApiResponse.Error"/>).</item>
 /// <item>GET /api/runs/{id} → 404 unknown; 202 while pending or running (with progress); 200 with the summary as result when done.</item>
 /// <item>GET /api/runs?scenario=S&amp;last=N → 200 {runs:[…]}, newest first, from the results table.</item>
 /// <item>POST /api/runs/{id}/cancel → 404 unknown; 409 already ended; 200 with the Canceled summary once it stopped.</item>
@@ -34,16 +57,75 @@ public sealed class RunsApi(IRunOrchestrationClient client, ResultsTableStore re
     /// <summary>How long a canceled run gets to stop by itself before it is terminated and cleaned up from outside.</summary>
     public TimeSpan CancelGrace { get; init; } = TimeSpan.FromSeconds(30);
 
+    /// <summary>The largest request body read: a run spec is a few KB.</summary>
+    public const int MaxBodyBytes = 1024 * 1024;
+
+    /// <summary>
+    /// A larger body, up to this size, is read to its end and dropped before the 413 is sent: most clients (HttpClient among
+    /// them) read no answer while they are still sending, so answering early would look to them like a broken connection.
+    /// </summary>
+    public const long DrainBytes = 256L * 1024 * 1024;
+
+    /// <summary>
+    /// The request body as text, or the 413 answer (in the one error shape) when it is larger than <see cref="MaxBodyBytes"/>;
+    /// keeps no more than that in memory, whatever the body's size.
+    /// </summary>
+    public static async Task<(string? Body, ApiResponse? TooLarge)> ReadBodyAsync(Stream body, long? contentLength, CancellationToken ct)
+    {
+        var tooLarge = ApiResponse.Error(413, $"the request body is larger than {MaxBodyBytes:N0} bytes: a run spec is a JSON object of a few KB; nothing was started");
+        var buffer = new MemoryStream();
+        byte[] chunk = new byte[64 * 1024];
+        long total = 0;
+        int read;
+        while (contentLength is null or <= DrainBytes && total <= DrainBytes
+            && (read = await body.ReadAsync(chunk, ct).ConfigureAwait(false)) > 0)
+        {
+            total += read;
+            if (total <= MaxBodyBytes)
+            {
+                buffer.Write(chunk, 0, read);
+            }
+        }
+        if (total > MaxBodyBytes || contentLength > MaxBodyBytes)
+        {
+            return (null, tooLarge);
+        }
+        buffer.Position = 0;
+        // As the CLI reads a file: UTF-8, a byte order mark skipped.
+        using var reader = new StreamReader(buffer, System.Text.Encoding.UTF8, detectEncodingFromByteOrderMarks: true);
+        return (await reader.ReadToEndAsync(ct).ConfigureAwait(false), null);
+    }
+
+    /// <summary>The call's answer, or a 500 in the one error shape when it failed with an exception (not when the request was aborted).</summary>
+    public static async Task<ApiResponse> AnsweredAsync(Func<Task<ApiResponse>> call, CancellationToken ct)
+    {
+        try
+        {
+            return await call().ConfigureAwait(false);
+        }
+        catch (Exception ex) when (!ct.IsCancellationRequested)
+        {
+            return ApiResponse.Error(500, $"{ex.GetType().Name}: {ErrorText.Compact(ex.Message)}");
+        }
+    }
+
     public async Task<ApiResponse> StartAsync(string body, Uri baseUri, string? instanceId, CancellationToken ct)
     {
-        var started = await new RunStarter(client, time).StartAsync(body, host, instanceId, ct).ConfigureAwait(false);
+        // Before a run is accepted, every account it would use must answer and accept the credentials.
+        var starter = new RunStarter(client, time) { Preflight = new StoragePreflight(cleaner.Targets, results.Target) };
+        var started = await starter.StartAsync(body, host, instanceId, ct).ConfigureAwait(false);
         if (started.AlreadyExisted)
         {
-            return new ApiResponse(409, new JsonObject { ["error"] = $"a run with id \"{started.RunId}\" already exists; nothing was started" });
+            return ApiResponse.Error(409, $"a run with id \"{started.RunId}\" already exists; nothing was started",
+                [new ValidationError("id", $"\"{started.RunId}\"", "is the id of a run that already exists; give another id or none")]);
+        }
+        if (started.Refused is { } refused)
+        {
+            return ApiResponse.Error(refused.Refused ? 400 : 503, refused.Message);
         }
         if (!started.Started)
         {
-            return new ApiResponse(400, new JsonObject { ["errors"] = Errors(started.Errors) });
+            return ApiResponse.Error(400, "the run spec was rejected; nothing was started: " + string.Join("; ", started.Errors), started.Errors);
         }
         string status = new Uri(baseUri, $"api/runs/{started.RunId}").ToString();
         return new ApiResponse(202, new JsonObject
@@ -90,7 +172,8 @@ public sealed class RunsApi(IRunOrchestrationClient client, ResultsTableStore re
         int max = 20;
         if (last is not null && (!int.TryParse(last, NumberStyles.None, CultureInfo.InvariantCulture, out max) || max is < 1 or > 1000))
         {
-            return new ApiResponse(400, new JsonObject { ["errors"] = Errors([new ValidationError("last", $"\"{last}\"", "must be a whole number from 1 to 1000")]) });
+            var error = new ValidationError("last", $"\"{last}\"", "must be a whole number from 1 to 1000");
+            return ApiResponse.Error(400, error.ToString(), [error]);
         }
         var rows = await results.QueryRunsAsync(new RunFilter(string.IsNullOrEmpty(scenario) ? null : scenario), max, ct).ConfigureAwait(false);
         return new ApiResponse(200, new JsonObject { ["runs"] = new JsonArray([.. rows.Select(RowJson)]) });
@@ -111,7 +194,7 @@ public sealed class RunsApi(IRunOrchestrationClient client, ResultsTableStore re
         }
         if (RuntimeStatus.IsDone(state.RuntimeStatus))
         {
-            return new ApiResponse(409, new JsonObject { ["error"] = $"run \"{id}\" already ended ({state.RuntimeStatus}); nothing to cancel" });
+            return ApiResponse.Error(409, $"run \"{id}\" already ended ({state.RuntimeStatus}); nothing to cancel");
         }
         await results.RequestCancelAsync(id, ct).ConfigureAwait(false);
         var deadline = time.GetUtcNow() + CancelGrace;
@@ -136,15 +219,7 @@ public sealed class RunsApi(IRunOrchestrationClient client, ResultsTableStore re
         return await GetAsync(id, ct).ConfigureAwait(false);
     }
 
-    private static ApiResponse NotFound(string id) => new(404, new JsonObject { ["error"] = $"no run with id \"{id}\"" });
-
-    private static JsonArray Errors(IEnumerable<ValidationError> errors) => new([.. errors.Select(e => (JsonNode)new JsonObject
-    {
-        ["field"] = e.Field,
-        ["value"] = e.Value,
-        ["rule"] = e.Rule,
-        ["message"] = e.ToString(),
-    })]);
+    private static ApiResponse NotFound(string id) => ApiResponse.Error(404, $"no run with id \"{id}\"");
 
     /// <summary>A results-table row as JSON: every column but the binary histograms, camelCased, numbers as numbers.</summary>
     private static JsonNode RowJson(TableEntity row)

@@ -18,6 +18,9 @@ public sealed record Leftover(int Account, string Kind, string Name, DateTime Cr
 /// </summary>
 public sealed class TargetCleaner(IReadOnlyList<StorageTarget> targets)
 {
+    /// <summary>The target accounts it looks in: the ones runs write to.</summary>
+    public IReadOnlyList<StorageTarget> Targets => targets;
+
     public async Task<IReadOnlyList<Leftover>> ListAsync(Func<Leftover, bool> select, CancellationToken ct)
     {
         var found = new List<Leftover>();

@@ -47,6 +47,9 @@ public sealed class ResultsTableStore(StorageTarget target, string runsTable = R
     public const string DefaultSlicesTable = "StorageBenchSlices";
     public const string DefaultSignalsTable = "StorageBenchSignals";
 
+    /// <summary>The account the results tables live in (checked before a run is accepted).</summary>
+    public StorageTarget Target => target;
+
     // One client pipeline for the store's life (retries on: bookkeeping, not measurement), and a quick
     // one for the cancel poll and progress, which must answer within seconds or not at all.
     private readonly Lazy<StorageClients> _clients = new(() => target.CreateClients(new()

@@ -49,6 +49,13 @@ public static partial class RunSpecParser
             {
                 return Fail("(spec)", Shown(document.RootElement), "must be a JSON object");
             }
+            // Every duplicate and unknown field at once, not only the serializer's first.
+            var shape = DuplicateKeys(json);
+            shape.AddRange(UnknownFields(document.RootElement));
+            if (shape.Count > 0)
+            {
+                return (null, shape);
+            }
             RunSpec? spec;
             try
             {

@@ -120,7 +120,7 @@ public class ProgressTests(ITestOutputHelper output)
     }
 
     /// <summary>tmux on a server of the test's own (-L), so nothing else's sessions are touched.</summary>
-    private static async Task<string> TmuxAsync(string socket, params string[] args)
+    internal static async Task<string> TmuxAsync(string socket, params string[] args)
     {
         var psi = new ProcessStartInfo("tmux") { RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false };
         psi.ArgumentList.Add("-L");

@@ -173,7 +173,7 @@ public class EndToEndTests(AzuriteFixture azurite)
         var host = BenchmarkHost.Create(azurite.Target, store, TimeProvider.System, shutdown: shutdown.Token);
         var started = await new RunStarter(host, TimeProvider.System).StartAsync(
             """{ "scenario": "cancel", "startDelaySeconds": 0, "tableInsert": { "batchSize": 10, "durationSeconds": 60 } }""", "test", null, default);
-        await Task.Delay(1500);
+        await Waits.ForEntitiesAsync(azurite.Target, started.RunId, 100, TimeSpan.FromSeconds(60));
         shutdown.Cancel();
 
         var summary = await Pipeline.SummaryAsync(host, started.RunId!).WaitAsync(TimeSpan.FromSeconds(30));

@@ -36,7 +36,8 @@ public class FaultTests(AzuriteFixture azurite, ITestOutputHelper output)
             """);
         var stdout = new StringWriter();
         var run = Task.Run(() => CliApp.RunAsync(["run", "--spec", spec, "--connection-string", storage.ConnectionString, "--out", dir], stdout, new StringWriter(), default));
-        await Task.Delay(4_000);
+        // Storage dies once the run is writing (its own Azurite holds only this run's table).
+        await Waits.ForEntitiesAsync(StorageTarget.FromConnectionString(storage.ConnectionString), null, 500, TimeSpan.FromSeconds(90));
         var killed = Stopwatch.StartNew();
         await storage.DisposeAsync();
 
@@ -132,11 +133,8 @@ public class FaultTests(AzuriteFixture azurite, ITestOutputHelper output)
             """);
         using (var driver = CliProcess.Start(null, "run", "--spec", spec, "--connection-string", storage.ConnectionString, "--out", dir))
         {
-            var deadline = Stopwatch.StartNew();
-            while ((await cleaner.CreatedBeforeAsync(DateTime.UtcNow.AddMinutes(1), default)).Count < 2 && deadline.Elapsed < TimeSpan.FromSeconds(60))
-            {
-                await Task.Delay(200);
-            }
+            await Waits.UntilAsync(async () => (await cleaner.CreatedBeforeAsync(DateTime.UtcNow.AddMinutes(1), default)).Count >= 2,
+                TimeSpan.FromSeconds(60), "the killed driver's table and container created");
             driver.Kill();
             await driver.WaitForExitAsync();
         }
@@ -202,7 +200,13 @@ public class FaultTests(AzuriteFixture azurite, ITestOutputHelper output)
         };
         driver.BeginOutputReadLine();
         await started.Task.WaitAsync(TimeSpan.FromSeconds(60));
-        await Task.Delay(2_000);
+        string runId;
+        lock (lines)
+        {
+            runId = System.Text.RegularExpressions.Regex.Match(lines.ToString(), @"Run ([a-z0-9-]+) started").Groups[1].Value;
+        }
+        // Interrupted once the run has written: partial figures to report and a table to delete.
+        await Waits.ForEntitiesAsync(azurite.Target, runId, 200, TimeSpan.FromSeconds(60));
         var interrupted = Stopwatch.StartNew();
         Signal(driver, "INT");
 
@@ -233,11 +237,7 @@ public class FaultTests(AzuriteFixture azurite, ITestOutputHelper output)
             """, Encoding.UTF8, "application/json"));
         var started = JsonNode.Parse(await post.Content.ReadAsStringAsync())!;
         string id = (string)started["id"]!;
-        while (!(await http.GetStringAsync($"api/runs/{id}")).Contains("running", StringComparison.Ordinal))
-        {
-            await Task.Delay(200);
-        }
-        await Task.Delay(2_000);
+        await Waits.ForEntitiesAsync(azurite.Target, id, 200, TimeSpan.FromSeconds(60));
 
         var canceling = Stopwatch.StartNew();
         var cancel = await http.PostAsync((string)started["cancelPostUri"]!, null);

@@ -75,13 +75,8 @@ public class SecretsTests
             var post = await http.PostAsync("api/runs", new StringContent(await File.ReadAllTextAsync(spec), Encoding.UTF8, "application/json"));
             string started = await post.Content.ReadAsStringAsync();
             string id = JsonDocument.Parse(started).RootElement.GetProperty("id").GetString()!;
-            string status;
-            do
-            {
-                await Task.Delay(250);
-                status = await http.GetStringAsync($"api/runs/{id}");
-            }
-            while (!status.Contains("\"Completed\"", StringComparison.Ordinal) && !status.Contains("\"Failed\"", StringComparison.Ordinal));
+            string status = await Waits.UntilAsync(() => http.GetStringAsync($"api/runs/{id}"),
+                s => s.Contains("\"Completed\"", StringComparison.Ordinal) || s.Contains("\"Failed\"", StringComparison.Ordinal), TimeSpan.FromMinutes(3), $"run {id} ended");
             outputs.AppendLine(started).AppendLine(status).AppendLine(await http.GetStringAsync("api/runs?scenario=secrets"));
         }
 

@@ -39,14 +39,8 @@ public class RunsApiTests(AzuriteFixture azurite)
         string id = (string)start.Body["id"]!;
         Assert.Equal($"https://bench.example/api/runs/{id}", (string?)start.Body["statusQueryGetUri"]);
 
-        ApiResponse status;
-        do
-        {
-            status = await api.GetAsync(id, default);
-            Assert.Contains(status.StatusCode, new[] { 200, 202 });
-            await Task.Delay(100);
-        }
-        while (status.StatusCode == 202);
+        var status = await Waits.UntilAsync(() => api.GetAsync(id, default), s => s.StatusCode != 202, TimeSpan.FromMinutes(3), $"run {id} ended");
+        Assert.Equal(200, status.StatusCode);
         Assert.Equal("Completed", (string?)status.Body["runtimeStatus"]);
         Assert.Equal("Completed", (string?)status.Body["result"]!["status"]);
         Assert.Equal(500, (long)status.Body["result"]!["workloads"]![0]!["entities"]!);
@@ -68,13 +62,7 @@ public class RunsApiTests(AzuriteFixture azurite)
         var statusUri = new Uri((string)JsonNode.Parse(await post.Content.ReadAsStringAsync())!["statusQueryGetUri"]!);
         Assert.Equal(server.Address.Port, statusUri.Port);
 
-        HttpResponseMessage get;
-        do
-        {
-            await Task.Delay(100);
-            get = await http.GetAsync(statusUri);
-        }
-        while (get.StatusCode == HttpStatusCode.Accepted);
+        var get = await Waits.UntilAsync(() => http.GetAsync(statusUri), r => r.StatusCode != HttpStatusCode.Accepted, TimeSpan.FromMinutes(3), $"{statusUri} ended");
         Assert.Equal(HttpStatusCode.OK, get.StatusCode);
         Assert.Equal("application/json", get.Content.Headers.ContentType!.MediaType);
         Assert.True((bool)JsonNode.Parse(await get.Content.ReadAsStringAsync())!["result"]!["workloads"]![0]!["verified"]!["matched"]!);
@@ -98,10 +86,7 @@ public class RunsApiTests(AzuriteFixture azurite)
 
         Assert.Equal(HttpStatusCode.Accepted, post.StatusCode);
         string id = (string)JsonNode.Parse(await post.Content.ReadAsStringAsync())!["id"]!;
-        while ((await http.GetAsync($"api/runs/{id}")).StatusCode == HttpStatusCode.Accepted)
-        {
-            await Task.Delay(100);
-        }
+        await Waits.UntilAsync(async () => (await http.GetAsync($"api/runs/{id}")).StatusCode != HttpStatusCode.Accepted, TimeSpan.FromMinutes(3), $"run {id} ended");
     }
 
     [Fact]
@@ -114,17 +99,14 @@ public class RunsApiTests(AzuriteFixture azurite)
         string id = (string)start.Body["id"]!;
 
         JsonNode? live = null;
-        ApiResponse status;
-        do
+        var status = await Waits.UntilAsync(() => api.GetAsync(id, default), s =>
         {
-            await Task.Delay(300);
-            status = await api.GetAsync(id, default);
-            if (status.Body["progress"]?["live"] is { } l && (long)l["units"]! > 0)
+            if (s.Body["progress"]?["live"] is { } l && (long)l["units"]! > 0)
             {
                 live ??= l.DeepClone();
             }
-        }
-        while (status.StatusCode == 202);
+            return s.StatusCode != 202;
+        }, TimeSpan.FromMinutes(3), $"run {id} ended");
 
         Assert.NotNull(live);
         Assert.Equal("tableInsert", (string?)live["workload"]);

@@ -61,6 +61,8 @@ public class BadInputTests(AzuriteFixture azurite) : IClassFixture<AzuriteFixtur
         { """{ "scenario": "bad" }""", "tableInsert/blobUpload", "at least one workload is required" },
         { """{ "scenario": "bad", "scenarioo": "x", "tableInsert": {} }""", "scenarioo", "(unknown field) is not a field of the spec" },
         { """{ "scenario": "bad", "tableInsert": { "batchsize2": 10 } }""", "tableInsert.batchsize2", "(unknown field) is not a field of tableInsert; the known fields are" },
+        { "{ \"scenario\": \"bad\",\n  \"tableInsert\": { \"batchSize\": 10 },\n  \"scenario\": \"other\" }", "scenario", "(duplicate key) is given twice, on line 1 and line 3; give it once" },
+        { "{ \"scenario\": \"bad\", \"tableInsert\": {\n \"batchSize\": 10,\n \"BatchSize\": 20 } }", "tableInsert.BatchSize", "(duplicate key) is given twice, on line 2 and line 3" },
         { """{ "scenario": "bad", "tableInsert": {}, "sweep": { "parameter": "tableInsert.nope", "values": [1] } }""", "sweep.parameter", "must name a numeric field" },
         { """{ "scenario": "bad", "tableInsert": {}, "sweep": { "parameter": "tableInsert.batchSize", "values": [] } }""", "sweep.values", "must list 1 to 100 values" },
         { """{ "scenario": "bad", "tableInsert": {}, "sweep": { "parameter": "tableInsert.batchSize", "values": [1, "x"] } }""", "sweep.values[1]", "\"x\" must be a number" },
@@ -96,6 +98,27 @@ public class BadInputTests(AzuriteFixture azurite) : IClassFixture<AzuriteFixtur
         Assert.False(string.IsNullOrEmpty((string?)error["rule"]));
 
         Assert.Equal(before, await SnapshotAsync());
+    }
+
+    [Fact]
+    public void EveryUnknownFieldAtEveryLevelAndEveryDuplicateIsReportedNotOnlyTheFirst()
+    {
+        var (spec, errors) = Engine.Spec.RunSpecParser.Parse("""
+            { "scenario": "bad", "scenarioo": 1,
+              "client": { "sdkRetry": true, "primeRounds": 2, "primeRounds": 3 },
+              "tableInsert": { "batchsize2": 10, "slices": 1 },
+              "saturation": { "mx": 4 } }
+            """);
+        Assert.Null(spec);
+        Assert.Equal(
+            [
+                "client.primeRounds: (duplicate key) is given twice, on line 2 and line 2",
+                "scenarioo: (unknown field) is not a field of the spec",
+                "client.sdkRetry: (unknown field) is not a field of client",
+                "tableInsert.batchsize2: (unknown field) is not a field of tableInsert",
+                "saturation.mx: (unknown field) is not a field of saturation",
+            ],
+            errors.Select(e => e.ToString().Split(';')[0]));
     }
 
     [Theory]

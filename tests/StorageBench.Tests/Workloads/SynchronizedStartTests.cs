@@ -1,36 +1,56 @@
+using System.Text.Json.Nodes;
 using StorageBench.Engine.ResultsStore;
-using StorageBench.Engine.Statistics;
+using StorageBench.Orchestration;
+using StorageBench.Orchestration.Hosting;
 
 namespace StorageBench.Tests;
 
-/// <summary>The synchronized start, measured with nothing else running (it is a timing property).</summary>
-[Collection(QuietAzuriteCollection.Name)]
+/// <summary>
+/// The synchronized start, as far as the product controls it: the orchestrator chooses one instant for every slice,
+/// no slice sends before it, and each slice reports honestly how late it passed it. How late that is depends on how
+/// busy the machine is (the scheduler's punctuality), so it is measured on a quiet machine by scripts/benchmark.sh
+/// (BENCHMARKS.md), not asserted here.
+/// </summary>
+[Collection(AzuriteCollection.Name)]
 public class SynchronizedStartTests(AzuriteFixture azurite)
 {
     [Fact]
     public async Task ThirtySlicesStartTogetherAtTheOrchestratorsChosenInstant()
     {
-        var summary = await Pipeline.RunAsync(azurite.NewHost(), results: azurite.Results, specJson: """
+        var host = azurite.NewHost();
+        var summary = await Pipeline.RunAsync(host, results: azurite.Results, specJson: """
             { "scenario": "sync-start", "startDelaySeconds": 4,
               "tableInsert": { "entityCount": 3000, "entitySizeBytes": 64, "batchSize": 100, "partitionCount": 30, "concurrency": 1, "slices": 30 } }
             """);
 
+        // The orchestrator chose one instant, startDelaySeconds after it planned the step, and gave it to every slice.
+        string stepId = summary.RunId + "-s000";
+        var planned = host.GetHistory(stepId).OfType<TaskScheduled>().Where(t => t.Name == ActivityNames.RunTableSlice)
+            .Select(t => JsonNode.Parse(t.Input!)!["startAtUtc"]!.GetValue<DateTime>().ToUniversalTime()).ToList();
+        Assert.Equal(30, planned.Count);
+        var startAt = Assert.Single(planned.Distinct());
+        // The replay-safe clock of the episode that scheduled the slices: the last OrchestratorStarted before them.
+        var history = host.GetHistory(stepId).ToList();
+        int fanOut = history.FindIndex(e => e is TaskScheduled { Name: ActivityNames.RunTableSlice });
+        var planning = history.Take(fanOut).OfType<OrchestratorStarted>().Last().Timestamp;
+        Assert.Equal(planning.AddSeconds(4), startAt, TimeSpan.FromMilliseconds(1));
+
+        // Every slice wrote; none sent its first measured request before the instant, nor before it says it passed it.
         var slices = summary.Workloads.Single().PerSlice;
         Assert.Equal(30, slices.Count);
-        // Each slice's preflight (connection, SDK warm-up) finished before the start, so none passed it late.
-        Assert.All(slices, s => Assert.True(s.StartLagSeconds < 0.25, $"slice {s.SliceIndex} started {s.StartLagSeconds * 1000:0} ms late"));
-        Assert.True(summary.Workloads.Single().Timeline.Count > 0);   // every slice wrote
-        // Each slice's measured window begins when its first request is sent: all within a short spread.
-        var firstRequests = await FirstRequestSpreadAsync(summary);
-        Assert.True(firstRequests < TimeSpan.FromMilliseconds(500),
-            $"slices started {firstRequests.TotalMilliseconds:0} ms apart; start lags (ms): {string.Join(", ", slices.Select(s => (s.StartLagSeconds * 1000).ToString("0")))}");
-    }
-
-    private async Task<TimeSpan> FirstRequestSpreadAsync(RunSummary summary)
-    {
+        Assert.True(summary.Workloads.Single().Timeline.Count > 0);
         var rows = await new ResultsTableStore(azurite.Target).ListSlicesAsync(summary.RunId, default);
-        var starts = rows.Select(r => r.GetDateTimeOffset("StartedUtc")!.Value).ToList();
-        Assert.Equal(30, starts.Count);
-        return starts.Max() - starts.Min();
+        Assert.Equal(30, rows.Count);
+        foreach (var row in rows)
+        {
+            var firstRequest = row.GetDateTimeOffset("StartedUtc")!.Value.UtcDateTime;
+            double lag = row.GetDouble("StartLagSeconds")!.Value;
+            Assert.True(lag >= 0);
+            // Table timestamps keep 100 ns ticks; 1 ms of slack for rounding between the two clocks' readings.
+            Assert.True(firstRequest >= startAt.AddSeconds(lag).AddMilliseconds(-1),
+                $"slice {row.RowKey} sent at {firstRequest:HH:mm:ss.fff}, before passing the start {startAt:HH:mm:ss.fff} + its lag {lag * 1000:0} ms");
+        }
+        // The summary reports the slices' own lags, the latest as the spread's.
+        Assert.Equal(slices.Max(s => s.StartLagSeconds), summary.Workloads.Single().SliceSpread!.MaxStartLagSeconds);
     }
 }

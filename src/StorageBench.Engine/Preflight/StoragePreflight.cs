@@ -1,0 +1,144 @@
+using Azure;
+using Azure.Identity;
+using StorageBench.Engine.Spec;
+using StorageBench.Engine.Workloads;
+
+namespace StorageBench.Engine.Preflight;
+
+/// <summary>Why a run was not accepted: the account and endpoint that refused or did not answer, the cause and a hint.</summary>
+/// <param name="Refused">The service answered with a refusal (a bad key, a missing account): the request is at fault (HTTP 400).
+/// False when nothing answered in time (HTTP 503: try again once it is reachable).</param>
+public sealed record PreflightFailure(string Account, string Service, Uri Endpoint, bool Refused, string Cause, string Hint)
+{
+    /// <summary>One line: "storage account devstoreaccount1, table endpoint http://…: 403 AuthorizationFailure: check …; nothing was started".</summary>
+    public string Message => $"storage account {Account}, {Service} endpoint {Endpoint}: {Cause}: {Hint}; nothing was started";
+
+    public override string ToString() => Message;
+}
+
+/// <summary>
+/// Before a run is accepted: one cheap, authenticated, read-only request per target account endpoint the
+/// spec's workloads use (List Tables or List Containers, filtered to a name that cannot exist) and to the
+/// results table, all at once, each with a short deadline and no retries. A wrong key or an unreachable
+/// account is then one line within seconds, instead of a started run that fails in every activity.
+/// </summary>
+public sealed class StoragePreflight(IReadOnlyList<StorageTarget> targets, StorageTarget results)
+{
+    /// <summary>Each request's deadline: an endpoint that has not answered by then is unreachable.</summary>
+    public static readonly TimeSpan RequestTimeout = TimeSpan.FromSeconds(5);
+
+    private const string NoSuchName = "sbpreflight0none";
+
+    /// <summary>Null when every endpoint answered and accepted the credentials; else the first failure (targets in order, then results).</summary>
+    public async Task<PreflightFailure?> CheckAsync(RunSpec spec, CancellationToken ct)
+    {
+        var checks = new List<Task<PreflightFailure?>>();
+        foreach (var target in targets)
+        {
+            if (spec.TableInsert is not null || target == results)
+            {
+                checks.Add(CheckAsync(target, table: true, ct));
+            }
+            if (spec.BlobUpload is not null)
+            {
+                checks.Add(CheckAsync(target, table: false, ct));
+            }
+        }
+        if (!targets.Contains(results))
+        {
+            checks.Add(CheckAsync(results, table: true, ct));
+        }
+        var failures = await Task.WhenAll(checks).ConfigureAwait(false);
+        return failures.FirstOrDefault(f => f is not null);
+    }
+
+    private static async Task<PreflightFailure?> CheckAsync(StorageTarget target, bool table, CancellationToken ct)
+    {
+        using var clients = target.CreateClients(new ClientSettings { SdkRetries = false, RequestTimeoutSeconds = RequestTimeout.TotalSeconds });
+        // A token (managed identity) is fetched outside the request's own network timeout: bound the whole check too.
+        using var deadline = CancellationTokenSource.CreateLinkedTokenSource(ct);
+        deadline.CancelAfter(RequestTimeout + TimeSpan.FromSeconds(2));
+        string account = table ? clients.Tables.AccountName : clients.Blobs.AccountName;
+        var endpoint = table ? clients.Tables.Uri : clients.Blobs.Uri;
+        try
+        {
+            if (table)
+            {
+                await foreach (var _ in clients.Tables.QueryAsync($"TableName eq '{NoSuchName}'", maxPerPage: 1, deadline.Token).ConfigureAwait(false))
+                {
+                    break;
+                }
+            }
+            else
+            {
+                await foreach (var _ in clients.Blobs.GetBlobContainersAsync(prefix: NoSuchName, cancellationToken: deadline.Token).ConfigureAwait(false))
+                {
+                    break;
+                }
+            }
+            return null;
+        }
+        catch (Exception ex) when (!ct.IsCancellationRequested)
+        {
+            var (refused, cause, hint) = Explain(ex);
+            return new PreflightFailure(account, table ? "table" : "blob", endpoint, refused, cause, hint);
+        }
+    }
+
+    /// <summary>What went wrong, in the service's terms (status and error code) where it answered, and what to check.</summary>
+    internal static (bool Refused, string Cause, string Hint) Explain(Exception ex)
+    {
+        var failures = Flatten(ex).ToList();
+        if (failures.OfType<RequestFailedException>().FirstOrDefault(f => f.Status > 0) is { } answered)
+        {
+            // The service's error code; some clients leave ErrorCode empty when the error body is not in the format they expect.
+            string? code = answered.ErrorCode ?? (answered.GetRawResponse()?.Headers.TryGetValue("x-ms-error-code", out var header) == true ? header : null);
+            string cause = $"{answered.Status} {code ?? FirstLine(answered.Message)}".TrimEnd();
+            string hint = answered.Status switch
+            {
+                403 or 401 => "check the account key or SAS in the connection string (or, with a managed identity, its role assignment on the account)",
+                404 => "check the account name and the endpoint",
+                >= 500 => "the service is failing; try again later",
+                _ => FirstLine(answered.Message),
+            };
+            return (true, cause, hint);
+        }
+        if (failures.OfType<AuthenticationFailedException>().FirstOrDefault() is { } token)
+        {
+            return (true, "no token: " + FirstLine(token.Message), "check the identity (AZURE_CLIENT_ID, az login) and its access to the account");
+        }
+        // The request's deadline passed (Azure.Core's network timeout, or the check's own): whatever the socket said then.
+        if (failures.OfType<OperationCanceledException>().Any())
+        {
+            return (false, $"no answer within {RequestTimeout.TotalSeconds:0} s", "check the endpoint, the network and any firewall, and that the account or emulator is up");
+        }
+        if (failures.OfType<System.Net.Sockets.SocketException>().FirstOrDefault() is { } socket)
+        {
+            return (false, FirstLine(socket.Message), socket.SocketErrorCode switch
+            {
+                System.Net.Sockets.SocketError.HostNotFound or System.Net.Sockets.SocketError.NoData => "check the account name and the endpoint's host name",
+                System.Net.Sockets.SocketError.ConnectionRefused => "nothing listens there: check the endpoint's port, and that the account or emulator is up",
+                _ => "check the endpoint, the network and any firewall",
+            });
+        }
+        return (false, FirstLine(ErrorText.Compact(failures[^1].Message)), "check the endpoint and the network");
+    }
+
+    private static IEnumerable<Exception> Flatten(Exception ex)
+    {
+        for (var e = ex; e is not null; e = e.InnerException)
+        {
+            yield return e;
+            if (e is AggregateException aggregate)
+            {
+                foreach (var inner in aggregate.InnerExceptions.SelectMany(Flatten))
+                {
+                    yield return inner;
+                }
+                yield break;
+            }
+        }
+    }
+
+    private static string FirstLine(string text) => text.Split('\n', 2)[0].Trim();
+}

@@ -1,0 +1,112 @@
+using System.Reflection;
+using System.Text;
+using System.Text.Json;
+
+namespace StorageBench.Engine.Spec;
+
+/// <summary>
+/// Checks of the spec's shape before it is deserialized, each reporting every case it finds (the
+/// serializer stops at the first): a key given twice (the serializer would silently keep the last),
+/// and fields that are not part of the spec, at any level.
+/// </summary>
+public static partial class RunSpecParser
+{
+    /// <summary>Every key that appears twice in one object (names compare as the serializer does: case-insensitively), with both lines.</summary>
+    internal static List<ValidationError> DuplicateKeys(string json)
+    {
+        var errors = new List<ValidationError>();
+        byte[] utf8 = Encoding.UTF8.GetBytes(json);
+        var reader = new Utf8JsonReader(utf8, new JsonReaderOptions { CommentHandling = JsonCommentHandling.Skip, AllowTrailingCommas = true });
+        // One frame per open object or array: its path, and for an object the keys seen with their line.
+        var frames = new Stack<(string Path, Dictionary<string, int>? Keys, int Index)>();
+        string? pendingName = null;
+        while (reader.Read())
+        {
+            switch (reader.TokenType)
+            {
+                case JsonTokenType.PropertyName:
+                    var (path, keys, _) = frames.Peek();
+                    string name = reader.GetString()!;
+                    int line = LineOf(utf8, reader.TokenStartIndex);
+                    string field = path.Length == 0 ? name : $"{path}.{name}";
+                    if (keys!.TryGetValue(name, out int first))
+                    {
+                        errors.Add(new ValidationError(field, "(duplicate key)", $"is given twice, on line {first} and line {line}; give it once"));
+                    }
+                    else
+                    {
+                        keys[name] = line;
+                    }
+                    pendingName = field;
+                    break;
+                case JsonTokenType.StartObject or JsonTokenType.StartArray:
+                    string at = ValuePath(frames, ref pendingName);
+                    frames.Push((at, reader.TokenType == JsonTokenType.StartObject ? new(StringComparer.OrdinalIgnoreCase) : null, 0));
+                    break;
+                case JsonTokenType.EndObject or JsonTokenType.EndArray:
+                    frames.Pop();
+                    break;
+                default:
+                    _ = ValuePath(frames, ref pendingName);
+                    break;
+            }
+        }
+        return errors;
+    }
+
+    /// <summary>The path of the value the reader is at: the property just named, or the next index of the enclosing array.</summary>
+    private static string ValuePath(Stack<(string Path, Dictionary<string, int>? Keys, int Index)> frames, ref string? pendingName)
+    {
+        if (pendingName is { } named)
+        {
+            pendingName = null;
+            return named;
+        }
+        if (frames.Count == 0)
+        {
+            return "";
+        }
+        var (path, keys, index) = frames.Pop();
+        frames.Push((path, keys, index + 1));
+        return $"{path}[{index}]";
+    }
+
+    private static int LineOf(byte[] utf8, long offset)
+    {
+        int line = 1;
+        for (long i = 0; i < offset && i < utf8.Length; i++)
+        {
+            line += utf8[i] == (byte)'\n' ? 1 : 0;
+        }
+        return line;
+    }
+
+    /// <summary>Every field, at every level, that is not a field of the record it appears in.</summary>
+    internal static List<ValidationError> UnknownFields(JsonElement root)
+    {
+        var errors = new List<ValidationError>();
+        UnknownFields(root, typeof(RunSpec), "", errors);
+        return errors;
+    }
+
+    private static void UnknownFields(JsonElement element, Type type, string path, List<ValidationError> errors)
+    {
+        var known = type.GetProperties(BindingFlags.Public | BindingFlags.Instance).Where(p => p.CanWrite).ToList();
+        foreach (var p in element.EnumerateObject())
+        {
+            string field = path.Length == 0 ? p.Name : $"{path}.{p.Name}";
+            var property = known.FirstOrDefault(k => string.Equals(k.Name, p.Name, StringComparison.OrdinalIgnoreCase));
+            if (property is null)
+            {
+                errors.Add(new ValidationError(field, "(unknown field)",
+                    $"is not a field of {(path.Length == 0 ? "the spec" : path)}; the known fields are {string.Join(", ", known.Select(k => JsonNamingPolicy.CamelCase.ConvertName(k.Name)))}"));
+                continue;
+            }
+            var child = Nullable.GetUnderlyingType(property.PropertyType) ?? property.PropertyType;
+            if (p.Value.ValueKind == JsonValueKind.Object && child.IsClass && child != typeof(string) && !child.IsArray)
+            {
+                UnknownFields(p.Value, child, field, errors);
+            }
+        }
+    }
+}

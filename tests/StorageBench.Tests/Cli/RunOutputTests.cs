@@ -1,0 +1,52 @@
+using StorageBench.Cli;
+
+namespace StorageBench.Tests;
+
+/// <summary>run --out: an earlier run's reports are never replaced by accident, and a folder that cannot be written never loses the summary.</summary>
+[Collection(AzuriteCollection.Name)]
+public class RunOutputTests(AzuriteFixture azurite)
+{
+    private const string Spec = """{ "scenario": "out-dir", "startDelaySeconds": 0, "client": { "primeRounds": 0 }, "tableInsert": { "entityCount": 100, "batchSize": 50 } }""";
+
+    [Fact]
+    public async Task AFolderThatHoldsASummaryIsRefusedWithExitTwoUnlessForce()
+    {
+        string dir = Directory.CreateTempSubdirectory("sb-out").FullName;
+        string spec = Path.Combine(dir, "spec.json");
+        await File.WriteAllTextAsync(spec, Spec);
+        string[] run = ["run", "--spec", spec, "--connection-string", azurite.ConnectionString, "--out", dir];
+        Assert.Equal(0, await CliApp.RunAsync(run, new StringWriter(), new StringWriter(), default));
+        string first = await File.ReadAllTextAsync(Path.Combine(dir, "summary.json"));
+
+        var stderr = new StringWriter();
+        var stdout = new StringWriter();
+        Assert.Equal(2, await CliApp.RunAsync(run, stdout, stderr, default));
+        Assert.Equal($"error: --out: \"{dir}\" already holds the reports of an earlier run ({Path.Combine(dir, "summary.json")}); give another folder, or --force to replace them; nothing was started",
+            stderr.ToString().Trim());
+        Assert.Equal("", stdout.ToString());
+        Assert.Equal(first, await File.ReadAllTextAsync(Path.Combine(dir, "summary.json")));
+
+        Assert.Equal(0, await CliApp.RunAsync([.. run, "--force"], new StringWriter(), new StringWriter(), default));
+        Assert.NotEqual(first, await File.ReadAllTextAsync(Path.Combine(dir, "summary.json")));
+    }
+
+    [Fact]
+    public async Task AnUnwritableOutStillPrintsTheSummaryAndSaysWhereItCouldNotWrite()
+    {
+        string dir = Directory.CreateTempSubdirectory("sb-out").FullName;
+        string spec = Path.Combine(dir, "spec.json");
+        await File.WriteAllTextAsync(spec, Spec);
+        // A folder under a regular file can never be created (whoever runs the tests, root included).
+        string blocked = Path.Combine(spec, "reports");
+        var (stdout, stderr) = (new StringWriter(), new StringWriter());
+
+        int exit = await CliApp.RunAsync(["run", "--spec", spec, "--connection-string", azurite.ConnectionString, "--out", blocked], stdout, stderr, default);
+
+        Assert.Equal(1, exit);
+        Assert.Matches(@"# StorageBench run [a-z0-9-]+ — Completed", stdout.ToString());
+        Assert.Contains("| tableInsert | 1 |", stdout.ToString());
+        Assert.DoesNotContain("Wrote ", stdout.ToString());
+        Assert.Matches($@"^error: --out: the reports of run [a-z0-9-]+ could not be written to ""{System.Text.RegularExpressions.Regex.Escape(blocked)}"": .+ \(the summary above is complete; the results table has the run's row\)$",
+            stderr.ToString().Trim());
+    }
+}
