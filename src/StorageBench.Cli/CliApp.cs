@@ -53,6 +53,11 @@ public static class CliApp
           BASELINE and CANDIDATE are run ids in the results table (of --connection-string or the STORAGEBENCH_*
           settings) or summary.json files (or their out/<runId> directories); --out also writes the comparison
           as Markdown; --fail-if-slower: exit 1 when a throughput is lower by more than PERCENT and beyond noise
+        usage: storagebench ab --baseline SPEC --candidate SPEC [--rounds N] [--order alternate|random] [--seed N]
+                               [--threshold PERCENT] [--fail-if-slower PERCENT] [--out FILE.md] [--runs-dir DIR]
+                               [--connection-string CS] [--prices FILE]
+          runs the two specs alternately on one target, N rounds (default 6, at least 4) of one run each, and judges
+          candidate / baseline of throughput, p50 and p99 with a 95 % confidence interval (docs/comparing.md)
         exit codes: 0 completed and verified, 1 run failed or unverified, 2 bad arguments or spec;
           compare: 0 compared, 1 slower than --fail-if-slower allows, 2 bad arguments
         """;
@@ -63,6 +68,7 @@ public static class CliApp
     private static readonly string[] ServeOptions = ["--port", "--connection-string", "--prices"];
     private static readonly string[] CleanupOptions = ["--older-than", "--dry-run", "--connection-string"];
     private static readonly string[] CompareOptions = ["--connection-string", "--fail-if-slower", "--out"];
+    private static readonly string[] AbOptionNames = ["--baseline", "--candidate", "--rounds", "--order", "--seed", "--threshold", "--fail-if-slower", "--out", "--runs-dir", "--connection-string", "--prices"];
 
     /// <summary>Options that take no value.</summary>
     private static readonly string[] Flags = ["--dry-run", "--force"];
@@ -77,7 +83,7 @@ public static class CliApp
         var options = ParseOptions(hasPositional ? args[positional..] : args, command switch
         {
             "run" => RunOptions, "runs" => RunsOptions, "serve" => ServeOptions, "cleanup" => CleanupOptions,
-            "query" when hasPositional => QueryOptions, "compare" when hasPositional => CompareOptions, _ => null,
+            "query" when hasPositional => QueryOptions, "compare" when hasPositional => CompareOptions, "ab" => AbOptionNames, _ => null,
         });
         if (options is null)
         {
@@ -93,6 +99,7 @@ public static class CliApp
                 "serve" => await ServeCommandAsync(options, stdout, stderr, ct).ConfigureAwait(false),
                 "cleanup" => await CleanupCommandAsync(options, stdout, stderr, ct).ConfigureAwait(false),
                 "compare" => await CompareCommandAsync(args[1], args[2], options, stdout, stderr, ct).ConfigureAwait(false),
+                "ab" => await AbCommandAsync(options, stdout, stderr, ct).ConfigureAwait(false),
                 _ => await QueryCommandAsync(args[1], options, stdout, stderr).ConfigureAwait(false),
             };
         }
@@ -103,6 +110,25 @@ public static class CliApp
             await stderr.WriteLineAsync($"error: storage: {failure.Text}{hint}").ConfigureAwait(false);
             return 1;
         }
+    }
+
+    private static async Task<int> AbCommandAsync(Dictionary<string, string> options, TextWriter stdout, TextWriter stderr, CancellationToken ct)
+    {
+        AbOptions ab;
+        try
+        {
+            ab = AbOptions.Parse(options);
+        }
+        catch (FormatException ex)
+        {
+            await stderr.WriteLineAsync("error: " + ex.Message).ConfigureAwait(false);
+            return 2;
+        }
+        if (await AbCommand.ReadSpecsAsync(ab, stderr, ct).ConfigureAwait(false) is not { } specs || await PricesAsync(options, stderr).ConfigureAwait(false) is not { } prices)
+        {
+            return 2;
+        }
+        return await WithTargetsAsync(options, stdout, stderr, targets => AbCommand.RunAsync(ab, specs.Baseline, specs.Candidate, targets, prices, stdout, stderr, ct), ct).ConfigureAwait(false);
     }
 
     private static async Task<int> QueryCommandAsync(string name, Dictionary<string, string> options, TextWriter stdout, TextWriter stderr)

@@ -38,7 +38,25 @@ public sealed record CleanupResult(int Count, IReadOnlyList<string> Names);
 public sealed record RunProgress(string Phase, string? Workload, int Slices, int Step = 0, int Steps = 1, WorkloadProgress? Live = null);
 
 /// <summary>What the activity host looks like: facts the orchestrator may not read itself (they are not replay-safe).</summary>
-public sealed record EnvironmentInfo(string TargetKind, string Machine, string Runtime, int ProcessorCount, int TargetAccounts = 1);
+public sealed record EnvironmentInfo(string TargetKind, string Machine, string Runtime, int ProcessorCount, int TargetAccounts = 1)
+{
+    /// <summary>How busy the machine was when described; a second description at the run's end gives the run's share.</summary>
+    public MachineSnapshot? MachineState { get; init; }
+    public string? ToolVersion { get; init; }
+    public string? ToolCommit { get; init; }
+    public string? EmulatorVersion { get; init; }
+
+    /// <summary>The run's environment: these (the start's) figures, and the load and other processes' CPU share from start to <paramref name="end"/>.</summary>
+    public RunEnvironment ToRun(int instances, string host, EnvironmentInfo? end) => new(TargetKind, instances, host, Machine, Runtime, ProcessorCount, TargetAccounts)
+    {
+        LoadAverageStart = MachineState?.LoadAverage1m,
+        LoadAverageEnd = end?.MachineState?.LoadAverage1m,
+        OtherProcessesCpuShare = MachineState is { } a && end?.MachineState is { } b ? MachineSnapshot.OtherProcessesShare(a, b) : null,
+        ToolVersion = ToolVersion,
+        ToolCommit = ToolCommit,
+        EmulatorVersion = EmulatorVersion,
+    };
+}
 
 /// <summary>A step sub-orchestration's input: the spec with the step's value applied, and the run it belongs to.</summary>
 /// <param name="JudgeStoredShare">Fail the step when it stored less of its planned work than spec.maxUnstoredShare allows (not for a saturation search's steps).</param>

@@ -40,8 +40,31 @@ public sealed class BenchmarkActivities(IReadOnlyList<StorageTarget> targets, Re
         }, ct).ConfigureAwait(false);
     }
 
-    public Task<EnvironmentInfo> DescribeEnvironmentAsync() => Task.FromResult(new EnvironmentInfo(
-        targets[0].Kind, Environment.MachineName, RuntimeInformation.FrameworkDescription, Environment.ProcessorCount, targets.Count));
+    /// <summary>The machine, the tool's build, the emulator's version, and how busy the machine is now (called at a run's start and end).</summary>
+    public async Task<EnvironmentInfo> DescribeEnvironmentAsync()
+    {
+        var machine = MachineSnapshot.Take();
+        return new EnvironmentInfo(targets[0].Kind, Environment.MachineName, RuntimeInformation.FrameworkDescription, Environment.ProcessorCount, targets.Count)
+        {
+            MachineState = machine, ToolVersion = ToolVersion.Version, ToolCommit = ToolVersion.Commit,
+            EmulatorVersion = targets[0].Kind == "Azurite" ? await EmulatorVersionAsync().ConfigureAwait(false) : null,
+        };
+    }
+
+    /// <summary>Azurite names itself and its version in every response's Server header; null when it does not answer in time.</summary>
+    private async Task<string?> EmulatorVersionAsync()
+    {
+        using var clients = targets[0].CreateClients(new() { SdkRetries = false, RequestTimeoutSeconds = 5 });
+        try
+        {
+            var response = await clients.Blobs.GetPropertiesAsync().ConfigureAwait(false);
+            return response.GetRawResponse().Headers.TryGetValue("Server", out var server) ? server : null;
+        }
+        catch (Exception ex) when (OutcomeClassifier.Classify(ex, CancellationToken.None) is not null)
+        {
+            return null;
+        }
+    }
 
     /// <summary>Creates the step's table and/or container in every target account; returns the requests that took, counted on the wire.</summary>
     public Task<TargetRequests> PrepareTargetsAsync(StepTargets input, CancellationToken ct) =>

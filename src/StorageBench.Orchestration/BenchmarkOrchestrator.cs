@@ -96,6 +96,16 @@ public static class BenchmarkOrchestrator
             }
         }
 
+        EnvironmentInfo? endEnv = null;
+        try
+        {
+            // The machine again, for the load at the end and the CPU other processes used meanwhile.
+            endEnv = await context.CallActivityAsync<EnvironmentInfo>(ActivityNames.DescribeEnvironment, null);
+        }
+        catch (Exception ex)
+        {
+            errors.Add("describing the machine at the end: " + ex.Message);
+        }
         var summary = new RunSummary
         {
             RunId = runId,
@@ -103,7 +113,7 @@ public static class BenchmarkOrchestrator
             StartedUtc = startedUtc,
             EndedUtc = context.CurrentUtcDateTime,
             Spec = spec,
-            Environment = new RunEnvironment(env.TargetKind, Math.Max(1, hosts.Count), request.Host, env.Machine, env.Runtime, env.ProcessorCount, env.TargetAccounts),
+            Environment = env.ToRun(Math.Max(1, hosts.Count), request.Host, endEnv),
             Errors = errors,
             Saturation = search?.Result(),
             Steps = steps,

@@ -100,8 +100,7 @@ public static class StepOrchestrator
         string status = canceled ? RunStatus.Canceled : errors.Count > 0 ? RunStatus.Failed : RunStatus.Completed;
         errors.AddRange(notes);
         var ended = context.CurrentUtcDateTime;
-        var env = new RunEnvironment(input.Environment.TargetKind, Math.Max(1, hosts.Count), input.Host, input.Environment.Machine, input.Environment.Runtime,
-            input.Environment.ProcessorCount, input.Environment.TargetAccounts);
+        var env = input.Environment.ToRun(Math.Max(1, hosts.Count), input.Host, null);
         WorkloadSummary[] headlines = [.. workloads.Select(WorkloadPayloads.Headline)];
         try
         {

@@ -1,4 +1,5 @@
 using System.Text.Json;
+using StorageBench.Engine.Spec;
 using StorageBench.Engine.Statistics;
 using StorageBench.Engine.Workloads;
 
@@ -12,8 +13,17 @@ namespace StorageBench.Engine.Comparison;
 /// <param name="Source">Where the figures were read: a file's path, or the results table.</param>
 public sealed record RunFigures(string RunId, string Source, string? Scenario, string Status, DateTime StartedUtc, IReadOnlyList<WorkloadFigures> Workloads)
 {
+    /// <summary>The spec the run ran; null when read from the results table, which does not store it.</summary>
+    public RunSpec? Spec { get; init; }
+
+    /// <summary>The machine's state and the tool's build; null when not recorded.</summary>
+    public RunEnvironment? Environment { get; init; }
+
     public static RunFigures FromSummary(RunSummary summary, string source) =>
-        new(summary.RunId, source, summary.Spec?.Scenario, summary.Status, summary.StartedUtc, [.. summary.Workloads.Select(WorkloadFigures.From)]);
+        new(summary.RunId, source, summary.Spec?.Scenario, summary.Status, summary.StartedUtc, [.. summary.Workloads.Select(WorkloadFigures.From)])
+        {
+            Spec = summary.Spec, Environment = summary.Environment,
+        };
 
     /// <summary>
     /// A summary.json, or the summary.json inside a directory (out/&lt;runId&gt;). Throws IOException,
@@ -40,11 +50,20 @@ public sealed record WorkloadFigures(string Workload, string? StepParameter, dou
 {
     public bool IsTable => Workload == TableInsertWorkload.Name;
 
+    /// <summary>Successful requests behind the latency percentiles; null when not recorded.</summary>
+    public long? LatencySamples { get; init; }
+
+    /// <summary>The measured window: first slice start to last slice end, warm-up excluded; null when not recorded.</summary>
+    public double? DurationSeconds { get; init; }
+
     /// <summary>entities/s or MB/s.</summary>
     public string Unit => IsTable ? "entities/s" : "MB/s";
 
     public static WorkloadFigures From(WorkloadSummary w) => new(w.Workload, w.StepParameter, w.StepValue,
         (w.Workload == TableInsertWorkload.Name ? w.Throughput.EntitiesPerSecond : w.Throughput.MegabytesPerSecond) ?? 0, w.PeakPerSecond,
         w.LatencyMs.P50, w.LatencyMs.P95, w.LatencyMs.P99, w.LatencyMs.Max, w.Operations, w.Throttled, w.Failed,
-        w.ClientCpuMicrosecondsPerEntity ?? w.ClientCpuMicrosecondsPerMegabyte, w.PerSecondSpread);
+        w.ClientCpuMicrosecondsPerEntity ?? w.ClientCpuMicrosecondsPerMegabyte, w.PerSecondSpread)
+    {
+        LatencySamples = w.LatencyMs.Samples, DurationSeconds = w.DurationSeconds,
+    };
 }

@@ -106,17 +106,43 @@ public sealed class ResultsTableStore(StorageTarget target, string runsTable = R
 
     /// <summary>The columns every run and step row has.</summary>
     private static TableEntity RowOf(string scenario, string rowKey, string runId, string status, DateTime startedUtc, DateTime endedUtc,
-        RunEnvironment environment, IEnumerable<string> errors) => new(scenario, rowKey)
+        RunEnvironment environment, IEnumerable<string> errors)
     {
-        ["RunId"] = runId,
-        ["Status"] = status,
-        ["StartedUtc"] = DateTime.SpecifyKind(startedUtc, DateTimeKind.Utc),
-        ["EndedUtc"] = DateTime.SpecifyKind(endedUtc, DateTimeKind.Utc),
-        ["TargetKind"] = environment.TargetKind,
-        ["Host"] = environment.Host,
-        ["Instances"] = (long)environment.Instances,
-        ["Errors"] = string.Join("\n", errors),
-    };
+        var row = new TableEntity(scenario, rowKey)
+        {
+            ["RunId"] = runId,
+            ["Status"] = status,
+            ["StartedUtc"] = DateTime.SpecifyKind(startedUtc, DateTimeKind.Utc),
+            ["EndedUtc"] = DateTime.SpecifyKind(endedUtc, DateTimeKind.Utc),
+            ["TargetKind"] = environment.TargetKind,
+            ["Host"] = environment.Host,
+            ["Instances"] = (long)environment.Instances,
+            ["Errors"] = string.Join("\n", errors),
+        };
+        // How busy the machine was and which build ran: absent when unknown (older rows, or off Linux).
+        foreach (var (column, value) in new (string, object?)[]
+        {
+            ("LoadAverageStart", environment.LoadAverageStart), ("LoadAverageEnd", environment.LoadAverageEnd),
+            ("OtherProcessesCpuShare", environment.OtherProcessesCpuShare), ("ToolVersion", environment.ToolVersion),
+            ("ToolCommit", environment.ToolCommit), ("EmulatorVersion", environment.EmulatorVersion),
+        })
+        {
+            if (value is not null)
+            {
+                row[column] = value;
+            }
+        }
+        return row;
+    }
+
+    /// <summary>The environment columns of a run or step row (what <see cref="RowOf"/> wrote).</summary>
+    public static RunEnvironment EnvironmentOf(TableEntity r) =>
+        new(r.GetString("TargetKind") ?? "", (int)(r.GetInt64("Instances") ?? 0), r.GetString("Host") ?? "", "", "", 0)
+        {
+            LoadAverageStart = r.GetDouble("LoadAverageStart"), LoadAverageEnd = r.GetDouble("LoadAverageEnd"),
+            OtherProcessesCpuShare = r.GetDouble("OtherProcessesCpuShare"), ToolVersion = r.GetString("ToolVersion"),
+            ToolCommit = r.GetString("ToolCommit"), EmulatorVersion = r.GetString("EmulatorVersion"),
+        };
 
     private static TableEntity StepRow(StepRecord s)
     {
@@ -418,7 +444,7 @@ public sealed class ResultsTableStore(StorageTarget target, string runsTable = R
         var workloads = rows.OrderBy(r => r.RowKey, StringComparer.Ordinal)
             .SelectMany(r => new[] { TableInsertWorkload.Name, BlobUploadWorkload.Name }.Select(w => FiguresOf(r, w)).OfType<WorkloadFigures>());
         return new RunFigures(runId, $"results table {runsTable}", own.PartitionKey, own.GetString("Status") ?? "", own.GetDateTimeOffset("StartedUtc")?.UtcDateTime ?? default,
-            [.. workloads]);
+            [.. workloads]) { Environment = EnvironmentOf(own) };
     }
 
     /// <summary>A workload's figures from a run or step row; null when the row has none for it.</summary>
@@ -437,7 +463,10 @@ public sealed class ResultsTableStore(StorageTarget target, string runsTable = R
             : null;
         return new WorkloadFigures(workload, r.GetString("StepParameter"), r.GetDouble("StepValue"), Num(p == "Table" ? "EntitiesPerSecond" : "MegabytesPerSecond"),
             r.GetDouble(p + "PeakPerSecond"), latency?.P50 ?? Num("LatencyP50Ms"), latency?.P95, latency?.P99 ?? Num("LatencyP99Ms"), latency?.Max ?? Num("LatencyMaxMs"),
-            operations, r.GetInt64(p + "Throttled") ?? 0, r.GetInt64(p + "Failed") ?? 0, r.GetDouble(p + CpuColumn(p)), spread);
+            operations, r.GetInt64(p + "Throttled") ?? 0, r.GetInt64(p + "Failed") ?? 0, r.GetDouble(p + CpuColumn(p)), spread)
+        {
+            LatencySamples = latency?.Samples, DurationSeconds = r.GetDouble(p + "DurationSeconds"),
+        };
     }
 
     /// <summary>

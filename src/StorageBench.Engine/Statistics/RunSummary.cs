@@ -46,7 +46,22 @@ public sealed record SaturationResult(string Parameter, double? HighestSustainab
 /// <param name="Instances">Distinct machines that ran slices.</param>
 /// <param name="Host">What hosted the orchestration (local CLI, Azure Functions).</param>
 /// <param name="TargetAccounts">Storage accounts the slices were spread over.</param>
-public sealed record RunEnvironment(string TargetKind, int Instances, string Host, string Machine, string Runtime, int ProcessorCount, int TargetAccounts = 1);
+public sealed record RunEnvironment(string TargetKind, int Instances, string Host, string Machine, string Runtime, int ProcessorCount, int TargetAccounts = 1)
+{
+    /// <summary>The driver machine's 1-minute load average when the run started and when it ended (null off Linux).</summary>
+    public double? LoadAverageStart { get; init; }
+    public double? LoadAverageEnd { get; init; }
+    /// <summary>
+    /// Share (0–1) of the machine's CPU, all cores, that processes other than the driver used from start to end
+    /// (/proc/stat minus the driver's own CPU; an Azurite on the same machine counts as other). Null off Linux.
+    /// </summary>
+    public double? OtherProcessesCpuShare { get; init; }
+    /// <summary>The tool's version and the git commit it was built from (null when built outside a checkout).</summary>
+    public string? ToolVersion { get; init; }
+    public string? ToolCommit { get; init; }
+    /// <summary>Azurite's version as its Server header gives it (e.g. "Azurite-Blob/3.35.0"); null for a real account.</summary>
+    public string? EmulatorVersion { get; init; }
+}
 
 public sealed record WorkloadSummary
 {

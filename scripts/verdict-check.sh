@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# Checks the A/B verdict on this machine (issue 18, "Done when"): N comparisons of a spec against itself
+# and N where the candidate is rate-limited to 75 % of the baseline's rate, each without and with two
+# CPU-bound processes running, and a table of the verdicts.
+#   ./scripts/verdict-check.sh [--count N] [--rounds R] [--out DIR]     (defaults: 10, 6, out/verdict-check)
+# The baseline is a closed-loop table insert (specs written below). The rate-limited candidate is the same spec
+# in open loop at 75 % of the median rate of the 10 baseline-spec runs of the self-comparison just before it,
+# under the same CPU condition. Each comparison starts its own Azurite and takes about a minute.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+count=10 rounds=6 out="out/verdict-check"
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --count) count="$2"; shift 2 ;;
+    --rounds) rounds="$2"; shift 2 ;;
+    --out) out="$2"; shift 2 ;;
+    *) echo "error: unknown option $1 (use --count N, --rounds R, --out DIR)" >&2; exit 2 ;;
+  esac
+done
+"$root/scripts/install.sh" >/dev/null
+# A private copy of the CLI: rebuilding the tree while this runs must not change what it measures.
+cli_dir="$root/.build/verdict-check-cli"
+rm -rf "$cli_dir"
+cp -r "$(dirname "$("$root/scripts/build-cli.sh")")" "$cli_dir"
+cli="$cli_dir/storagebench.dll"
+mkdir -p "$out"
+
+# 3 s measured (0.5 s of it warm-up) after a 2 s start delay for priming: about 6 s a run, 10 runs a comparison.
+cat > "$out/baseline.json" <<'JSON'
+{
+  "scenario": "verdict-check",
+  "startDelaySeconds": 2,
+  "tableInsert": { "entitySizeBytes": 1024, "batchSize": 100, "partitionCount": 4, "concurrency": 4, "slices": 1,
+                   "durationSeconds": 3, "warmupSeconds": 0.5 }
+}
+JSON
+
+hogs=()
+start_hogs() { for _ in 1 2; do (while :; do :; done) & hogs+=("$!"); done; }
+stop_hogs() { for p in "${hogs[@]}"; do kill "$p" 2>/dev/null || true; done; for p in "${hogs[@]}"; do wait "$p" 2>/dev/null || true; done; hogs=(); }
+trap stop_hogs EXIT
+
+# median entities/s of the baseline spec's runs in a comparison's runs directory
+median_rate() {
+  python3 - "$1" <<'PY'
+import json, glob, statistics, sys
+rates = []
+for f in glob.glob(sys.argv[1] + "/*/summary.json"):
+    s = json.load(open(f))
+    if s.get("spec", {}).get("tableInsert", {}).get("targetOperationsPerSecond", 0) == 0 and s["status"] == "Completed":
+        rates.append(s["workloads"][0]["throughput"]["entitiesPerSecond"])
+print(statistics.median(rates))
+PY
+}
+
+results="$out/results.tsv"
+printf "n\tcondition\tcomparison\tratio\tci_low\tci_high\tverdict\tload_start_b\tload_start_c\tother_cpu_b\tother_cpu_c\tseconds\n" > "$results"
+compare() { # n condition kind candidate-spec
+  local n="$1" condition="$2" kind="$3" candidate="$4" dir="$out/$2-$3-$1"
+  local t0=$SECONDS
+  dotnet "$cli" ab --baseline "$out/baseline.json" --candidate "$candidate" --rounds "$rounds" --seed "$n" --order random \
+    --out "$dir.md" --runs-dir "$dir" > "$dir.log" 2>&1 || true
+  python3 - "$dir.md" "$n" "$condition" "$kind" "$((SECONDS - t0))" >> "$results" <<'PY'
+import re, sys
+md, n, condition, kind, secs = sys.argv[1:]
+text = open(md).read() if __import__("os").path.exists(md) else ""
+m = re.search(r"tableInsert throughput: candidate / baseline = ([0-9.]+) \(95 % CI ([0-9.]+)–([0-9.]+)\): ([a-z ]+)", text)
+rows = {r[0]: r[1:] for r in re.findall(r"^\| (load average at start \(median\)|other processes' CPU \(median\)) \| ([^|]+) \| ([^|]+) \|", text, re.M)}
+ls = rows.get("load average at start (median)", ("n/a", "n/a")); oc = rows.get("other processes' CPU (median)", ("n/a", "n/a"))
+r = m.groups() if m else ("n/a", "n/a", "n/a", "error (see log)")
+print("\t".join([n, condition, kind, *r, ls[0].strip(), ls[1].strip(), oc[0].strip(), oc[1].strip(), secs]))
+PY
+  tail -n1 "$results"
+}
+
+for i in $(seq 1 "$count"); do
+  for condition in idle hogs; do
+    [[ "$condition" == hogs ]] && start_hogs
+    compare "$i" "$condition" self "$out/baseline.json"
+    rate=$(median_rate "$out/$condition-self-$i")
+    # open loop at 75 % of that rate: requests/s = entities/s / batch size
+    python3 - "$rate" > "$out/candidate-$condition-$i.json" <<'PY'
+import json, sys
+rate = float(sys.argv[1])
+print(json.dumps({"scenario": "verdict-check", "startDelaySeconds": 2,
+  "tableInsert": {"entitySizeBytes": 1024, "batchSize": 100, "partitionCount": 4, "concurrency": 4, "slices": 1,
+                  "durationSeconds": 3, "warmupSeconds": 0.5, "targetOperationsPerSecond": round(0.75 * rate / 100, 2)}}, indent=2))
+PY
+    compare "$i" "$condition" slower "$out/candidate-$condition-$i.json"
+    [[ "$condition" == hogs ]] && stop_hogs
+  done
+done
+
+python3 - "$results" <<'PY'
+import csv, sys, collections
+rows = list(csv.DictReader(open(sys.argv[1]), delimiter="\t"))
+tally = collections.defaultdict(collections.Counter)
+for r in rows:
+    tally[(r["condition"], r["comparison"])][r["verdict"]] += 1
+print("\n| condition | comparison | comparisons | verdicts |\n|---|---|---:|---|")
+for (c, k), v in sorted(tally.items()):
+    print(f"| {c} | {k} | {sum(v.values())} | " + ", ".join(f"{n} {verdict}" for verdict, n in v.most_common()) + " |")
+PY

@@ -1,0 +1,268 @@
+using System.Globalization;
+using System.Text;
+using StorageBench.Engine.Comparison;
+using StorageBench.Engine.Cost;
+using StorageBench.Engine.Reports;
+using StorageBench.Engine.ResultsStore;
+using StorageBench.Engine.Spec;
+using StorageBench.Engine.Statistics;
+using StorageBench.Engine.Workloads;
+using StorageBench.Orchestration;
+using StorageBench.Orchestration.Hosting;
+
+namespace StorageBench.Cli;
+
+/// <summary>What `storagebench ab` was asked to do.</summary>
+/// <param name="Rounds">Runs of each side; at least 4 (the fewest that can give a 95 % interval).</param>
+/// <param name="Order">"alternate": baseline first in odd rounds, candidate first in even ones (ABBA); "random": a coin flip per round.</param>
+/// <param name="ThresholdPercent">A change inside ±this is not claimed even when the interval excludes 1.0.</param>
+/// <param name="FailIfSlowerPercent">Exit 1 when the throughput interval lies wholly below 1 − this.</param>
+/// <param name="RunsDirectory">Where each run's summary.json/md/html go (one directory per run id).</param>
+public sealed record AbOptions(string BaselineSpec, string CandidateSpec, int Rounds = AbOptions.DefaultRounds, string Order = "alternate", int? Seed = null,
+    double ThresholdPercent = AbOptions.DefaultThresholdPercent, double? FailIfSlowerPercent = null, string? OutFile = null, string RunsDirectory = "out")
+{
+    public const int DefaultRounds = 6;
+    public const double DefaultThresholdPercent = 2;
+
+    /// <summary>The options as the CLI gives them ("--name value"); a FormatException names the option, its value and the rule.</summary>
+    public static AbOptions Parse(IReadOnlyDictionary<string, string> options)
+    {
+        string Required(string name) => options.TryGetValue(name, out var v) ? v : throw new FormatException($"{name}: required (a run spec JSON file)");
+        double Percent(string name, string text) => double.TryParse(text, NumberStyles.Float, CultureInfo.InvariantCulture, out double p) && p is >= 0 and < 100
+            ? p : throw new FormatException($"{name}: \"{text}\" must be a percentage from 0 to below 100, e.g. 2");
+        var o = new AbOptions(Required("--baseline"), Required("--candidate"));
+        if (options.TryGetValue("--rounds", out var rounds))
+        {
+            o = o with { Rounds = int.TryParse(rounds, out int n) && n is >= 4 and <= 50 ? n
+                : throw new FormatException($"--rounds: \"{rounds}\" must be a whole number from 4 to 50 (fewer than 4 rounds a side cannot give a 95 % interval)") };
+        }
+        if (options.TryGetValue("--order", out var order))
+        {
+            o = o with { Order = order is "alternate" or "random" ? order : throw new FormatException($"--order: \"{order}\" must be alternate or random") };
+        }
+        if (options.TryGetValue("--seed", out var seed))
+        {
+            o = o with { Seed = int.TryParse(seed, out int s) ? s : throw new FormatException($"--seed: \"{seed}\" must be a whole number") };
+        }
+        if (options.TryGetValue("--threshold", out var threshold))
+        {
+            o = o with { ThresholdPercent = Percent("--threshold", threshold) };
+        }
+        if (options.TryGetValue("--fail-if-slower", out var fail))
+        {
+            o = o with { FailIfSlowerPercent = Percent("--fail-if-slower", fail) };
+        }
+        return o with { OutFile = options.GetValueOrDefault("--out"), RunsDirectory = options.GetValueOrDefault("--runs-dir") ?? "out" };
+    }
+}
+
+/// <summary>
+/// `storagebench ab`: baseline and candidate run alternately on one target, round after round, and the
+/// candidate/baseline ratio of each figure is judged over the rounds with a rank-based 95 % interval
+/// (<see cref="RatioInterval"/>). Alternation is what makes it fair on a shared machine: both sides
+/// meet the same drift and the same neighbours, so what differs between them is the spec.
+/// </summary>
+public static class AbCommand
+{
+    /// <summary>Judged per workload and step: the headline throughput, and p50 and p99 latency.</summary>
+    private static readonly (string Metric, bool HigherIsBetter, Func<WorkloadFigures, double?> Value)[] Metrics =
+    [
+        ("throughput", true, w => w.Rate),
+        ("latency p50", false, w => w.LatencyP50Ms),
+        ("latency p99", false, w => w.LatencyP99Ms),
+    ];
+
+    /// <summary>Reads and validates both specs; null (after saying why on stderr) when one is rejected.</summary>
+    public static async Task<(RunSpec Baseline, RunSpec Candidate)?> ReadSpecsAsync(AbOptions o, TextWriter stderr, CancellationToken ct)
+    {
+        RunSpec? baseline = null, candidate = null;
+        foreach (var (option, path) in new[] { ("--baseline", o.BaselineSpec), ("--candidate", o.CandidateSpec) })
+        {
+            string json;
+            try
+            {
+                json = await File.ReadAllTextAsync(path, ct).ConfigureAwait(false);
+            }
+            catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
+            {
+                await stderr.WriteLineAsync($"error: {option}: \"{path}\" cannot be read: {ex.Message}").ConfigureAwait(false);
+                return null;
+            }
+            var (spec, errors) = RunSpecParser.Parse(json);
+            if (spec is null)
+            {
+                await stderr.WriteLineAsync($"error: {option}: the run spec \"{path}\" was rejected; nothing was started:").ConfigureAwait(false);
+                foreach (var e in errors)
+                {
+                    await stderr.WriteLineAsync("  " + e).ConfigureAwait(false);
+                }
+                return null;
+            }
+            (baseline, candidate) = option == "--baseline" ? (spec, candidate) : (baseline, spec);
+        }
+        return (baseline!, candidate!);
+    }
+
+    /// <summary>Runs the rounds on <paramref name="targets"/>, prints and (with --out) writes the report. Exit 0 judged, 1 a run failed or --fail-if-slower tripped.</summary>
+    public static async Task<int> RunAsync(AbOptions o, RunSpec baseline, RunSpec candidate, IReadOnlyList<StorageTarget> targets, PriceTable prices,
+        TextWriter stdout, TextWriter stderr, CancellationToken ct)
+    {
+        var random = o.Seed is { } seed ? new Random(seed) : new Random();
+        var runs = new List<AbRun>();
+        using var results = new ResultsTableStore(TargetSettings.Results(Environment.GetEnvironmentVariable, targets[0]));
+        var host = BenchmarkHost.Create(targets, results, TimeProvider.System, shutdown: ct);
+        for (int round = 1; round <= o.Rounds && !ct.IsCancellationRequested; round++)
+        {
+            bool baselineFirst = o.Order == "alternate" ? round % 2 == 1 : random.Next(2) == 0;
+            foreach (bool isBaseline in baselineFirst ? new[] { true, false } : [false, true])
+            {
+                if (ct.IsCancellationRequested)
+                {
+                    break;
+                }
+                var summary = await RunOnceAsync(host, results, isBaseline ? baseline : candidate, prices, ct).ConfigureAwait(false);
+                var files = await ReportWriter.WriteAsync(summary, Path.Combine(o.RunsDirectory, summary.RunId), CancellationToken.None).ConfigureAwait(false);
+                var run = new AbRun(round, isBaseline ? "baseline" : "candidate", RunFigures.FromSummary(summary, files[0]));
+                runs.Add(run);
+                await stdout.WriteLineAsync($"round {round}/{o.Rounds} {run.Side,-9} {RoundLine(run)}").ConfigureAwait(false);
+            }
+        }
+        string report = Report(o, baseline, candidate, runs, out bool slowerThanAllowed);
+        if (o.OutFile is { } outFile)
+        {
+            try
+            {
+                await File.WriteAllTextAsync(outFile, report, CancellationToken.None).ConfigureAwait(false);
+            }
+            catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
+            {
+                await stderr.WriteLineAsync($"error: --out: \"{outFile}\" cannot be written: {ex.Message}").ConfigureAwait(false);
+                return 2;
+            }
+        }
+        await stdout.WriteLineAsync().ConfigureAwait(false);
+        await stdout.WriteLineAsync(report).ConfigureAwait(false);
+        if (o.OutFile is not null)
+        {
+            await stdout.WriteLineAsync($"Wrote {o.OutFile}").ConfigureAwait(false);
+        }
+        bool allCompleted = runs.Count == 2 * o.Rounds && runs.All(r => r.Figures.Status == RunStatus.Completed);
+        return allCompleted && !slowerThanAllowed ? 0 : 1;
+    }
+
+    private sealed record AbRun(int Round, string Side, RunFigures Figures);
+
+    private static async Task<RunSummary> RunOnceAsync(InProcessOrchestrationHost host, ResultsTableStore results, RunSpec spec, PriceTable prices, CancellationToken ct)
+    {
+        var started = await new RunStarter(host, TimeProvider.System).StartAsync(spec, "local-cli-ab", null, ct).ConfigureAwait(false);
+        string runId = started.RunId!;
+        // Not canceled by Ctrl+C: the host cancels the slices, and the run still cleans up and stores what it has.
+        var final = await host.WaitForCompletionAsync(runId, CancellationToken.None).ConfigureAwait(false);
+        return await RunResults.LoadAsync(host, results, runId, CancellationToken.None, prices).ConfigureAwait(false)
+            ?? throw new InvalidOperationException($"orchestration {runId} ended {final.RuntimeStatus}: {final.FailureMessage}");
+    }
+
+    private static string RoundLine(AbRun run)
+    {
+        var f = run.Figures;
+        var env = f.Environment;
+        string figures = string.Join("; ", f.Workloads.Select(w => string.Create(CultureInfo.InvariantCulture,
+            $"{w.Workload}{(w.StepValue is { } v ? $"={v:0.###}" : "")} {w.Rate:#,0.0} {w.Unit}, p50 {w.LatencyP50Ms:0.0} ms, p99 {w.LatencyP99Ms:0.0} ms")));
+        return string.Create(CultureInfo.InvariantCulture,
+            $"{f.RunId} {f.Status}: {figures}; load {Num(env?.LoadAverageStart, "0.0")}→{Num(env?.LoadAverageEnd, "0.0")}, other processes' CPU {Share(env?.OtherProcessesCpuShare)}");
+    }
+
+    /// <summary>The report: the verdicts first, then the method, the machine side by side, and every round.</summary>
+    private static string Report(AbOptions o, RunSpec baselineSpec, RunSpec candidateSpec, List<AbRun> runs, out bool slowerThanAllowed)
+    {
+        slowerThanAllowed = false;
+        double threshold = o.ThresholdPercent / 100;
+        var b = new StringBuilder();
+        b.AppendLine(CultureInfo.InvariantCulture, $"# StorageBench A/B: {o.CandidateSpec} against {o.BaselineSpec}");
+        b.AppendLine();
+        var differences = SpecDifferences.Between(baselineSpec, candidateSpec);
+        b.AppendLine(differences.Count == 0 ? "The two specs are the same (apart from the scenario name): any verdict other than \"no change detected\" is a false alarm."
+            : "The specs differ in: " + string.Join("; ", differences.Select(d => "`" + d + "`")) + ".");
+        b.AppendLine();
+        var completed = runs.Where(r => r.Figures.Status == RunStatus.Completed).ToList();
+        foreach (var r in runs.Where(r => r.Figures.Status != RunStatus.Completed))
+        {
+            b.AppendLine(CultureInfo.InvariantCulture, $"- warning: round {r.Round} {r.Side} run {r.Figures.RunId} is {r.Figures.Status}: left out of the verdicts");
+        }
+        var keys = completed.SelectMany(r => r.Figures.Workloads.Select(w => (w.Workload, w.StepParameter, w.StepValue))).Distinct().ToList();
+        foreach (var key in keys)
+        {
+            string label = ReportWriter.Label(key.Workload, key.StepParameter, key.StepValue);
+            WorkloadFigures? Of(AbRun r) => r.Figures.Workloads.FirstOrDefault(w => (w.Workload, w.StepParameter, w.StepValue) == key);
+            foreach (var (metric, higherIsBetter, value) in Metrics)
+            {
+                double[] Values(string side) => [.. completed.Where(r => r.Side == side).Select(Of).Select(w => w is null ? null : value(w)).OfType<double>().Where(v => v > 0)];
+                double[] a = Values("baseline"), c = Values("candidate");
+                if (a.Length == 0 || c.Length == 0)
+                {
+                    b.AppendLine(CultureInfo.InvariantCulture, $"- {label} {metric}: not judged: a side has no completed round with this figure");
+                    continue;
+                }
+                var interval = RatioInterval.Estimate(a, c);
+                string sentence = AbVerdict.Sentence(metric, interval, threshold, higherIsBetter);
+                b.AppendLine(CultureInfo.InvariantCulture, $"- **{label} {sentence}**");
+                if (metric == "throughput" && o.FailIfSlowerPercent is { } limit && interval.High < 1 - limit / 100)
+                {
+                    slowerThanAllowed = true;
+                    b.AppendLine(CultureInfo.InvariantCulture, $"- --fail-if-slower {limit:0.##}: {label} throughput is lower by more than {limit:0.##}% with 95 % confidence");
+                }
+            }
+        }
+        b.AppendLine();
+        b.AppendLine(CultureInfo.InvariantCulture,
+            $"Method: {o.Rounds} rounds, each one full run of each spec on the same target, order {(o.Order == "alternate" ? "alternating (baseline first in odd rounds, candidate first in even ones)" : $"random per round{(o.Seed is { } s ? $" (seed {s})" : "")}")}. " +
+            $"The ratio is the Hodges–Lehmann estimate (median of all candidate/baseline pairs of rounds) with its exact Mann–Whitney 95 % confidence interval. " +
+            $"A change is claimed only when the whole interval lies beyond ±{o.ThresholdPercent:0.#}%: an interval containing 1.0 is \"no change detected\"; " +
+            $"one that excludes 1.0 but reaches into ±{o.ThresholdPercent:0.#}% is \"{AbVerdict.WithinThreshold}\".");
+        b.AppendLine();
+        b.Append(MachineTable(runs));
+        b.AppendLine();
+        b.AppendLine("| round | side | run | status | figures | load start → end | other processes' CPU |");
+        b.AppendLine("|---:|---|---|---|---|---|---:|");
+        foreach (var r in runs)
+        {
+            var env = r.Figures.Environment;
+            string figures = string.Join("; ", r.Figures.Workloads.Select(w => string.Create(CultureInfo.InvariantCulture,
+                $"{ReportWriter.Label(w.Workload, w.StepParameter, w.StepValue)} {w.Rate:#,0.0} {w.Unit}, p50 {w.LatencyP50Ms:0.0} ms, p99 {w.LatencyP99Ms:0.0} ms")));
+            b.AppendLine(CultureInfo.InvariantCulture,
+                $"| {r.Round} | {r.Side} | {r.Figures.RunId} | {r.Figures.Status} | {figures} | {Num(env?.LoadAverageStart, "0.0")} → {Num(env?.LoadAverageEnd, "0.0")} | {Share(env?.OtherProcessesCpuShare)} |");
+        }
+        return b.ToString();
+    }
+
+    /// <summary>The machine and the build, baseline and candidate side by side (medians over rounds), with a warning when they differed.</summary>
+    private static string MachineTable(List<AbRun> runs)
+    {
+        var b = new StringBuilder();
+        string Median(string side, Func<RunEnvironment, double?> f, string format)
+        {
+            double[] v = [.. runs.Where(r => r.Side == side).Select(r => r.Figures.Environment is { } e ? f(e) : null).OfType<double>()];
+            return v.Length == 0 ? "n/a" : format == "%" ? Share(RegressionRule.Median(v)) : RegressionRule.Median(v).ToString(format, CultureInfo.InvariantCulture);
+        }
+        string Distinct(string side, Func<RunEnvironment, string?> f) =>
+            string.Join(", ", runs.Where(r => r.Side == side).Select(r => r.Figures.Environment is { } e ? f(e) : null).Distinct().Select(v => v ?? "n/a"));
+        b.AppendLine("| machine and build | baseline | candidate |");
+        b.AppendLine("|---|---|---|");
+        b.AppendLine($"| load average at start (median) | {Median("baseline", e => e.LoadAverageStart, "0.0")} | {Median("candidate", e => e.LoadAverageStart, "0.0")} |");
+        b.AppendLine($"| load average at end (median) | {Median("baseline", e => e.LoadAverageEnd, "0.0")} | {Median("candidate", e => e.LoadAverageEnd, "0.0")} |");
+        b.AppendLine($"| other processes' CPU (median) | {Median("baseline", e => e.OtherProcessesCpuShare, "%")} | {Median("candidate", e => e.OtherProcessesCpuShare, "%")} |");
+        b.AppendLine($"| tool version, commit | {Distinct("baseline", e => $"{e.ToolVersion} {e.ToolCommit}")} | {Distinct("candidate", e => $"{e.ToolVersion} {e.ToolCommit}")} |");
+        b.AppendLine($"| emulator | {Distinct("baseline", e => e.EmulatorVersion)} | {Distinct("candidate", e => e.EmulatorVersion)} |");
+        foreach (string warning in MachineComparison.Warnings([.. runs.Where(r => r.Side == "baseline").Select(r => r.Figures.Environment)],
+                     [.. runs.Where(r => r.Side == "candidate").Select(r => r.Figures.Environment)]))
+        {
+            b.AppendLine();
+            b.AppendLine("warning: " + warning);
+        }
+        return b.ToString();
+    }
+
+    private static string Num(double? v, string format) => v?.ToString(format, CultureInfo.InvariantCulture) ?? "n/a";
+
+    private static string Share(double? v) => v is { } x ? x.ToString("0%", CultureInfo.InvariantCulture) : "n/a";
+}
