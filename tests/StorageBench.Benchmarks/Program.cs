@@ -3,6 +3,7 @@ using System.Globalization;
 using System.Runtime.InteropServices;
 using System.Text;
 using System.Text.Json;
+using StorageBench.Benchmarks;
 using StorageBench.Cli;
 using StorageBench.Engine.Measurement;
 using StorageBench.Engine.Planning;
@@ -18,6 +19,32 @@ using StorageBench.Orchestration.Hosting;
 // 1. Pipeline vs the engine's tightest loop (same spec, same Azurite), single partition and 16 partitions.
 // 2. Driver peak working set for a run and a 10x longer run (separate CLI processes).
 // 3. Client CPU per entity (1, 4, 64 KB) and per MB (4 MiB blocks).
+// Helper processes of section 5: the floor server, and one floor workload looped under dotnet-trace.
+if (args is ["floor-server"])
+{
+    await using var floor = await FloorServer.StartAsync();
+    Console.WriteLine(floor.ConnectionString);
+    // Serves until the parent closes stdin.
+    await Console.In.ReadToEndAsync();
+    return;
+}
+if (args is ["floor-profile", var profiledDriver, var profiledCase, var floorConnection])
+{
+    var floorCase = FloorCase.All.Single(c => c.Key == profiledCase);
+    var floorTarget = StorageTarget.FromConnectionString(floorConnection);
+    // Long enough that start-up (JIT, type loading, the credential) is a small share of the samples.
+    for (var profiled = Stopwatch.StartNew(); profiled.Elapsed < TimeSpan.FromSeconds(20);)
+    {
+        await FloorBenchmark.RunAsync(floorTarget, floorCase.With(profiledDriver, 2 * floorCase.SmallRun));
+    }
+    return;
+}
+if (args is ["floor", var floorOutput])
+{
+    // Section 5 alone, for iterating on the driver: ./scripts/benchmark.sh runs it with everything else.
+    await File.WriteAllTextAsync(floorOutput, await LeanDriverSection.WriteAsync(null, Path.GetDirectoryName(typeof(FloorServer).Assembly.Location)!));
+    return;
+}
 string cliDll = args[0];
 string output = args[1];
 double seconds = args.Length > 2 ? double.Parse(args[2], CultureInfo.InvariantCulture) : 30;

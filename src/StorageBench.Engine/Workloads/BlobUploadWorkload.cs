@@ -64,7 +64,7 @@ public static class BlobUploadWorkload
         {
             started++;
             var blob = container.GetBlockBlobClient(BlobName(attempt, plan.SliceIndex, n));
-            string? blobUrl = lean?.BlobUrl(BlobName(attempt, plan.SliceIndex, n));
+            var leanBlob = lean?.Blob(BlobName(attempt, plan.SliceIndex, n));
             long nextBlock = -1;
             for (int w = 0; w < workers.Length; w++)
             {
@@ -85,7 +85,7 @@ public static class BlobUploadWorkload
                         int size = (int)Math.Min(spec.BlockSizeBytes, spec.BlobSizeBytes - i * spec.BlockSizeBytes);
                         ok = await upload.SendAsync(recorder, size, lean is null
                             ? () => StageBlockAsync(blob, blockIds[i], block, size)
-                            : () => lean.StageBlockAsync(worker, blobUrl!, (int)i, block, size)).ConfigureAwait(false);
+                            : () => lean.StageBlockAsync(worker, leanBlob!, (int)i, block, size)).ConfigureAwait(false);
                         staged += ok ? size : 0;
                     }
                     return ok ? staged : -1 - staged;
@@ -93,7 +93,7 @@ public static class BlobUploadWorkload
             }
             long[] staged = await Task.WhenAll(loops).ConfigureAwait(false);
             bool allStaged = staged.All(s => s >= 0);
-            Func<Task> commit = lean is null ? () => blob.CommitBlockListAsync(new ArraySegment<string>(blockIds, 0, blockCount)) : () => lean.CommitBlockListAsync(blobUrl!);
+            Func<Task> commit = lean is null ? () => blob.CommitBlockListAsync(new ArraySegment<string>(blockIds, 0, blockCount)) : () => lean.CommitBlockListAsync(leanBlob!);
             if (allStaged && await upload.SendAsync(commits, spec.BlobSizeBytes, commit, countsAsBlock: false).ConfigureAwait(false))
             {
                 committed++;
@@ -129,14 +129,14 @@ public static class BlobUploadWorkload
         int[] rounds = await Task.WhenAll(Enumerable.Range(0, plan.Client.PrimeRounds > 0 ? Math.Min(loops, Priming.MaxLoops) : 0).Select(loop => Task.Run(async () =>
         {
             var blob = container.GetBlockBlobClient(BlobName(TableInsertWorkload.PrimerAttempt, plan.SliceIndex, loop));
-            string? blobUrl = lean?.BlobUrl(BlobName(TableInsertWorkload.PrimerAttempt, plan.SliceIndex, loop));
+            var leanBlob = lean?.Blob(BlobName(TableInsertWorkload.PrimerAttempt, plan.SliceIndex, loop));
             int round = 0;
             for (; round < plan.Client.PrimeRounds && Priming.HasTime(plan.StartAtUtc, time); round++)
             {
                 // Blocks through the measured driver (the path to warm); the commit and delete through the SDK.
                 await Priming.Quietly(lean is null
                     ? StageBlockAsync(blob, blockId, block, Math.Min(block.Length, 4096))
-                    : lean.StageBlockAsync(loop, blobUrl!, 0, block, Math.Min(block.Length, 4096))).ConfigureAwait(false);
+                    : lean.StageBlockAsync(loop, leanBlob!, 0, block, Math.Min(block.Length, 4096))).ConfigureAwait(false);
             }
             await Priming.Quietly(blob.CommitBlockListAsync([blockId])).ConfigureAwait(false);
             await Priming.Quietly(blob.DeleteIfExistsAsync()).ConfigureAwait(false);

@@ -81,9 +81,9 @@ public partial class LeanWireTests
 
         var blob = container.GetBlockBlobClient(blobName);
         await blob.StageBlockAsync(ids[1], new MemoryStream(block, 0, 7_000));
-        await lean.StageBlockAsync(0, lean.BlobUrl(blobName), 1, block, 7_000);
+        await lean.StageBlockAsync(0, lean.Blob(blobName), 1, block, 7_000);
         await blob.CommitBlockListAsync(ids);
-        await lean.CommitBlockListAsync(lean.BlobUrl(blobName));
+        await lean.CommitBlockListAsync(lean.Blob(blobName));
 
         var captured = server.Captured.ToArray();
         Assert.Equal(4, captured.Length);

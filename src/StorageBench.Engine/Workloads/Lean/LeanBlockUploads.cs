@@ -1,3 +1,4 @@
+using System.Globalization;
 using System.Text;
 using StorageBench.Engine.Measurement;
 
@@ -23,6 +24,8 @@ public sealed class LeanBlockUploads : IDisposable
     private readonly WireCounter _wire;
     private readonly string _container;
     private readonly string[] _blockQueries;
+    // The query's part of the canonicalized resource, per block: "\nblockid:{id}\ncomp:block" (sorted, decoded).
+    private readonly string[] _blockCanonical;
     private readonly byte[] _blockList;
     private readonly LeanRequest[] _workers;
     private readonly LeanRequest _commit;
@@ -35,6 +38,7 @@ public sealed class LeanBlockUploads : IDisposable
         _container = $"{transport.Account.BlobEndpoint}/{containerName}/";
         string sas = transport.Account.Sas is { } s ? "&" + s : "";
         _blockQueries = [.. blockIds.Select(id => "?comp=block&blockid=" + Uri.EscapeDataString(id) + sas)];
+        _blockCanonical = [.. blockIds.Select(id => $"\nblockid:{id}\ncomp:block")];
         // As the SDK serializes it: UTF-8 with a byte order mark, no XML declaration.
         _blockList = [.. Encoding.UTF8.Preamble, .. Encoding.UTF8.GetBytes("<BlockList>" + string.Concat(blockIds.Select(id => $"<Latest>{id}</Latest>")) + "</BlockList>")];
         _workers = [.. Enumerable.Range(0, workers).Select(_ => NewRequest("application/octet-stream", 0))];
@@ -52,30 +56,36 @@ public sealed class LeanBlockUploads : IDisposable
         return request;
     }
 
-    /// <summary>The blob's address, once per blob.</summary>
-    public string BlobUrl(string blobName) => _container + blobName;
+    /// <summary>A blob's address and its canonicalized resource path, once per blob.</summary>
+    public LeanBlob Blob(string blobName)
+    {
+        string url = _container + blobName;
+        return new(url, "/" + _transport.Account.Name + new Uri(url).AbsolutePath);
+    }
 
     /// <summary>Put Block <paramref name="index"/> of a blob: the first <paramref name="size"/> bytes of the shared <paramref name="block"/>.</summary>
-    public async Task StageBlockAsync(int worker, string blobUrl, int index, byte[] block, int size)
+    public async Task StageBlockAsync(int worker, LeanBlob blob, int index, byte[] block, int size)
     {
         var request = _workers[worker];
-        request.Message.RequestUri = new Uri(blobUrl + _blockQueries[index]);
+        request.Message.RequestUri = new Uri(blob.Url + _blockQueries[index]);
         request.Content.Use(block, size);
-        await SendAsync(request).ConfigureAwait(false);
+        await SendAsync(request, blob.CanonicalPath, _blockCanonical[index]).ConfigureAwait(false);
     }
 
-    /// <summary>Put Block List of the first <paramref name="blockCount"/> ids (every blob of a slice has the same count).</summary>
-    public async Task CommitBlockListAsync(string blobUrl)
+    /// <summary>Put Block List of every block id (every blob of a slice has the same blocks).</summary>
+    public async Task CommitBlockListAsync(LeanBlob blob)
     {
-        _commit.Message.RequestUri = new Uri(blobUrl + "?comp=blocklist" + (_transport.Account.Sas is { } s ? "&" + s : ""));
+        _commit.Message.RequestUri = new Uri(blob.Url + "?comp=blocklist" + (_transport.Account.Sas is { } s ? "&" + s : ""));
         _blockList.CopyTo(_commit.Content.Reserve(_blockList.Length), 0);
         _commit.Content.SetLength(_blockList.Length);
-        await SendAsync(_commit).ConfigureAwait(false);
+        await SendAsync(_commit, blob.CanonicalPath, "\ncomp:blocklist").ConfigureAwait(false);
     }
 
-    private async Task SendAsync(LeanRequest request)
+    private async Task SendAsync(LeanRequest request, string canonicalPath, string canonicalQuery)
     {
-        request.Set("x-ms-client-request-id", Guid.NewGuid().ToString());
+        request.RequestId = Guid.NewGuid().ToString();
+        request.Set("x-ms-client-request-id", request.RequestId);
+        (request.CanonicalPath, request.CanonicalQuery) = (canonicalPath, canonicalQuery);
         using var response = await _transport.SendAsync(request, _wire, _sign, 201).ConfigureAwait(false);
         request.ResetTimer();
     }
@@ -90,31 +100,28 @@ public sealed class LeanBlockUploads : IDisposable
         }
         else if (_transport.Account.Key is not null)
         {
-            request.Set("Authorization", $"SharedKey {_transport.Account.Name}:{request.Sign(StringToSign(request, date))}");
+            request.Set("Authorization", $"SharedKey {_transport.Account.Name}:{SignBlobRequest(request, date)}");
         }
     }
 
     /// <summary>
     /// Shared Key for the Blob service (version 2009-09-19 and later): the verb, the standard headers this
     /// request has (Content-Length, Content-Type; the others are empty), the x-ms-* headers sorted, then
-    /// "/account/path" and the query parameters sorted by name, decoded. comp and blockid are all we send.
+    /// "/account/path" and the query parameters sorted by name, decoded (comp and blockid are all we send).
+    /// Written into the request's scratch buffer: no string per block.
     /// </summary>
-    internal static string StringToSign(LeanRequest request, string date)
+    internal static string SignBlobRequest(LeanRequest request, string date)
     {
-        var message = request.Message;
-        var uri = message.RequestUri!;
-        string query = uri.Query;
-        var resource = new StringBuilder("/").Append(request.Transport.Account.Name).Append(uri.AbsolutePath);
-        foreach (var (name, value) in query.TrimStart('?').Split('&', StringSplitOptions.RemoveEmptyEntries)
-            .Select(p => p.Split('=', 2)).Select(p => (Name: Uri.UnescapeDataString(p[0]).ToLowerInvariant(), Value: Uri.UnescapeDataString(p.Length > 1 ? p[1] : "")))
-            .OrderBy(p => p.Name, StringComparer.Ordinal))
-        {
-            resource.Append('\n').Append(name).Append(':').Append(value);
-        }
         long length = request.Content.Length;
-        string id = message.Headers.GetValues("x-ms-client-request-id").First();
-        return $"PUT\n\n\n{(length == 0 ? "" : length.ToString(System.Globalization.CultureInfo.InvariantCulture))}\n\n{request.ContentType}\n\n\n\n\n\n\n" +
-            $"x-ms-client-request-id:{id}\nx-ms-date:{date}\nx-ms-return-client-request-id:true\nx-ms-version:{ServiceVersion}\n{resource}";
+        var scratch = request.Scratch;
+        int written;
+        while (!scratch.AsSpan().TryWrite(CultureInfo.InvariantCulture,
+            $"PUT\n\n\n{(length == 0 ? null : length)}\n\n{request.ContentType}\n\n\n\n\n\n\nx-ms-client-request-id:{request.RequestId}\nx-ms-date:{date}\nx-ms-return-client-request-id:true\nx-ms-version:{ServiceVersion}\n{request.CanonicalPath}{request.CanonicalQuery}",
+            out written))
+        {
+            scratch = request.Scratch = new char[scratch.Length * 2];
+        }
+        return request.Sign(scratch.AsSpan(0, written));
     }
 
     public void Dispose()

@@ -248,6 +248,16 @@ public sealed class LeanRequest : IDisposable
 
     public string ContentType { get; }
 
+    /// <summary>This request's x-ms-client-request-id, and the parts of its canonicalized resource (Blob Shared Key signs them).</summary>
+    public string RequestId { get; set; } = "";
+
+    public string CanonicalPath { get; set; } = "";
+
+    public string CanonicalQuery { get; set; } = "";
+
+    /// <summary>Where a string to sign is written, reused request after request.</summary>
+    public char[] Scratch { get; set; } = new char[1024];
+
     public CancellationTokenSource Timer { get; private set; } = new();
 
     /// <summary>Ready for the next attempt: the same timer when it did not fire (no allocation), else a new one.</summary>
@@ -291,6 +301,9 @@ public sealed class LeanRequest : IDisposable
         _hmac?.Dispose();
     }
 }
+
+/// <summary>A blob as the lean driver addresses it: its URL, and "/account/container/name" for Shared Key.</summary>
+public sealed record LeanBlob(string Url, string CanonicalPath);
 
 /// <summary>A request body written into one reusable buffer; sent as it is, with its length set per request.</summary>
 public sealed class PooledContent(int capacity) : HttpContent
