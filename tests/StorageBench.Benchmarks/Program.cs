@@ -3,6 +3,7 @@ using System.Globalization;
 using System.Runtime.InteropServices;
 using System.Text;
 using System.Text.Json;
+using StorageBench.Benchmarks;
 using StorageBench.Cli;
 using StorageBench.Engine.Measurement;
 using StorageBench.Engine.Planning;
@@ -18,7 +19,34 @@ using StorageBench.Orchestration.Hosting;
 // 1. Pipeline vs the engine's tightest loop (same spec, same Azurite), single partition and 16 partitions.
 // 2. Driver peak working set for a run and a 10x longer run (separate CLI processes).
 // 3. Client CPU per entity (1, 4, 64 KB) and per MB (4 MiB blocks).
-// 5. How late 30 slices pass the synchronized start (a quiet-machine figure; printed after section 4).
+// 5. The lean driver against the SDK driver (floor server, profile, Azurite).
+// 6. How late 30 slices pass the synchronized start (a quiet-machine figure; printed after section 4).
+// Helper processes of section 5: the floor server, and one floor workload looped under dotnet-trace.
+if (args is ["floor-server"])
+{
+    await using var floor = await FloorServer.StartAsync();
+    Console.WriteLine(floor.ConnectionString);
+    // Serves until the parent closes stdin.
+    await Console.In.ReadToEndAsync();
+    return;
+}
+if (args is ["floor-profile", var profiledDriver, var profiledCase, var floorConnection])
+{
+    var floorCase = FloorCase.All.Single(c => c.Key == profiledCase);
+    var floorTarget = StorageTarget.FromConnectionString(floorConnection);
+    // Long enough that start-up (JIT, type loading, the credential) is a small share of the samples.
+    for (var profiled = Stopwatch.StartNew(); profiled.Elapsed < TimeSpan.FromSeconds(20);)
+    {
+        await FloorBenchmark.RunAsync(floorTarget, floorCase.With(profiledDriver, 2 * floorCase.SmallRun));
+    }
+    return;
+}
+if (args is ["floor", var floorOutput])
+{
+    // Section 5 alone, for iterating on the driver: ./scripts/benchmark.sh runs it with everything else.
+    await File.WriteAllTextAsync(floorOutput, await LeanDriverSection.WriteAsync(null, Path.GetDirectoryName(typeof(FloorServer).Assembly.Location)!));
+    return;
+}
 string cliDll = args[0];
 string output = args[1];
 double seconds = args.Length > 2 ? double.Parse(args[2], CultureInfo.InvariantCulture) : 30;
@@ -127,7 +155,7 @@ foreach (var (label, entitySize, batch) in new[] { ("1 KB entities, EGT 100", 10
     md.AppendLine(inv, $"| 4 MiB blocks, 32 MiB blobs, 8 in flight | {w.Throughput.MegabytesPerSecond:0.0} MB/s | {w.ClientCpuSeconds:0.00} s | {w.ClientCpuMicrosecondsPerMegabyte:0} µs/MB |");
 }
 
-// --- 5. synchronized start (printed after section 4; measured here, on sections 1-3's Azurite) -----
+// --- 6. synchronized start (printed after section 4; measured here, on sections 1-3's Azurite) -----
 // How late slices pass the orchestrator's start instant depends on how busy the machine is: a quiet-machine
 // figure, so it lives here, not in the test suite (SynchronizedStartTests checks what the product controls).
 var syncMd = new StringBuilder();
@@ -140,7 +168,7 @@ var syncMd = new StringBuilder();
     })).Workloads[0].PerSlice.Select(s => s.StartLagSeconds * 1000).Order().ToList();
     Console.WriteLine($"synchronized start: 30 slices, start lag median {lags[lags.Count / 2]:0} ms, max {lags[^1]:0} ms");
     syncMd.AppendLine();
-    syncMd.AppendLine("## 5. Synchronized start");
+    syncMd.AppendLine("## 6. Synchronized start");
     syncMd.AppendLine();
     syncMd.AppendLine("30 slices (1 in flight each, 100 entities of 64 B per slice), start delay 4 s: how late each slice passed the instant the orchestrator chose (`startLagSeconds`). " +
         "It depends on the machine's load, so it is measured here on a quiet machine; the test suite checks only that every slice gets the same instant and none sends before it.");

@@ -14,4 +14,7 @@ public sealed class WireCounter : HttpPipelineSynchronousPolicy
     public long Sent => Interlocked.Read(ref _sent);
 
     public override void OnSendingRequest(HttpMessage message) => Interlocked.Increment(ref _sent);
+
+    /// <summary>A request the lean driver sent (it has no pipeline): counted on the same counter as the SDK's.</summary>
+    public void Increment() => Interlocked.Increment(ref _sent);
 }

@@ -133,4 +133,14 @@ public sealed record ClientSettings
     /// so give it time with startDelaySeconds. 0: one probe request only.
     /// </summary>
     public int PrimeRounds { get; init; } = 16;
+
+    /// <summary>
+    /// Who builds and sends the measured requests (table inserts, Put Block, Put Block List): "lean" (the
+    /// default), hand-written requests equal on the wire to the SDK's at a fraction of its CPU; or "sdk",
+    /// the Azure SDK clients, to measure what the SDK itself costs. See docs/driver.md.
+    /// </summary>
+    public string Driver { get; init; } = LeanDriver;
+
+    public const string LeanDriver = "lean";
+    public const string SdkDriver = "sdk";
 }

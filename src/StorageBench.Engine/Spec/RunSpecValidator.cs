@@ -27,6 +27,10 @@ public static partial class RunSpecValidator
             Range(errors, "client.maxConnectionsPerServer", spec.Client.MaxConnectionsPerServer, 1, 65_535);
             Range(errors, "client.requestTimeoutSeconds", spec.Client.RequestTimeoutSeconds, 0.1, 3_600);
             Range(errors, "client.primeRounds", spec.Client.PrimeRounds, 0, 100);
+            if (spec.Client.Driver is not (ClientSettings.LeanDriver or ClientSettings.SdkDriver))
+            {
+                errors.Add(new("client.driver", Quote(spec.Client.Driver), "must be \"lean\" (hand-written requests, the default) or \"sdk\" (the Azure SDK clients)"));
+            }
         }
         if (spec.TableInsert is null && spec.BlobUpload is null)
         {

@@ -5,6 +5,8 @@ using Azure.Storage.Blobs;
 using Azure.Storage.Blobs.Specialized;
 using StorageBench.Engine.Measurement;
 using StorageBench.Engine.Planning;
+using StorageBench.Engine.Spec;
+using StorageBench.Engine.Workloads.Lean;
 
 namespace StorageBench.Engine.Workloads;
 
@@ -39,7 +41,9 @@ public static class BlobUploadWorkload
         var blockIds = BlockIds(blockCount);
         string attempt = SliceResult.NewAttemptId();
 
-        var priming = await PrimeAsync(container, plan, block, blockIds[0], Math.Min(spec.ParallelBlocks, blockCount), time).ConfigureAwait(false);
+        // Null on the SDK driver (client.driver "sdk"): then the BlockBlobClient sends every request.
+        using var lean = plan.Client.Driver == ClientSettings.SdkDriver ? null : new LeanBlockUploads(clients.Lean, clients.BlobWire, plan.ContainerName, blockIds, Math.Min(spec.ParallelBlocks, blockCount));
+        var priming = await PrimeAsync(container, plan, block, blockIds[0], Math.Min(spec.ParallelBlocks, blockCount), time, lean).ConfigureAwait(false);
 
         var clock = await SliceClock.StartAtAsync(plan.StartAtUtc, time, ct).ConfigureAwait(false);
         double cpuAtStart = SliceResult.ProcessCpuSeconds();
@@ -60,10 +64,12 @@ public static class BlobUploadWorkload
         {
             started++;
             var blob = container.GetBlockBlobClient(BlobName(attempt, plan.SliceIndex, n));
+            var leanBlob = lean?.Blob(BlobName(attempt, plan.SliceIndex, n));
             long nextBlock = -1;
             for (int w = 0; w < workers.Length; w++)
             {
                 var recorder = workers[w];
+                int worker = w;
                 loops[w] = Task.Run(async () =>
                 {
                     // Bytes this worker staged for this blob, or -1 when a block of it failed for good.
@@ -77,7 +83,9 @@ public static class BlobUploadWorkload
                             break;
                         }
                         int size = (int)Math.Min(spec.BlockSizeBytes, spec.BlobSizeBytes - i * spec.BlockSizeBytes);
-                        ok = await upload.SendAsync(recorder, size, () => StageBlockAsync(blob, blockIds[i], block, size)).ConfigureAwait(false);
+                        ok = await upload.SendAsync(recorder, size, lean is null
+                            ? () => StageBlockAsync(blob, blockIds[i], block, size)
+                            : () => lean.StageBlockAsync(worker, leanBlob!, (int)i, block, size)).ConfigureAwait(false);
                         staged += ok ? size : 0;
                     }
                     return ok ? staged : -1 - staged;
@@ -85,7 +93,8 @@ public static class BlobUploadWorkload
             }
             long[] staged = await Task.WhenAll(loops).ConfigureAwait(false);
             bool allStaged = staged.All(s => s >= 0);
-            if (allStaged && await upload.SendAsync(commits, spec.BlobSizeBytes, () => blob.CommitBlockListAsync(new ArraySegment<string>(blockIds, 0, blockCount)), countsAsBlock: false).ConfigureAwait(false))
+            Func<Task> commit = lean is null ? () => blob.CommitBlockListAsync(new ArraySegment<string>(blockIds, 0, blockCount)) : () => lean.CommitBlockListAsync(leanBlob!);
+            if (allStaged && await upload.SendAsync(commits, spec.BlobSizeBytes, commit, countsAsBlock: false).ConfigureAwait(false))
             {
                 committed++;
             }
@@ -114,16 +123,20 @@ public static class BlobUploadWorkload
     /// the measured requests' code path and connections, warm, with nothing left behind; it stops when the
     /// start instant comes near. Returns what it sent, for the cost estimate.
     /// </summary>
-    private static async Task<SliceRequests> PrimeAsync(BlobContainerClient container, BlobSlicePlan plan, byte[] block, string blockId, int loops, TimeProvider time)
+    private static async Task<SliceRequests> PrimeAsync(BlobContainerClient container, BlobSlicePlan plan, byte[] block, string blockId, int loops, TimeProvider time, LeanBlockUploads? lean)
     {
         await Priming.Quietly(container.GetPropertiesAsync()).ConfigureAwait(false);
         int[] rounds = await Task.WhenAll(Enumerable.Range(0, plan.Client.PrimeRounds > 0 ? Math.Min(loops, Priming.MaxLoops) : 0).Select(loop => Task.Run(async () =>
         {
             var blob = container.GetBlockBlobClient(BlobName(TableInsertWorkload.PrimerAttempt, plan.SliceIndex, loop));
+            var leanBlob = lean?.Blob(BlobName(TableInsertWorkload.PrimerAttempt, plan.SliceIndex, loop));
             int round = 0;
             for (; round < plan.Client.PrimeRounds && Priming.HasTime(plan.StartAtUtc, time); round++)
             {
-                await Priming.Quietly(StageBlockAsync(blob, blockId, block, Math.Min(block.Length, 4096))).ConfigureAwait(false);
+                // Blocks through the measured driver (the path to warm); the commit and delete through the SDK.
+                await Priming.Quietly(lean is null
+                    ? StageBlockAsync(blob, blockId, block, Math.Min(block.Length, 4096))
+                    : lean.StageBlockAsync(loop, leanBlob!, 0, block, Math.Min(block.Length, 4096))).ConfigureAwait(false);
             }
             await Priming.Quietly(blob.CommitBlockListAsync([blockId])).ConfigureAwait(false);
             await Priming.Quietly(blob.DeleteIfExistsAsync()).ConfigureAwait(false);

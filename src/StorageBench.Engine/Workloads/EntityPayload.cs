@@ -33,6 +33,13 @@ public sealed class EntityPayload
         return entity;
     }
 
+    /// <summary>
+    /// The payload's properties as the SDK serializes a TableEntity after its keys: each binary property as
+    /// base64 followed by its "@odata.type":"Edm.Binary" annotation. Built once; the lean driver copies it.
+    /// </summary>
+    internal string JsonProperties() =>
+        string.Concat(_properties.Select(p => $",\"{p.Name}\":\"{Convert.ToBase64String(p.Value)}\",\"{p.Name}@odata.type\":\"Edm.Binary\""));
+
     /// <summary>Random, so compression anywhere on the path cannot flatter the numbers.</summary>
     internal static byte[] RandomBytes(int size)
     {

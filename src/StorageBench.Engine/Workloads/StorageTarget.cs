@@ -5,6 +5,7 @@ using Azure.Identity;
 using Azure.Storage.Blobs;
 using StorageBench.Engine.Measurement;
 using StorageBench.Engine.Spec;
+using StorageBench.Engine.Workloads.Lean;
 
 namespace StorageBench.Engine.Workloads;
 
@@ -101,6 +102,7 @@ public sealed class StorageClients : IDisposable
 {
     private static readonly TokenCredential Credential = new DefaultAzureCredential();
     private readonly HttpClient _http;
+    private readonly Lazy<LeanTransport> _lean;
 
     internal StorageClients(StorageTarget target, ClientSettings settings)
     {
@@ -135,7 +137,11 @@ public sealed class StorageClients : IDisposable
             Tables = new TableServiceClient(target.TableEndpoint ?? throw new ArgumentException("TableEndpoint is required without a connection string"), Credential, tableOptions);
             Blobs = new BlobServiceClient(target.BlobEndpoint ?? throw new ArgumentException("BlobEndpoint is required without a connection string"), Credential, blobOptions);
         }
+        _lean = new(() => new LeanTransport(settings, LeanAccount.From(target.ConnectionString, Tables.AccountName, Tables.Uri, Blobs.Uri), Credential));
     }
+
+    /// <summary>The lean driver's transport (<c>client.driver: "lean"</c>), made on first use; it counts on TableWire/BlobWire too.</summary>
+    public LeanTransport Lean => _lean.Value;
 
     public TableServiceClient Tables { get; }
 
@@ -147,7 +153,14 @@ public sealed class StorageClients : IDisposable
     /// <summary>Requests the blob client sent, SDK retries included.</summary>
     public WireCounter BlobWire { get; } = new();
 
-    public void Dispose() => _http.Dispose();
+    public void Dispose()
+    {
+        _http.Dispose();
+        if (_lean.IsValueCreated)
+        {
+            _lean.Value.Dispose();
+        }
+    }
 
     private static void Configure(RetryOptions retry, ClientSettings settings, TimeSpan timeout)
     {

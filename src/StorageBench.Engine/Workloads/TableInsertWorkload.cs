@@ -28,7 +28,9 @@ public static class TableInsertWorkload
         string attempt = SliceResult.NewAttemptId();
 
         int loopCount = spec.DurationSeconds > 0 ? spec.Concurrency : (int)Math.Min(spec.Concurrency, batchCount);
-        var priming = await PrimeAsync(table, payload, plan, loopCount, time).ConfigureAwait(false);
+        // Each in-flight loop's request, on the driver the spec chose (client.driver).
+        ITableInserts NewInserts() => ITableInserts.For(plan.Client, clients, table, payload, spec.BatchSize);
+        var priming = await PrimeAsync(table, payload, plan, loopCount, time, NewInserts).ConfigureAwait(false);
 
         var clock = await SliceClock.StartAtAsync(plan.StartAtUtc, time, ct).ConfigureAwait(false);
         double cpuAtStart = SliceResult.ProcessCpuSeconds();
@@ -40,7 +42,7 @@ public static class TableInsertWorkload
         for (int w = 0; w < loopCount; w++)
         {
             var recorder = workers[w] = clock.NewRecorder();
-            loops[w] = Task.Run(() => WorkerLoopAsync(plan, attempt, table, payload, schedule, recorder, breaker, stop.Token), CancellationToken.None);
+            loops[w] = Task.Run(() => WorkerLoopAsync(plan, attempt, NewInserts, schedule, recorder, breaker, stop.Token), CancellationToken.None);
         }
         live?.Watch(workers);
         await Task.WhenAll(loops).ConfigureAwait(false);
@@ -63,7 +65,7 @@ public static class TableInsertWorkload
     /// stop when the start instant comes near (<see cref="Priming.Margin"/>), so priming never delays it.
     /// Returns what it sent: billed like any request, so the cost estimate counts it.
     /// </summary>
-    private static async Task<SliceRequests> PrimeAsync(TableClient table, EntityPayload payload, TableSlicePlan plan, int loops, TimeProvider time)
+    private static async Task<SliceRequests> PrimeAsync(TableClient table, EntityPayload payload, TableSlicePlan plan, int loops, TimeProvider time, Func<ITableInserts> newInserts)
     {
         var spec = plan.Workload;
         string partition = plan.Partitions.KeyOf(0);
@@ -74,18 +76,20 @@ public static class TableInsertWorkload
         int[] rounds = await Task.WhenAll(Enumerable.Range(0, plan.Client.PrimeRounds > 0 ? Math.Min(loops, Priming.MaxLoops) : 0).Select(loop => Task.Run(async () =>
         {
             int round = 0;
+            // The insert goes through the measured driver (that is the path to warm); the SDK deletes it again.
+            using var inserts = newInserts();
             for (; round < plan.Client.PrimeRounds && Priming.HasTime(plan.StartAtUtc, time); round++)
             {
                 var entities = Enumerable.Range(0, spec.BatchSize)
                     .Select(i => payload.NewEntity(partition, RowKey(PrimerAttempt, plan.SliceIndex, loop * 1000L + round, i))).ToList();
+                inserts.Prepare(partition, PrimerAttempt, plan.SliceIndex, loop * 1000L + round, spec.BatchSize);
+                await Priming.Quietly(inserts.SendAsync()).ConfigureAwait(false);
                 if (spec.BatchSize == 1)
                 {
-                    await Priming.Quietly(table.AddEntityAsync(entities[0])).ConfigureAwait(false);
                     await Priming.Quietly(table.DeleteEntityAsync(entities[0], Azure.ETag.All)).ConfigureAwait(false);
                 }
                 else
                 {
-                    await Priming.Quietly(table.SubmitTransactionAsync(entities.Select(e => new TableTransactionAction(TableTransactionActionType.Add, e)))).ConfigureAwait(false);
                     await Priming.Quietly(table.SubmitTransactionAsync(entities.Select(e => new TableTransactionAction(TableTransactionActionType.Delete, e, Azure.ETag.All)))).ConfigureAwait(false);
                 }
             }
@@ -105,21 +109,17 @@ public static class TableInsertWorkload
     /// <summary>The attempt id a row key starts with.</summary>
     public static string AttemptOf(string rowKey) => rowKey.Length > 8 && rowKey[8] == '-' ? rowKey[..8] : "";
 
-    private static async Task WorkerLoopAsync(TableSlicePlan plan, string attempt, TableClient table, EntityPayload payload, OperationSchedule schedule,
+    private static async Task WorkerLoopAsync(TableSlicePlan plan, string attempt, Func<ITableInserts> newInserts, OperationSchedule schedule,
         WorkerRecorder recorder, UnreachableBreaker breaker, CancellationToken ct)
     {
         var spec = plan.Workload;
         bool timed = spec.DurationSeconds > 0;
-        var actions = new List<TableTransactionAction>(spec.BatchSize);
+        using var inserts = newInserts();
         while (!ct.IsCancellationRequested && schedule.TryNext(out long batch, out long due))
         {
             string partition = plan.Partitions.KeyOf(batch);
             int size = timed ? spec.BatchSize : (int)Math.Min(spec.BatchSize, plan.EntityCount - batch * spec.BatchSize);
-            actions.Clear();
-            for (int i = 0; i < size; i++)
-            {
-                actions.Add(new TableTransactionAction(TableTransactionActionType.Add, payload.NewEntity(partition, RowKey(attempt, plan.SliceIndex, batch, i))));
-            }
+            inserts.Prepare(partition, attempt, plan.SliceIndex, batch, size);
 
             if (!await OperationSchedule.WaitUntilAsync(due, ct).ConfigureAwait(false))
             {
@@ -132,14 +132,7 @@ public static class TableInsertWorkload
             {
                 // Not canceled with ct: a request in flight finishes (or times out) and is counted, so what
                 // the slice reports is exactly what it did.
-                if (spec.BatchSize == 1)
-                {
-                    await table.AddEntityAsync(actions[0].Entity).ConfigureAwait(false);
-                }
-                else
-                {
-                    await table.SubmitTransactionAsync(actions).ConfigureAwait(false);
-                }
+                await inserts.SendAsync().ConfigureAwait(false);
                 outcome = Outcome.Succeeded;
             }
             catch (Exception ex) when (OutcomeClassifier.Classify(ex, CancellationToken.None) is { } failed)

@@ -28,6 +28,8 @@ public class BadInputTests(AzuriteFixture azurite) : IClassFixture<AzuriteFixtur
         { """{ "scenario": "bad", "client": { "primeRounds": 101 }, "tableInsert": {} }""", "client.primeRounds", "101 must be between 0 and 100" },
         { """{ "scenario": "bad", "client": { "sdkRetries": "yes" }, "tableInsert": {} }""", "client.sdkRetries", "\"yes\" must be true or false" },
         { """{ "scenario": "bad", "client": null, "tableInsert": {} }""", "client", "must be an object or omitted" },
+        { """{ "scenario": "bad", "client": { "driver": "fast" }, "tableInsert": {} }""", "client.driver", "\"fast\" must be \"lean\" (hand-written requests, the default) or \"sdk\"" },
+        { """{ "scenario": "bad", "client": { "driver": null }, "tableInsert": {} }""", "client.driver", "null must be \"lean\"" },
         { """{ "scenario": "bad", "tableInsert": { "entityCount": 0 } }""", "tableInsert.entityCount", "0 must be between 1 and 1000000000" },
         { """{ "scenario": "bad", "tableInsert": { "entityCount": 2000000000 } }""", "tableInsert.entityCount", "must be between 1 and 1000000000" },
         { """{ "scenario": "bad", "tableInsert": { "entitySizeBytes": 2000000 } }""", "tableInsert.entitySizeBytes", "1 MiB entity limit" },

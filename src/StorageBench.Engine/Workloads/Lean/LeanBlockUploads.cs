@@ -1,0 +1,135 @@
+using System.Globalization;
+using System.Text;
+using StorageBench.Engine.Measurement;
+
+namespace StorageBench.Engine.Workloads.Lean;
+
+/// <summary>
+/// A slice's Put Block and Put Block List requests on the lean driver. It replaces BlockBlobClient's
+/// StageBlockAsync / CommitBlockListAsync for the measured requests: the SDK wraps each block in a
+/// stream, runs it through its pipeline (request-id, date, shared-key, logging and retry policies,
+/// progress and validation wrappers) and serializes the block list as XML per blob. Here each block
+/// worker reuses one request whose body is the slice's shared block buffer, and the block list XML
+/// (the same for every blob) is encoded once. On the wire it is what Azure.Storage.Blobs 12.30 sends
+/// (x-ms-version 2026-10-06, SharedKey / SAS / bearer auth, the same headers and body, BOM included);
+/// LeanWireTests compares both on a loopback server.
+/// </summary>
+public sealed class LeanBlockUploads : IDisposable
+{
+    /// <summary>The service version Azure.Storage.Blobs 12.30 sends.</summary>
+    public const string ServiceVersion = "2026-10-06";
+    public const string UserAgent = "StorageBench-lean (replaces azsdk-net-Storage.Blobs/12.30.1)";
+
+    private readonly LeanTransport _transport;
+    private readonly WireCounter _wire;
+    private readonly string _container;
+    private readonly string[] _blockQueries;
+    // The query's part of the canonicalized resource, per block: "\nblockid:{id}\ncomp:block" (sorted, decoded).
+    private readonly string[] _blockCanonical;
+    private readonly byte[] _blockList;
+    private readonly LeanRequest[] _workers;
+    private readonly LeanRequest _commit;
+    private readonly Func<LeanRequest, ValueTask> _sign;
+
+    public LeanBlockUploads(LeanTransport transport, WireCounter wire, string containerName, IReadOnlyList<string> blockIds, int workers)
+    {
+        _transport = transport;
+        _wire = wire;
+        _container = $"{transport.Account.BlobEndpoint}/{containerName}/";
+        string sas = transport.Account.Sas is { } s ? "&" + s : "";
+        _blockQueries = [.. blockIds.Select(id => "?comp=block&blockid=" + Uri.EscapeDataString(id) + sas)];
+        _blockCanonical = [.. blockIds.Select(id => $"\nblockid:{id}\ncomp:block")];
+        // As the SDK serializes it: UTF-8 with a byte order mark, no XML declaration.
+        _blockList = [.. Encoding.UTF8.Preamble, .. Encoding.UTF8.GetBytes("<BlockList>" + string.Concat(blockIds.Select(id => $"<Latest>{id}</Latest>")) + "</BlockList>")];
+        _workers = [.. Enumerable.Range(0, workers).Select(_ => NewRequest("application/octet-stream", 0))];
+        _commit = NewRequest("application/xml", _blockList.Length);
+        _sign = SignAsync;
+    }
+
+    private LeanRequest NewRequest(string contentType, int capacity)
+    {
+        var request = new LeanRequest(_transport, HttpMethod.Put, contentType, capacity);
+        request.Set("Accept", "application/xml");
+        request.Set("User-Agent", UserAgent);
+        request.Set("x-ms-version", ServiceVersion);
+        request.Set("x-ms-return-client-request-id", "true");
+        return request;
+    }
+
+    /// <summary>A blob's address and its canonicalized resource path, once per blob.</summary>
+    public LeanBlob Blob(string blobName)
+    {
+        string url = _container + blobName;
+        return new(url, "/" + _transport.Account.Name + new Uri(url).AbsolutePath);
+    }
+
+    /// <summary>Put Block <paramref name="index"/> of a blob: the first <paramref name="size"/> bytes of the shared <paramref name="block"/>.</summary>
+    public async Task StageBlockAsync(int worker, LeanBlob blob, int index, byte[] block, int size)
+    {
+        var request = _workers[worker];
+        request.Message.RequestUri = new Uri(blob.Url + _blockQueries[index]);
+        request.Content.Use(block, size);
+        await SendAsync(request, blob.CanonicalPath, _blockCanonical[index]).ConfigureAwait(false);
+    }
+
+    /// <summary>Put Block List of every block id (every blob of a slice has the same blocks).</summary>
+    public async Task CommitBlockListAsync(LeanBlob blob)
+    {
+        _commit.Message.RequestUri = new Uri(blob.Url + "?comp=blocklist" + (_transport.Account.Sas is { } s ? "&" + s : ""));
+        _blockList.CopyTo(_commit.Content.Reserve(_blockList.Length), 0);
+        _commit.Content.SetLength(_blockList.Length);
+        await SendAsync(_commit, blob.CanonicalPath, "\ncomp:blocklist").ConfigureAwait(false);
+    }
+
+    private async Task SendAsync(LeanRequest request, string canonicalPath, string canonicalQuery)
+    {
+        request.RequestId = Guid.NewGuid().ToString();
+        request.Set("x-ms-client-request-id", request.RequestId);
+        (request.CanonicalPath, request.CanonicalQuery) = (canonicalPath, canonicalQuery);
+        using var response = await _transport.SendAsync(request, _wire, _sign, 201).ConfigureAwait(false);
+        request.ResetTimer();
+    }
+
+    private async ValueTask SignAsync(LeanRequest request)
+    {
+        string date = RequestDate.Now();
+        request.Set("x-ms-date", date);
+        if (_transport.UsesToken)
+        {
+            request.Set("Authorization", await _transport.BearerAsync().ConfigureAwait(false));
+        }
+        else if (_transport.Account.Key is not null)
+        {
+            request.Set("Authorization", $"SharedKey {_transport.Account.Name}:{SignBlobRequest(request, date)}");
+        }
+    }
+
+    /// <summary>
+    /// Shared Key for the Blob service (version 2009-09-19 and later): the verb, the standard headers this
+    /// request has (Content-Length, Content-Type; the others are empty), the x-ms-* headers sorted, then
+    /// "/account/path" and the query parameters sorted by name, decoded (comp and blockid are all we send).
+    /// Written into the request's scratch buffer: no string per block.
+    /// </summary>
+    internal static string SignBlobRequest(LeanRequest request, string date)
+    {
+        long length = request.Content.Length;
+        var scratch = request.Scratch;
+        int written;
+        while (!scratch.AsSpan().TryWrite(CultureInfo.InvariantCulture,
+            $"PUT\n\n\n{(length == 0 ? null : length)}\n\n{request.ContentType}\n\n\n\n\n\n\nx-ms-client-request-id:{request.RequestId}\nx-ms-date:{date}\nx-ms-return-client-request-id:true\nx-ms-version:{ServiceVersion}\n{request.CanonicalPath}{request.CanonicalQuery}",
+            out written))
+        {
+            scratch = request.Scratch = new char[scratch.Length * 2];
+        }
+        return request.Sign(scratch.AsSpan(0, written));
+    }
+
+    public void Dispose()
+    {
+        foreach (var request in _workers)
+        {
+            request.Dispose();
+        }
+        _commit.Dispose();
+    }
+}

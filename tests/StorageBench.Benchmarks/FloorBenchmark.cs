@@ -1,0 +1,90 @@
+using System.Diagnostics;
+using StorageBench.Engine.Measurement;
+using StorageBench.Engine.Planning;
+using StorageBench.Engine.Spec;
+using StorageBench.Engine.Workloads;
+
+namespace StorageBench.Benchmarks;
+
+/// <summary>One floor workload: what it sends and how its cost is expressed.</summary>
+public sealed record FloorCase(string Key, string Label, RunSpec Spec, long SmallRun, string Unit)
+{
+    public static readonly FloorCase[] All =
+    [
+        new("egt", "1 KB entities, EGT 100, 16 partitions, 16 in flight",
+            Table(entities: 0, batchSize: 100), 40_000, "entity"),
+        new("single", "1 KB single inserts, 16 partitions, 32 in flight",
+            Table(entities: 0, batchSize: 1, concurrency: 32), 4_000, "entity"),
+        new("blob", "4 MiB blocks × 8 in flight, 32 MiB blobs",
+            new RunSpec { Scenario = "floor", BlobUpload = new BlobUploadSpec { BlobSizeBytes = 32L << 20, BlockSizeBytes = 4 << 20, ParallelBlocks = 8, BlockRetries = 0 } }, 8, "MB"),
+    ];
+
+    private static RunSpec Table(long entities, int batchSize, int concurrency = 16) => new()
+    {
+        Scenario = "floor",
+        TableInsert = new TableInsertSpec { EntityCount = entities, EntitySizeBytes = 1024, BatchSize = batchSize, PartitionCount = 16, Concurrency = concurrency },
+    };
+
+    /// <summary>This case with <paramref name="amount"/> entities (or blobs) on <paramref name="driver"/>, no priming rounds.</summary>
+    public RunSpec With(string driver, long amount) => Spec with
+    {
+        Client = new ClientSettings { Driver = driver, PrimeRounds = 0 },
+        TableInsert = Spec.TableInsert is { } t ? t with { EntityCount = amount } : null,
+        BlobUpload = Spec.BlobUpload is { } b ? b with { BlobCount = (int)amount } : null,
+    };
+}
+
+/// <summary>Driver CPU and allocation of one run against the floor server.</summary>
+public sealed record FloorRun(double CpuSeconds, long AllocatedBytes, double Units, double WallSeconds, long Failed);
+
+/// <summary>
+/// The driver's own cost: a workload run in this process against a <see cref="FloorServer"/> in another
+/// one, so the process CPU and the bytes this process allocated are the driver's alone. The figures are
+/// marginal — (cost of a 3x run − cost of a 1x run) / the 2x more units — so the fixed cost of a run
+/// (clients, connections, plans, the probe request) cancels out and only the per-request path is left.
+/// </summary>
+public static class FloorBenchmark
+{
+    public static async Task<FloorRun> RunAsync(StorageTarget target, RunSpec spec)
+    {
+        string runId = Planner.NewRunId(DateTime.UtcNow);
+        string stepId = Planner.StepId(runId, 0);
+        var process = Process.GetCurrentProcess();
+        GC.Collect();
+        long allocated = GC.GetTotalAllocatedBytes(precise: true);
+        process.Refresh();
+        double cpu = process.TotalProcessorTime.TotalSeconds;
+        var wall = Stopwatch.StartNew();
+        SliceResult slice;
+        if (spec.TableInsert is { } t)
+        {
+            var plan = Planner.PlanTable(runId, stepId, "floor", t, spec.Client, DateTime.UtcNow).Single();
+            slice = await TableInsertWorkload.RunAsync(plan, target, TimeProvider.System, default);
+        }
+        else
+        {
+            var plan = Planner.PlanBlob(runId, stepId, "floor", spec.BlobUpload!, spec.Client, DateTime.UtcNow).Single();
+            slice = await BlobUploadWorkload.RunAsync(plan, target, TimeProvider.System, default);
+        }
+        wall.Stop();
+        process.Refresh();
+        double cpuUsed = process.TotalProcessorTime.TotalSeconds - cpu;
+        long bytes = GC.GetTotalAllocatedBytes(precise: true) - allocated;
+        double units = (slice.Units + slice.WarmupUnits) / (spec.TableInsert is not null ? 1.0 : 1e6);
+        long failed = slice.Counts.Operations - slice.Counts.Succeeded;
+        return new FloorRun(cpuUsed, bytes, units, wall.Elapsed.TotalSeconds, failed);
+    }
+
+    /// <summary>Marginal µs of CPU and bytes allocated per unit, and units per second of the large run.</summary>
+    public static async Task<(double MicrosPerUnit, double BytesPerUnit, double UnitsPerSecond)> MarginalAsync(StorageTarget target, FloorCase floorCase, string driver)
+    {
+        var small = await RunAsync(target, floorCase.With(driver, floorCase.SmallRun));
+        var large = await RunAsync(target, floorCase.With(driver, 3 * floorCase.SmallRun));
+        if (small.Failed + large.Failed > 0)
+        {
+            throw new InvalidOperationException($"floor {floorCase.Key} on {driver}: {small.Failed + large.Failed} requests failed against the floor server");
+        }
+        double units = large.Units - small.Units;
+        return ((large.CpuSeconds - small.CpuSeconds) * 1e6 / units, (large.AllocatedBytes - small.AllocatedBytes) / units, large.Units / large.WallSeconds);
+    }
+}

@@ -1,0 +1,118 @@
+using System.Collections.Concurrent;
+using System.Globalization;
+using System.Text;
+using Microsoft.AspNetCore.Builder;
+using Microsoft.AspNetCore.Http;
+using StorageBench.Cli;
+
+namespace StorageBench.Benchmarks;
+
+/// <summary>One request as it arrived: what the wire-equivalence test compares.</summary>
+public sealed record CapturedRequest(string Method, string Path, string Query, IReadOnlyDictionary<string, string> Headers, byte[] Body);
+
+/// <summary>
+/// A fake of Azure Storage that cannot be slower than the driver: it answers every table <c>$batch</c>,
+/// single insert, Put Block and Put Block List at once with a canned success that the SDK and the lean
+/// driver both accept (a multipart batch response with one 204 per operation; 204 / 201 with ETag and
+/// Last-Modified), everything else 404. Run in its own process, the driver's CPU against it is the
+/// driver's own cost, free of Azurite's. With <c>capture</c> it also records each request (the
+/// wire-equivalence test). It stores nothing: what a run "wrote" cannot be verified against it.
+/// </summary>
+public sealed class FloorServer : IAsyncDisposable
+{
+    private const string ETag = "W/\"datetime'2026-01-01T00%3A00%3A00.0000000Z'\"";
+    private const string LastModified = "Thu, 01 Jan 2026 00:00:00 GMT";
+    private readonly LoopbackServer _server;
+
+    private FloorServer(LoopbackServer server) => _server = server;
+
+    public Uri Address => _server.Address;
+
+    /// <summary>Requests seen, in arrival order, when started with capture.</summary>
+    public ConcurrentQueue<CapturedRequest> Captured { get; } = new();
+
+    /// <summary>A connection string addressing this server as the development account (the well-known Azurite key).</summary>
+    public string ConnectionString =>
+        "DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==;" +
+        $"TableEndpoint={Address}devstoreaccount1;BlobEndpoint={Address}devstoreaccount1;";
+
+    public static async Task<FloorServer> StartAsync(int port = 0, bool capture = false)
+    {
+        FloorServer? self = null;
+        var server = await LoopbackServer.StartAsync(port, app => app.Run(ctx => self!.AnswerAsync(ctx, capture)));
+        self = new FloorServer(server);
+        return self;
+    }
+
+    private async Task AnswerAsync(HttpContext ctx, bool capture)
+    {
+        var request = ctx.Request;
+        using var body = new MemoryStream();
+        await request.Body.CopyToAsync(body);
+        byte[] bytes = body.ToArray();
+        if (capture)
+        {
+            Captured.Enqueue(new CapturedRequest(request.Method, request.Path.Value ?? "", request.QueryString.Value ?? "",
+                request.Headers.ToDictionary(h => h.Key, h => h.Value.ToString(), StringComparer.OrdinalIgnoreCase), bytes));
+        }
+        var response = ctx.Response;
+        response.Headers["x-ms-request-id"] = "00000000-0000-0000-0000-000000000000";
+        response.Headers["x-ms-version"] = request.Headers["x-ms-version"].ToString();
+        string path = request.Path.Value ?? "";
+        string comp = request.Query["comp"].ToString();
+        if (request.Method == "POST" && path.EndsWith("/$batch", StringComparison.Ordinal))
+        {
+            await BatchAnswerAsync(response, bytes);
+        }
+        else if (request.Method == "POST")
+        {
+            // A single insert sent with "Prefer: return-no-content".
+            response.StatusCode = 204;
+            response.Headers.ETag = ETag;
+        }
+        else if (request.Method == "PUT" && comp is "block" or "blocklist")
+        {
+            response.StatusCode = 201;
+            response.Headers.ETag = "\"0x8DD00000000000\"";
+            response.Headers.LastModified = LastModified;
+            response.Headers["x-ms-request-server-encrypted"] = "true";
+        }
+        else if (request.Method == "DELETE")
+        {
+            response.StatusCode = 202;
+        }
+        else
+        {
+            response.StatusCode = 404;
+        }
+    }
+
+    /// <summary>The response Azurite and Azure give a successful changeset: 202 with one "204 No Content" part per operation, in order.</summary>
+    private static Task BatchAnswerAsync(HttpResponse response, byte[] requestBody)
+    {
+        int operations = Count(requestBody, "Content-Type: application/http"u8);
+        var sb = new StringBuilder();
+        sb.Append("--batchresponse_floor\r\nContent-Type: multipart/mixed; boundary=changesetresponse_floor\r\n\r\n");
+        for (int i = 1; i <= operations; i++)
+        {
+            sb.Append("--changesetresponse_floor\r\nContent-Type: application/http\r\nContent-Transfer-Encoding: binary\r\n\r\n");
+            sb.Append(CultureInfo.InvariantCulture, $"HTTP/1.1 204 No Content\r\nContent-ID: {i}\r\nX-Content-Type-Options: nosniff\r\nCache-Control: no-cache\r\nDataServiceVersion: 3.0;\r\nETag: {ETag}\r\n\r\n");
+        }
+        sb.Append("--changesetresponse_floor--\r\n--batchresponse_floor--\r\n");
+        response.StatusCode = 202;
+        response.ContentType = "multipart/mixed; boundary=batchresponse_floor";
+        return response.WriteAsync(sb.ToString());
+    }
+
+    private static int Count(ReadOnlySpan<byte> haystack, ReadOnlySpan<byte> needle)
+    {
+        int count = 0;
+        for (int at; (at = haystack.IndexOf(needle)) >= 0; haystack = haystack[(at + needle.Length)..])
+        {
+            count++;
+        }
+        return count;
+    }
+
+    public ValueTask DisposeAsync() => _server.DisposeAsync();
+}

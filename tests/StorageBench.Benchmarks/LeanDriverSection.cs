@@ -1,0 +1,265 @@
+using System.Diagnostics;
+using System.Globalization;
+using System.Text;
+using System.Text.Json;
+using System.Text.RegularExpressions;
+using StorageBench.Engine.Spec;
+using StorageBench.Engine.Workloads;
+
+namespace StorageBench.Benchmarks;
+
+/// <summary>
+/// Section 5 of BENCHMARKS.md: the lean driver against the SDK driver — on the floor server (the driver's
+/// own CPU and allocation per entity / per MB), in a profile (where the CPU goes), and against Azurite
+/// (throughput and CPU of whole CLI runs), each pair alternated lean/SDK in one run.
+/// </summary>
+public static partial class LeanDriverSection
+{
+    private static readonly CultureInfo Inv = CultureInfo.InvariantCulture;
+    private static readonly string[] Drivers = [ClientSettings.SdkDriver, ClientSettings.LeanDriver];
+
+    /// <summary>Goals of issue 22 per case: µs of driver CPU per unit, bytes allocated per entity / per block.</summary>
+    private static readonly Dictionary<string, (double Micros, double Bytes, string BytesUnit)> Goals = new()
+    {
+        ["egt"] = (25, 64, "entity"),
+        ["single"] = (150, 64, "entity"),
+        ["blob"] = (400, 64, "block"),
+    };
+
+    /// <param name="cliDll">The published CLI for the Azurite runs; null leaves them out.</param>
+    /// <param name="benchDir">Where StorageBench.Benchmarks.dll is (the floor server and profiled runs are its own processes).</param>
+    public static async Task<string> WriteAsync(string? cliDll, string benchDir)
+    {
+        var md = new StringBuilder();
+        string bench = Path.Combine(benchDir, "StorageBench.Benchmarks.dll");
+        using var server = StartFloorServer(bench, out string connection);
+        var target = StorageTarget.FromConnectionString(connection);
+
+        md.AppendLine("## 5. Lean driver against the SDK driver (`client.driver`)");
+        md.AppendLine();
+        md.AppendLine("`client.driver: \"lean\"` (the default) sends the measured requests — EGT `$batch`, single inserts, Put Block, Put Block List — as hand-written HTTP requests equal on the wire to the Azure SDK's (LeanWireTests compares them); `\"sdk\"` sends them through Azure.Data.Tables / Azure.Storage.Blobs. See docs/driver.md.");
+        md.AppendLine();
+        md.AppendLine("### 5a. The driver's own cost, on the floor server");
+        md.AppendLine();
+        md.AppendLine("The floor server (tests/StorageBench.Benchmarks/FloorServer.cs, its own process) answers every request at once with a canned success, so the benchmark process's CPU (user + system) and the bytes it allocated (`GC.GetTotalAllocatedBytes(precise: true)`) are the driver's alone. " +
+            "Each figure is marginal: (cost of a 3× run − cost of a 1× run) / the 2× more units, so a run's fixed cost (clients, connections, plans, the probe request) cancels out and what is left is the cost per request. " +
+            "One slice, `primeRounds` 0, after one discarded warm-up run per driver and case; the drivers alternate SDK, lean, SDK, lean; single runs in brackets. Throughput is the 3× run's, bounded by the floor server and the 2 shared cores, not by the driver alone.");
+        md.AppendLine();
+        md.AppendLine("| workload | driver | driver CPU | allocated | throughput | goal (lean) |");
+        md.AppendLine("|---|---|---:|---:|---:|---|");
+        foreach (var floorCase in FloorCase.All)
+        {
+            foreach (string driver in Drivers)
+            {
+                await FloorBenchmark.RunAsync(target, floorCase.With(driver, floorCase.SmallRun));
+            }
+            var runs = Drivers.ToDictionary(d => d, _ => new List<(double Micros, double Bytes, double Rate)>());
+            for (int round = 0; round < 2; round++)
+            {
+                foreach (string driver in Drivers)
+                {
+                    runs[driver].Add(await FloorBenchmark.MarginalAsync(target, floorCase, driver));
+                    Console.WriteLine($"floor {floorCase.Key} {driver} round {round}: {runs[driver][^1]}");
+                }
+            }
+            var goal = Goals[floorCase.Key];
+            foreach (string driver in Drivers)
+            {
+                var r = runs[driver];
+                // Bytes per block: the blob case's units are MB; a block is 4 MiB.
+                double bytesScale = floorCase.Key == "blob" ? 4 * 1.048576 : 1;
+                double micros = r.Average(x => x.Micros), bytes = r.Average(x => x.Bytes) * bytesScale;
+                string verdict = driver == ClientSettings.SdkDriver ? "" :
+                    $"≤ {goal.Micros} µs/{floorCase.Unit}: {(micros <= goal.Micros ? "holds" : "MISSED")}; ≤ {goal.Bytes} B/{goal.BytesUnit}: {(bytes <= goal.Bytes ? "holds" : "MISSED")}";
+                md.AppendLine(Inv, $"| {floorCase.Label} | {driver} | {micros:0.0} ({string.Join(", ", r.Select(x => x.Micros.ToString("0.0", Inv)))}) µs/{floorCase.Unit} | " +
+                    $"{bytes:N0} ({string.Join(", ", r.Select(x => (x.Bytes * bytesScale).ToString("N0", Inv)))}) B/{goal.BytesUnit} | {r.Average(x => x.Rate):N0} {floorCase.Unit}s/s | {verdict} |");
+            }
+        }
+
+        md.AppendLine();
+        md.AppendLine("### 5b. Where the CPU goes (profile, floor server, EGT of 100 × 1 KB)");
+        md.AppendLine();
+        md.Append(await ProfileAsync(bench, connection));
+
+        if (cliDll is not null)
+        {
+            md.AppendLine();
+            md.AppendLine("### 5c. Against Azurite, side by side");
+            md.AppendLine();
+            md.AppendLine("Each run is its own CLI process with its own fresh Azurite (as section 4), `primeRounds` 16, start delay 3 s; lean and SDK alternate (SDK, lean, SDK, lean). Throughput is entities/s or MB/s of committed blobs; CPU is the driver process's per entity or per MB staged (`clientCpuMicroseconds…`). " +
+                "Azurite shares the 2 cores with the driver, so it bounds the throughput: every µs the driver saves is CPU Azurite gets.");
+            md.AppendLine();
+            md.AppendLine("| workload | driver | throughput | driver CPU |");
+            md.AppendLine("|---|---|---:|---:|");
+            foreach (var (label, spec) in AzuriteCases())
+            {
+                var runs = Drivers.ToDictionary(d => d, _ => new List<(double Rate, double Cpu)>());
+                for (int round = 0; round < 2; round++)
+                {
+                    foreach (string driver in Drivers)
+                    {
+                        runs[driver].Add(await ColdRunAsync(cliDll, spec with { Client = spec.Client with { Driver = driver } }));
+                        Console.WriteLine($"azurite {label} {driver} round {round}: {runs[driver][^1]}");
+                    }
+                }
+                string unit = spec.TableInsert is null ? "MB" : "entity";
+                foreach (string driver in Drivers)
+                {
+                    var r = runs[driver];
+                    md.AppendLine(Inv, $"| {label} | {driver} | {r.Average(x => x.Rate):0.#} ({string.Join(", ", r.Select(x => x.Rate.ToString("0.#", Inv)))}) {(unit == "MB" ? "MB/s" : "entities/s")} | " +
+                        $"{r.Average(x => x.Cpu):0.#} ({string.Join(", ", r.Select(x => x.Cpu.ToString("0.#", Inv)))}) µs/{unit} |");
+                }
+            }
+        }
+        return md.ToString();
+    }
+
+    private static IEnumerable<(string Label, RunSpec Spec)> AzuriteCases()
+    {
+        static RunSpec Table(long entities, int batch, int concurrency) => new()
+        {
+            Scenario = "bench-driver",
+            StartDelaySeconds = 3,
+            TableInsert = new TableInsertSpec { EntityCount = entities, EntitySizeBytes = 1024, BatchSize = batch, PartitionCount = 16, Concurrency = concurrency, Slices = 1 },
+        };
+        yield return ("1 KB entities, EGT 100, 16 partitions, 16 in flight, 40,000", Table(40_000, 100, 16));
+        yield return ("1 KB single inserts, 32 in flight, 5,000", Table(5_000, 1, 32));
+        yield return ("one 256 MiB blob, 4 MiB blocks × 8", new RunSpec
+        {
+            Scenario = "bench-driver",
+            StartDelaySeconds = 3,
+            BlobUpload = new BlobUploadSpec { BlobCount = 1, BlobSizeBytes = 256L << 20, BlockSizeBytes = 4 << 20, ParallelBlocks = 8, Slices = 1 },
+        });
+    }
+
+    /// <summary>The floor server as its own process; disposing the returned handle stops it.</summary>
+    private static Process StartFloorServer(string bench, out string connection)
+    {
+        var psi = new ProcessStartInfo("dotnet") { RedirectStandardOutput = true, RedirectStandardInput = true, UseShellExecute = false };
+        psi.ArgumentList.Add(bench);
+        psi.ArgumentList.Add("floor-server");
+        var process = Process.Start(psi)!;
+        connection = process.StandardOutput.ReadLine() ?? throw new InvalidOperationException("the floor server did not start");
+        return process;
+    }
+
+    /// <summary>
+    /// dotnet-trace (the dotnet tool, from the package mirror) samples a process looping the EGT case on each
+    /// driver; its exclusive-time top frames, grouped by what they are, give the breakdown. Threads waiting
+    /// (UNMANAGED_CODE_TIME, idle thread-pool threads) are left out: the shares are of samples running code.
+    /// </summary>
+    private static async Task<string> ProfileAsync(string bench, string connection)
+    {
+        string? trace = Environment.GetEnvironmentVariable("STORAGEBENCH_DOTNET_TRACE");
+        if (trace is null || !File.Exists(trace))
+        {
+            return "dotnet-trace was not available (STORAGEBENCH_DOTNET_TRACE unset): no profile this run.\n";
+        }
+        var md = new StringBuilder();
+        md.AppendLine("Sampled with `dotnet-trace collect --profile dotnet-sampled-thread-time` (~100 Hz stack samples of every thread) while one process runs the floor EGT case (80,000 entities a run) for 20 s; `dotnet-trace report topN` (exclusive) gives the frames, grouped here by area. " +
+            "Samples of threads waiting (unmanaged code time: sockets, epoll, idle pool threads) are left out, so the shares are of the samples that ran managed code.");
+        md.AppendLine();
+        foreach (string driver in Drivers)
+        {
+            string file = Path.Combine(Path.GetTempPath(), $"lean-profile-{driver}.nettrace");
+            await RunAsync(trace, "collect", "--profile", "dotnet-sampled-thread-time", "-o", file, "--", "dotnet", bench, "floor-profile", driver, "egt", connection);
+            string report = await RunAsync(trace, "report", file, "topN", "-n", "150");
+            var frames = TopFrames(report).Where(f => !IsWaiting(f.Method)).ToList();
+            double total = frames.Sum(f => f.Samples);
+            md.AppendLine(Inv, $"**{driver}** — share of the top-150 exclusive frames that ran code, by area:");
+            md.AppendLine();
+            md.AppendLine("| area | share | heaviest frames |");
+            md.AppendLine("|---|---:|---|");
+            foreach (var area in frames.GroupBy(f => Area(f.Method)).OrderByDescending(g => g.Sum(f => f.Samples)))
+            {
+                string heaviest = string.Join("; ", area.OrderByDescending(f => f.Samples).Take(3).Select(f => "`" + Short(f.Method) + "`"));
+                md.AppendLine(Inv, $"| {area.Key} | {area.Sum(f => f.Samples) / total:P0} | {heaviest} |");
+            }
+            md.AppendLine();
+            File.Delete(file);
+        }
+        return md.ToString();
+    }
+
+    /// <summary>Frames of threads waiting, not running code; "Missing Symbol" is native code without symbols (kernel, runtime), mostly waits too.</summary>
+    private static bool IsWaiting(string method) =>
+        new[] { "LowLevelLifoSemaphore", "WaitHandle", "LowLevelSpinWaiter", "Monitor.Wait", "Missing Symbol", "WorkerThreadStart", "Thread.Sleep",
+            "UNMANAGED_CODE_TIME", "WaitForSocketEvents", "SocketAsyncEngine.EventLoop", "SpinWait", "ReleaseSemaphore", "PollGC" }
+            .Any(w => method.Contains(w, StringComparison.Ordinal));
+
+    /// <summary>The report names frames Class.Method without namespace: grouped by what the class is.</summary>
+    private static string Area(string method)
+    {
+        bool Has(params string[] parts) => parts.Any(p => method.Contains(p, StringComparison.Ordinal));
+        return true switch
+        {
+            _ when Has("GC.", "GC+", "MemoryPressure", "AllocateUninitializedArray", "AllocateNewArray", "ZeroMemory", "Gen2GC") => "GC, allocation",
+            _ when Has("Monitor.", "SpinLock", "Interlocked") => "locks",
+            _ when Has("Thread.StartCore", "CustomAttribute", "ComparerHelpers", ".cctor", "Credential", "RuntimeType", "Reflection", "InitClass") => "one-time set-up (threads, type loading, credential)",
+            _ when Has("Json") => "JSON serialization",
+            _ when Has("Lean", "TableInsertWorkload", "BlobUploadWorkload", "WorkerRecorder", "Histogram", "OperationSchedule", "EntityPayload", "TableInserts") => "StorageBench (workload, lean requests)",
+            _ when Has("TableEntity", "TableTransaction", "TableClient", "TableRest", "Multipart", "Tables", "Odata", "OData", "BufferedReadStream", "RequestRequestContent") => "Azure.Data.Tables (entities, multipart)",
+            _ when Has("Pipeline", "Policy", "HttpMessage", "Azure", "ClientDiagnostics", "DiagnosticScope", "RequestContent", "ResponseClassifier") => "Azure.Core pipeline",
+            _ when Has("HMAC", "Hmac", "Hash", "Sha256", "SHA256") => "signing (HMAC-SHA256)",
+            _ when Has("Base64", "Convert.") => "base64",
+            _ when Has("Http") => "HttpClient / SocketsHttpHandler",
+            _ when Has("Socket", "Interop") => "sockets",
+            _ when Has("AsyncMethodBuilder", "ExecutionContext", "Task", "ThreadPool", "Awaiter", "AwaitUnsafe", "Continuation") => "async machinery, thread pool",
+            _ when Has("Dictionary", "List`", "Enumerable", "HashSet", "Array") => "collections, LINQ",
+            _ when Has("Memmove", "Buffer.", "SpanHelpers", "String", "Encoding", "UTF8", "Utf8", "StringBuilder", "Number") => "strings, encoding, copies",
+            _ => "other runtime",
+        };
+    }
+
+    private static string Short(string method)
+    {
+        string name = method.Split('(')[0];
+        return name.Length <= 80 ? name : "…" + name[^79..];
+    }
+
+    [GeneratedRegex(@"^\s*\d+\.\s+(?<method>.+?)\s+(?<inclusive>[\d.]+)%\s+(?<exclusive>[\d.]+)%\s*$")]
+    private static partial Regex TopFrameLine();
+
+    /// <summary>The report's rows: "N. Class.Method(args)  inclusive%  exclusive%".</summary>
+    private static IEnumerable<(string Method, double Samples)> TopFrames(string report)
+    {
+        foreach (string line in report.Split('\n'))
+        {
+            var m = TopFrameLine().Match(line.TrimEnd());
+            if (m.Success)
+            {
+                yield return (m.Groups["method"].Value.Trim(), double.Parse(m.Groups["exclusive"].Value, Inv));
+            }
+        }
+    }
+
+    private static async Task<string> RunAsync(string file, params string[] args)
+    {
+        var psi = new ProcessStartInfo(file) { RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false };
+        foreach (var a in args)
+        {
+            psi.ArgumentList.Add(a);
+        }
+        using var process = Process.Start(psi)!;
+        var stderr = process.StandardError.ReadToEndAsync();
+        string stdout = await process.StandardOutput.ReadToEndAsync();
+        await process.WaitForExitAsync();
+        return process.ExitCode == 0 ? stdout : throw new InvalidOperationException($"{Path.GetFileName(file)} {string.Join(' ', args.Take(2))} failed: {stdout}{await stderr}");
+    }
+
+    /// <summary>One CLI process on its own Azurite; throughput and CPU per unit from its summary.json.</summary>
+    private static async Task<(double Rate, double Cpu)> ColdRunAsync(string cliDll, RunSpec spec)
+    {
+        string dir = Path.Combine(Path.GetTempPath(), "bench-driver-" + Guid.NewGuid().ToString("N")[..8]);
+        Directory.CreateDirectory(dir);
+        string specFile = Path.Combine(dir, "spec.json");
+        await File.WriteAllTextAsync(specFile, JsonSerializer.Serialize(spec, RunSpecParser.Options));
+        await RunAsync("dotnet", cliDll, "run", "--spec", specFile, "--out", dir);
+        using var json = JsonDocument.Parse(await File.ReadAllTextAsync(Path.Combine(dir, "summary.json")));
+        var w = json.RootElement.GetProperty("workloads")[0];
+        var t = w.GetProperty("throughput");
+        return spec.TableInsert is null
+            ? (t.GetProperty("megabytesPerSecond").GetDouble(), w.GetProperty("clientCpuMicrosecondsPerMegabyte").GetDouble())
+            : (t.GetProperty("entitiesPerSecond").GetDouble(), w.GetProperty("clientCpuMicrosecondsPerEntity").GetDouble());
+    }
+}

@@ -1,0 +1,58 @@
+using Azure;
+using StorageBench.Engine.Measurement;
+using StorageBench.Engine.Spec;
+using StorageBench.Engine.Workloads;
+using StorageBench.Engine.Workloads.Lean;
+
+namespace StorageBench.Tests;
+
+/// <summary>Storage's answers to lean requests are read as the SDK reads them: accepted, or the same failure and outcome.</summary>
+[Collection(AzuriteCollection.Name)]
+public class LeanDriverAzuriteTests(AzuriteFixture azurite)
+{
+    [Fact]
+    public async Task AFailedOperationInsideABatchIsTheSdksFailureAndOutcome()
+    {
+        string tableName = "leanfail" + Guid.NewGuid().ToString("N")[..8];
+        await azurite.Tables.CreateTableAsync(tableName);
+        using var clients = azurite.Target.CreateClients(new ClientSettings());
+        var table = clients.Tables.GetTableClient(tableName);
+        var payload = new EntityPayload(512);
+        using var lean = new LeanTableInserts(clients.Lean, clients.TableWire, tableName, payload, 20);
+        using var sdk = new SdkTableInserts(table, payload, 20);
+
+        lean.Prepare("p00001", "a1b2c3d4", 0, 1, 20);
+        await lean.SendAsync();                                   // accepted: 20 rows stored
+        Assert.Equal(20, table.Query<Azure.Data.Tables.TableEntity>(select: ["RowKey"]).Count());
+
+        // The same rows again: the changeset fails inside a 202 answer (409 EntityAlreadyExists) on both drivers.
+        var leanFailure = await Assert.ThrowsAnyAsync<RequestFailedException>(lean.SendAsync);
+        sdk.Prepare("p00001", "a1b2c3d4", 0, 1, 20);
+        var sdkFailure = await Assert.ThrowsAnyAsync<RequestFailedException>(sdk.SendAsync);
+        Assert.Equal((sdkFailure.Status, sdkFailure.ErrorCode), (leanFailure.Status, leanFailure.ErrorCode));
+        Assert.Equal(Outcome.ClientError, OutcomeClassifier.Classify(leanFailure, CancellationToken.None));
+        Assert.Equal(20, table.Query<Azure.Data.Tables.TableEntity>(select: ["RowKey"]).Count());
+    }
+
+    [Fact]
+    public async Task ASingleInsertAndABadKeyAreAnsweredAsForTheSdk()
+    {
+        string tableName = "leansingle" + Guid.NewGuid().ToString("N")[..8];
+        await azurite.Tables.CreateTableAsync(tableName);
+        using var clients = azurite.Target.CreateClients(new ClientSettings());
+        using var lean = new LeanTableInserts(clients.Lean, clients.TableWire, tableName, new EntityPayload(100), 1);
+        lean.Prepare("p00001", "a1b2c3d4", 0, 7, 1);
+        await lean.SendAsync();
+        var stored = await clients.Tables.GetTableClient(tableName).GetEntityAsync<Azure.Data.Tables.TableEntity>("p00001", TableInsertWorkload.RowKey("a1b2c3d4", 0, 7, 0));
+        Assert.Equal(100, stored.Value.GetBinary("D00").Length);
+
+        // A wrong account key: the signature must be refused (403), counted as a client error.
+        string wrongKey = azurite.ConnectionString.Replace("AccountKey=", "AccountKey=AAAA", StringComparison.Ordinal);
+        using var wrong = StorageTarget.FromConnectionString(wrongKey).CreateClients(new ClientSettings());
+        using var refused = new LeanTableInserts(wrong.Lean, wrong.TableWire, tableName, new EntityPayload(100), 1);
+        refused.Prepare("p00001", "a1b2c3d4", 0, 8, 1);
+        var failure = await Assert.ThrowsAnyAsync<RequestFailedException>(refused.SendAsync);
+        Assert.Equal(403, failure.Status);
+        Assert.Equal(Outcome.ClientError, OutcomeClassifier.Classify(failure, CancellationToken.None));
+    }
+}
