@@ -34,7 +34,7 @@ public static class CapacityPlanText
             : " (closed loop: at least this)"));
         var bottleneck = plan.Bottleneck;
         Line("bottleneck", $"{bottleneck.Name}: {bottleneck.Units:0.##} × {N(bottleneck.PerUnit)} = {N(bottleneck.Capacity)} {unit}, " +
-            $"{bottleneck.Capacity / plan.Request.Target - 1:P0} above the target; binds first as the rate grows");
+            $"{(bottleneck.Capacity / plan.Request.Target - 1) * 100:0}% above the target; binds first as the rate grows");
         Line("expected latency", $"p50 {op.LatencyP50Ms:0.#} ms, p99 {op.LatencyP99Ms:0.#} ms (measured at the operating point, where each slice ran {N(op.Rate / op.Slices)} {unit}; " +
             $"the plan runs each at {N(plan.ExpectedThroughput / plan.Slices)})");
         var c = plan.Cost;
@@ -47,7 +47,7 @@ public static class CapacityPlanText
             b.Append(CultureInfo.InvariantCulture, $"  {l.Name,-14}{l.Units,6:0.##} × {N(l.PerUnit),10} = {N(l.Capacity),10} {unit}   {l.Basis}\n");
         }
         b.Append("assumed: ").Append(CultureInfo.InvariantCulture,
-            $"the units add up (slices, partitions, accounts, cores scale out linearly); driver cores at most {CapacityPlanner.DriverCpuUtilization:P0} busy\n");
+            $"the units add up (slices, partitions, accounts, cores scale out linearly); driver cores at most {CapacityPlanner.DriverCpuUtilization * 100:0}% busy\n");
         foreach (var note in plan.Notes)
         {
             b.Append("note: ").Append(note).Append('\n');

@@ -90,7 +90,7 @@ public static class CapacityPlanner
         var sustained = measured.Where(s => !s.BeyondKnee && s.Rate > 0 && s.FailedShare <= MaxFailedShare).ToList();
         if (sustained.Count == 0)
         {
-            return Refuse($"none of the {measured.Count} {workload} step(s) sustained its rate: each failed more than {MaxFailedShare:P0} of its requests, stored nothing, or was past a saturation knee");
+            return Refuse($"none of the {measured.Count} {workload} step(s) sustained its rate: each failed more than {MaxFailedShare * 100:0}% of its requests, stored nothing, or was past a saturation knee");
         }
         var kinds = sustained.Select(s => s.TargetKind).Distinct().ToList();
         if (kinds.Count > 1)
@@ -202,7 +202,7 @@ public static class CapacityPlanner
         if (unitsPerCore is { } perCore)
         {
             limits.Add(new("driver cores", instances * instanceCores.Value, perCore,
-                $"measured: {cpu!.Value.Step.Label} ({cpu.Value.MicrosecondsPerUnit:0.#} µs of driver CPU per entity), assumed at most {DriverCpuUtilization:P0} busy"));
+                $"measured: {cpu!.Value.Step.Label} ({cpu.Value.MicrosecondsPerUnit:0.#} µs of driver CPU per entity), assumed at most {DriverCpuUtilization * 100:0}% busy"));
         }
         else
         {
@@ -222,6 +222,12 @@ public static class CapacityPlanner
             notes.Add("Azurite has no documented targets: its partitions, slices and account are sized from what Azurite was measured to do; Function App instances and compute cost are what the same driver CPU would need on Flex Consumption");
         }
 
+        double duration = Duration(request, op, t);
+        if (request.DurationSeconds is null && t.DurationSeconds > 0 && duration > t.DurationSeconds)
+        {
+            notes.Add($"the spec runs {duration:0} s where the measured step ran {t.DurationSeconds:0} s, so that its last request's latency (p50 {op.LatencyP50Ms:0} ms) is at most " +
+                $"{100 / DrainWindows:0}% of its measured window" + (azure ? "" : "; Azurite slows as a table fills, so a run longer than measured is an extrapolation"));
+        }
         double requestsPerSecond = prices.EntityGroupTransactionBilling == PriceTable.PerEntity || t.BatchSize == 1 ? target : target / t.BatchSize;
         var spec = op.Spec with
         {
@@ -233,8 +239,8 @@ public static class CapacityPlanner
                 Slices = slices,
                 Concurrency = inFlight,
                 TargetOperationsPerSecond = Math.Round(target / t.BatchSize, 3),
-                DurationSeconds = Duration(request, t),
-                WarmupSeconds = t.WarmupSeconds < Duration(request, t) ? t.WarmupSeconds : 0,
+                DurationSeconds = duration,
+                WarmupSeconds = t.WarmupSeconds < duration ? t.WarmupSeconds : 0,
                 EntityCount = Math.Max(t.EntityCount, slices),
             },
         };
@@ -327,7 +333,7 @@ public static class CapacityPlanner
         if (unitsPerCore is { } perCore)
         {
             limits.Add(new("driver cores", instances * instanceCores.Value, perCore,
-                $"measured: {cpu!.Value.Step.Label} ({cpu.Value.MicrosecondsPerUnit:0.#} µs of driver CPU per MB), assumed at most {DriverCpuUtilization:P0} busy"));
+                $"measured: {cpu!.Value.Step.Label} ({cpu.Value.MicrosecondsPerUnit:0.#} µs of driver CPU per MB), assumed at most {DriverCpuUtilization * 100:0}% busy"));
         }
         else
         {
@@ -339,7 +345,7 @@ public static class CapacityPlanner
                 $"name them in STORAGEBENCH_TARGET_BLOB_ENDPOINTS (slice i writes to account i mod {accounts}); that accounts add up is assumed, not measured");
         }
         notes.Add("blob uploads have no open-loop rate: the written spec runs its slices closed loop, so its run may exceed the target");
-        double duration = Duration(request, b);
+        double duration = Duration(request, op, b);
         var spec = op.Spec with
         {
             Scenario = Scenario(op.Spec.Scenario),
@@ -399,7 +405,16 @@ public static class CapacityPlanner
 
     private static int InFlight(MeasuredStep s) => s.IsTable ? s.Spec.TableInsert!.Concurrency : s.Spec.BlobUpload!.ParallelBlocks;
 
-    private static double Duration(PlanRequest request, WorkloadSpec w) => request.DurationSeconds ?? (w.DurationSeconds > 0 ? w.DurationSeconds : 30);
+    /// <summary>
+    /// How long the written spec runs: as asked, else as long as the operating point's step ran, but at least long
+    /// enough that the last request's latency (the step's p50) is at most 5% of the measured window: a run's rate is
+    /// counted until its last request returns, so a short run at high latency could not show the rate it held.
+    /// </summary>
+    private static double Duration(PlanRequest request, MeasuredStep op, WorkloadSpec w) => request.DurationSeconds
+        ?? Math.Max(w.DurationSeconds > 0 ? w.DurationSeconds : 30, Math.Ceiling(w.WarmupSeconds + DrainWindows * op.LatencyP50Ms / 1000));
+
+    /// <summary>The measured window is at least this many p50 latencies long (the drain after the last send is at most 5% of it).</summary>
+    public const double DrainWindows = 20;
 
     private static string Scenario(string measured) => (measured.Length > 58 ? measured[..58] : measured) + "-plan";
 
