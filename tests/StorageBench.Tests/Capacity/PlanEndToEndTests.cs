@@ -66,6 +66,11 @@ public class PlanEndToEndTests(AzuriteFixture azurite, ITestOutputHelper output)
             var opRun = text.Contains("from run " + search.RunId, StringComparison.Ordinal) ? "search" : "partitions";
             Assert.Contains("storagebench plan: ", File.ReadAllText(Path.Combine(dir, opRun, "summary.html")));
 
+            // The same runs read back from the results table by run id plan the same operating point.
+            var (fromTable, tableText) = await CliAsync("plan", "--target", $"{target}", "--from", search.RunId, "--from", sweep.RunId, "--connection-string", azurite.ConnectionString);
+            Assert.True(fromTable == 0, tableText);
+            Assert.Contains(text.Split('\n')[2].Split(": ")[0], tableText);   // "  from run …, parameter = value"
+
             // Beyond what Azurite was measured to take: refused, with the reason.
             var (beyond, refusal) = await CliAsync("plan", "--target", $"{Math.Round(3 * highest)}", "--from", Path.Combine(dir, "search"), "--from", Path.Combine(dir, "partitions"));
             Assert.Equal(1, beyond);
