@@ -111,6 +111,27 @@ public class CapacityPlannerTests
         Assert.True(large.Cost.ComputePerHour > small.Cost.ComputePerHour);   // 3 × 4 GB costs more than 5 × 2 GB
     }
 
+    private static MeasuredStep BlobStep(string kind, double megabytesPerSecond) =>
+        new("run-b", "test", "blobUpload", "blobUpload.slices", 1,
+            new RunSpec { Scenario = "blobs", BlobUpload = new BlobUploadSpec { BlobSizeBytes = 8_388_608, BlockSizeBytes = 4_194_304, ParallelBlocks = 4, Slices = 1, DurationSeconds = 10 } },
+            kind, 1, 2, megabytesPerSecond, 50, 200, 500, 0, 100, false);
+
+    [Fact]
+    public void ABlobPlanKeepsEachBlobToItsDocumentedRequestRateAndEachAccountToItsIngress()
+    {
+        // One slice measured 2,500 MB/s; one blob is documented at 500 requests/s × 4.19 MB blocks = 2,097 MB/s, which binds.
+        var plan = Planned(CapacityPlanner.Plan([BlobStep("AzureStorage", 2_500)], new PlanRequest(5_000, CapacityPlanner.MegabytesPerSecond), Targets, Prices));
+        Assert.Equal((2, 4, 0), (plan.Accounts, plan.Slices, plan.Partitions));   // 25 Gbps = 3,125 MB/s per account
+        Assert.StartsWith("documented: ", plan.Limits.Single(l => l.Name == "slices").Basis);
+        Assert.Contains("25 Gbps ingress", plan.Limits.Single(l => l.Name == "accounts").Basis);
+        Assert.Contains(plan.Notes, n => n.StartsWith("blob uploads have no open-loop rate", StringComparison.Ordinal));
+        Assert.Equal(4, plan.Spec.BlobUpload!.Slices);
+        Assert.Null(plan.Spec.TableInsert);
+
+        Assert.StartsWith("300.0 MB/s is beyond the highest rate measured against Azurite, 250.0 MB/s",
+            CapacityPlanner.Plan([BlobStep("Azurite", 250)], new PlanRequest(300, CapacityPlanner.MegabytesPerSecond), Targets, Prices).Refusal);
+    }
+
     [Theory]
     [InlineData("\"readOn\":", "\"raedOn\": \"x\", \"readOn\":", "raedOn: (unknown field) is not a field of the scalability targets")]
     [InlineData("\"accountRequestsPerSecond\": 20000", "\"accountRequestsPerSecond\": -1", "accountRequestsPerSecond: -1 must be a number above 0")]
