@@ -83,11 +83,12 @@ public static class CliApp
         var options = ParseOptions(hasPositional ? args[positional..] : args, command switch
         {
             "run" => RunOptions, "runs" => RunsOptions, "serve" => ServeOptions, "cleanup" => CleanupOptions,
-            "query" when hasPositional => QueryOptions, "compare" when hasPositional => CompareOptions, "ab" => AbOptionNames, _ => null,
+            "query" when hasPositional => QueryOptions, "compare" when hasPositional => CompareOptions, "ab" => AbOptionNames,
+            "plan" => PlanCommand.Options, _ => null,
         });
         if (options is null)
         {
-            await stderr.WriteLineAsync($"error: unknown command or option in '{string.Join(' ', args)}'{Environment.NewLine}{Usage}").ConfigureAwait(false);
+            await stderr.WriteLineAsync($"error: unknown command or option in '{string.Join(' ', args)}'{Environment.NewLine}{Usage}{Environment.NewLine}{PlanCommand.Usage}").ConfigureAwait(false);
             return 2;
         }
         try
@@ -100,6 +101,7 @@ public static class CliApp
                 "cleanup" => await CleanupCommandAsync(options, stdout, stderr, ct).ConfigureAwait(false),
                 "compare" => await CompareCommandAsync(args[1], args[2], options, stdout, stderr, ct).ConfigureAwait(false),
                 "ab" => await AbCommandAsync(options, stdout, stderr, ct).ConfigureAwait(false),
+                "plan" => await PlanCommand.RunAsync(options, ResultsTarget(options, out var badResults), badResults, stdout, stderr, ct).ConfigureAwait(false),
                 _ => await QueryCommandAsync(args[1], options, stdout, stderr).ConfigureAwait(false),
             };
         }

@@ -27,6 +27,12 @@ public sealed record PriceTable
     /// <summary><see cref="PerBatch"/>: an entity group transaction is one transaction; <see cref="PerEntity"/>: one per entity in it.</summary>
     public required string EntityGroupTransactionBilling { get; init; }
 
+    /// <summary>
+    /// Optional: the price of one GB-second of Flex Consumption on-demand execution (instance memory × active time), what
+    /// <c>storagebench plan</c> prices the Function App's compute with; null when the table has no such line.
+    /// </summary>
+    public double? FunctionsFlexConsumptionOnDemandPerGbSecond { get; init; }
+
     /// <summary>The price of 10,000 requests billed as <paramref name="billedAs"/> (<see cref="Cost.BilledAs"/>).</summary>
     public double Per10k(string billedAs) => billedAs switch
     {

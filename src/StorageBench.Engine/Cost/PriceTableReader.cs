@@ -39,6 +39,8 @@ public static class PriceTableReader
         ("blobStoragePerGbMonth", "the price of 1 GB of hot blob data for a month"),
     ];
 
+    private const string FlexField = "functionsFlexConsumptionOnDemandPerGbSecond";
+
     private static readonly string[] Texts = ["currency", "region", "readOn", "source", "entityGroupTransactionBilling"];
 
     /// <summary>
@@ -89,12 +91,14 @@ public static class PriceTableReader
                 return (null, [new ValidationError("(price table)", root.GetRawText(), "must be a JSON object of prices (see pricing/azure-storage-prices.json)")]);
             }
             var errors = new List<ValidationError>();
-            var known = Prices.Select(p => p.Field).Concat(Texts).ToList();
+            var known = Prices.Select(p => p.Field).Concat(Texts).Append(FlexField).ToList();
             foreach (var property in root.EnumerateObject().Where(p => !known.Contains(p.Name, StringComparer.Ordinal)))
             {
                 errors.Add(new ValidationError(property.Name, "(unknown field)", $"is not a field of a price table; the fields are {string.Join(", ", known)}"));
             }
             var prices = Prices.ToDictionary(p => p.Field, p => Price(root, p.Field, p.What, errors));
+            // Optional, so price tables written before the plan command existed still load.
+            double? flex = root.TryGetProperty(FlexField, out _) ? Price(root, FlexField, "the price of one GB-second of Flex Consumption on-demand execution", errors) : null;
             string currency = Text(root, "currency", "an ISO 4217 currency code of three capital letters, e.g. USD", errors,
                 v => v.Length == 3 && v.All(char.IsAsciiLetterUpper));
             string region = Text(root, "region", "the region the prices are for (or say that the source names none)", errors, v => v.Trim().Length > 0);
@@ -122,6 +126,7 @@ public static class PriceTableReader
                 BlobOtherOperationsPer10k = prices["blobOtherOperationsPer10k"],
                 BlobStoragePerGbMonth = prices["blobStoragePerGbMonth"],
                 EntityGroupTransactionBilling = billing,
+                FunctionsFlexConsumptionOnDemandPerGbSecond = flex,
             }, []);
         }
     }

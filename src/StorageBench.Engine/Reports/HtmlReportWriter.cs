@@ -13,7 +13,8 @@ public static class HtmlReportWriter
 {
     private static readonly CultureInfo Inv = CultureInfo.InvariantCulture;
 
-    public static string Render(RunSummary s)
+    /// <param name="plan">A capacity plan's operating point to mark on this run's sweep or search curve (storagebench plan), if any.</param>
+    public static string Render(RunSummary s, PlanMark? plan = null)
     {
         var b = new StringBuilder();
         b.Append("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>StorageBench ")
@@ -45,9 +46,17 @@ public static class HtmlReportWriter
             var rate = points.Select(w => (w.StepValue!.Value, (table ? w.Throughput.EntitiesPerSecond : w.Throughput.MegabytesPerSecond) ?? 0)).ToList();
             var p99 = points.Select(w => (w.StepValue!.Value, w.LatencyMs.P99)).ToList();
             bool logX = points.Count > 2 && points[^1].StepValue > 8 * Math.Max(points[0].StepValue!.Value, 1e-9);
+            List<ChartSeries> series = [new ChartSeries(table ? "throughput (entities/s)" : "throughput (MB/s)", "#4e79a7", rate), new ChartSeries("p99 latency (ms)", "#e15759", p99, RightAxis: true)];
+            if (plan is not null && plan.Workload == g.Key && plan.Parameter == parameter)
+            {
+                series.Add(new ChartSeries(plan.Label, "#f28e2b", [(plan.X, plan.Y)]));
+            }
             b.Append(SvgChart.Lines($"sweep-{g.Key}", $"{g.Key}: throughput and p99 latency against {parameter}", parameter + (logX ? " (log scale)" : ""),
-                table ? "entities/s" : "MB/s", "p99 ms",
-                [new ChartSeries(table ? "throughput (entities/s)" : "throughput (MB/s)", "#4e79a7", rate), new ChartSeries("p99 latency (ms)", "#e15759", p99, RightAxis: true)], logX));
+                table ? "entities/s" : "MB/s", "p99 ms", series, logX));
+            if (plan is not null && plan.Workload == g.Key && plan.Parameter == parameter)
+            {
+                b.Append("<p>").Append(SvgChart.Esc(plan.Description)).Append("</p>");
+            }
         }
 
         foreach (var w in s.Workloads)
@@ -113,3 +122,9 @@ public static class HtmlReportWriter
         return b.Append(inTable ? "</table>" : "").ToString();
     }
 }
+
+/// <summary>
+/// Where a capacity plan operates on a sweep's or search's curve: at the measured step it scales out (<paramref name="X"/>),
+/// at the rate the plan asks of that step's slices (<paramref name="Y"/>, in the curve's unit).
+/// </summary>
+public sealed record PlanMark(string Workload, string Parameter, double X, double Y, string Label, string Description);

@@ -206,6 +206,13 @@ public sealed class ResultsTableStore(StorageTarget target, string runsTable = R
     private static TableEntity RunRow(RunSummary s)
     {
         var row = RowOf(s.Spec?.Scenario ?? "(invalid)", RunRowKey(s.StartedUtc, s.RunId), s.RunId, s.Status, s.StartedUtc, s.EndedUtc, s.Environment, s.Errors);
+        if (s.Spec is { } spec)
+        {
+            // What `storagebench plan` needs to know how each step was set up (rows written before lack these).
+            row["Spec"] = System.Text.Json.JsonSerializer.Serialize(spec, Spec.RunSpecParser.Options);
+            row["TargetAccounts"] = (long)s.Environment.TargetAccounts;
+            row["ProcessorCount"] = (long)s.Environment.ProcessorCount;
+        }
         if (s.Regression is { } regression)
         {
             row["RegressionVerdict"] = regression.Verdict;
@@ -445,6 +452,25 @@ public sealed class ResultsTableStore(StorageTarget target, string runsTable = R
             .SelectMany(r => new[] { TableInsertWorkload.Name, BlobUploadWorkload.Name }.Select(w => FiguresOf(r, w)).OfType<WorkloadFigures>());
         return new RunFigures(runId, $"results table {runsTable}", own.PartitionKey, own.GetString("Status") ?? "", own.GetDateTimeOffset("StartedUtc")?.UtcDateTime ?? default,
             [.. workloads]) { Environment = EnvironmentOf(own) };
+    }
+
+    /// <summary>How a stored run was set up (its spec and environment), for the capacity planner; null when its run row predates these columns or the run is unknown.</summary>
+    public async Task<Capacity.StoredRunSetup?> LoadRunSetupAsync(string runId, CancellationToken ct)
+    {
+        if (!await ExistsAsync(runsTable, ct).ConfigureAwait(false))
+        {
+            return null;
+        }
+        await foreach (var row in _clients.Value.Tables.GetTableClient(runsTable).QueryAsync<TableEntity>(TableClient.CreateQueryFilter($"RunId eq {runId}"), cancellationToken: ct))
+        {
+            if (row.ContainsKey("StepValue") || row.GetString("Spec") is not { } json || Spec.RunSpecParser.Parse(json).Spec is not { } spec)
+            {
+                continue;
+            }
+            return new Capacity.StoredRunSetup(spec, row.GetString("TargetKind") ?? "", (int)(row.GetInt64("TargetAccounts") ?? 1), (int)(row.GetInt64("ProcessorCount") ?? 0),
+                row.GetDouble("SaturationKnee"));
+        }
+        return null;
     }
 
     /// <summary>A workload's figures from a run or step row; null when the row has none for it.</summary>

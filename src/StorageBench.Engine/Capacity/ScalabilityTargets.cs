@@ -1,0 +1,151 @@
+using System.Globalization;
+using System.Text.Json;
+using StorageBench.Engine.Spec;
+
+namespace StorageBench.Engine.Capacity;
+
+/// <summary>
+/// Azure's documented scalability targets and Flex Consumption instance sizes, from one documented file
+/// (pricing/scalability-targets.json by default; see <see cref="Read"/>). They bind a plan for Azure Storage,
+/// never one for Azurite, which has no such limits.
+/// </summary>
+public sealed record ScalabilityTargets
+{
+    public const string BuiltInName = "pricing/scalability-targets.json (built in)";
+
+    public required string File { get; init; }
+    public required string ReadOn { get; init; }
+    public required string Source { get; init; }
+    public required double TableEntitiesPerSecondPerPartition { get; init; }
+    public required double AccountRequestsPerSecond { get; init; }
+    public required double AccountIngressGbps { get; init; }
+    public required double BlobRequestsPerSecond { get; init; }
+    public required double AccountsPerRegion { get; init; }
+    public required double FlexConsumptionMaxInstances { get; init; }
+    public required double FlexConsumptionCoresPer512MbInstance { get; init; }
+    public required double FlexConsumptionCoresPer2048MbInstance { get; init; }
+    public required double FlexConsumptionCoresPer4096MbInstance { get; init; }
+
+    /// <summary>CPU cores of one Flex Consumption instance of <paramref name="memoryMb"/>; null for a size the plan does not offer.</summary>
+    public double? CoresPerInstance(int memoryMb) => memoryMb switch
+    {
+        512 => FlexConsumptionCoresPer512MbInstance,
+        2048 => FlexConsumptionCoresPer2048MbInstance,
+        4096 => FlexConsumptionCoresPer4096MbInstance,
+        _ => null,
+    };
+
+    private static readonly string[] Numbers =
+    [
+        "tableEntitiesPerSecondPerPartition", "accountRequestsPerSecond", "accountIngressGbps", "blobRequestsPerSecond", "accountsPerRegion",
+        "flexConsumptionMaxInstances", "flexConsumptionCoresPer512MbInstance", "flexConsumptionCoresPer2048MbInstance", "flexConsumptionCoresPer4096MbInstance",
+    ];
+
+    private static readonly Lazy<ScalabilityTargets> BuiltInTargets = new(() =>
+    {
+        using var stream = typeof(ScalabilityTargets).Assembly.GetManifestResourceStream("scalability-targets.json")!;
+        var (targets, errors) = Parse(new StreamReader(stream).ReadToEnd(), BuiltInName);
+        return targets ?? throw new InvalidOperationException("the built-in scalability targets are invalid: " + string.Join("; ", errors));
+    });
+
+    /// <summary>The repository's pricing/scalability-targets.json, compiled in.</summary>
+    public static ScalabilityTargets BuiltIn => BuiltInTargets.Value;
+
+    /// <summary>The file at <paramref name="path"/> (the --targets option), or the built-in one when null.</summary>
+    public static (ScalabilityTargets? Targets, IReadOnlyList<ValidationError> Errors) Read(string? path)
+    {
+        if (path is null)
+        {
+            return (BuiltIn, []);
+        }
+        try
+        {
+            return Parse(System.IO.File.ReadAllText(path), path);
+        }
+        catch (Exception ex) when (ex is IOException or UnauthorizedAccessException or ArgumentException or NotSupportedException)
+        {
+            return (null, [new ValidationError("--targets", $"\"{path}\"", "cannot be read: " + ex.Message)]);
+        }
+    }
+
+    /// <summary>Parses and checks: every field required and a positive number (readOn, source: text), unknown fields rejected.</summary>
+    public static (ScalabilityTargets? Targets, IReadOnlyList<ValidationError> Errors) Parse(string json, string file)
+    {
+        JsonDocument document;
+        try
+        {
+            document = JsonDocument.Parse(json, new JsonDocumentOptions { CommentHandling = JsonCommentHandling.Skip, AllowTrailingCommas = true });
+        }
+        catch (JsonException ex)
+        {
+            return (null, [new ValidationError("(scalability targets)", "(json)", $"is not valid JSON: line {(ex.LineNumber ?? 0) + 1}, column {(ex.BytePositionInLine ?? 0) + 1}")]);
+        }
+        using (document)
+        {
+            var root = document.RootElement;
+            if (root.ValueKind != JsonValueKind.Object)
+            {
+                return (null, [new ValidationError("(scalability targets)", root.GetRawText(), "must be a JSON object (see pricing/scalability-targets.json)")]);
+            }
+            var errors = new List<ValidationError>();
+            string[] known = ["readOn", "source", .. Numbers];
+            foreach (var property in root.EnumerateObject().Where(p => !known.Contains(p.Name, StringComparer.Ordinal)))
+            {
+                errors.Add(new ValidationError(property.Name, "(unknown field)", $"is not a field of the scalability targets; the fields are {string.Join(", ", known)}"));
+            }
+            var values = Numbers.ToDictionary(n => n, n => Number(root, n, errors));
+            string readOn = Text(root, "readOn", "the date the figures were read, as yyyy-MM-dd", errors,
+                v => DateOnly.TryParseExact(v, "yyyy-MM-dd", CultureInfo.InvariantCulture, DateTimeStyles.None, out _));
+            string source = Text(root, "source", "where the figures came from (page names or URLs, with their dates)", errors, v => v.Trim().Length > 0);
+            if (errors.Count > 0)
+            {
+                return (null, errors);
+            }
+            return (new ScalabilityTargets
+            {
+                File = file,
+                ReadOn = readOn,
+                Source = source,
+                TableEntitiesPerSecondPerPartition = values["tableEntitiesPerSecondPerPartition"],
+                AccountRequestsPerSecond = values["accountRequestsPerSecond"],
+                AccountIngressGbps = values["accountIngressGbps"],
+                BlobRequestsPerSecond = values["blobRequestsPerSecond"],
+                AccountsPerRegion = values["accountsPerRegion"],
+                FlexConsumptionMaxInstances = values["flexConsumptionMaxInstances"],
+                FlexConsumptionCoresPer512MbInstance = values["flexConsumptionCoresPer512MbInstance"],
+                FlexConsumptionCoresPer2048MbInstance = values["flexConsumptionCoresPer2048MbInstance"],
+                FlexConsumptionCoresPer4096MbInstance = values["flexConsumptionCoresPer4096MbInstance"],
+            }, []);
+        }
+    }
+
+    private static double Number(JsonElement root, string field, List<ValidationError> errors)
+    {
+        if (!root.TryGetProperty(field, out var value))
+        {
+            errors.Add(new ValidationError(field, "(missing)", "is required: a number above 0"));
+            return 0;
+        }
+        if (value.ValueKind != JsonValueKind.Number || !value.TryGetDouble(out double n) || !double.IsFinite(n) || n <= 0)
+        {
+            errors.Add(new ValidationError(field, value.GetRawText(), "must be a number above 0"));
+            return 0;
+        }
+        return n;
+    }
+
+    private static string Text(JsonElement root, string field, string what, List<ValidationError> errors, Func<string, bool> valid)
+    {
+        if (!root.TryGetProperty(field, out var value))
+        {
+            errors.Add(new ValidationError(field, "(missing)", "is required: " + what));
+            return "";
+        }
+        if (value.ValueKind != JsonValueKind.String || !valid(value.GetString()!))
+        {
+            errors.Add(new ValidationError(field, value.GetRawText(), "must be " + what));
+            return "";
+        }
+        return value.GetString()!;
+    }
+}
