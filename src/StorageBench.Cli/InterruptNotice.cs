@@ -19,7 +19,9 @@ public static class InterruptNotice
     /// <summary>The line printed on the second Ctrl+C.</summary>
     public static string SecondPress() => _runId switch
     {
-        null => "Ctrl+C again: stopped at once, before any run started; nothing was created",
+        // No run of this command (`serve` starts runs for its callers): say only what is known.
+        null when _ownAzurite => "Ctrl+C again: stopped at once; the in-memory Azurite this CLI started stops too, with anything in it",
+        null => "Ctrl+C again: stopped at once; a run this process had started is not verified, stored or cleaned up: `storagebench cleanup` deletes its tables and containers once older than --older-than",
         { } id when _ownAzurite => $"Ctrl+C again: stopped at once; run {id} is not verified, its result is not stored and no report is written; " +
             "its table and container go with the in-memory Azurite this CLI started, which stops too",
         { } id => $"Ctrl+C again: stopped at once; run {id} is not verified, its result row is not stored and no report is written; " +
