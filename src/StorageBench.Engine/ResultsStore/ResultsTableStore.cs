@@ -197,6 +197,11 @@ public sealed class ResultsTableStore(StorageTarget target, string runsTable = R
     private static TableEntity RunRow(RunSummary s)
     {
         var row = RowOf(s.Spec?.Scenario ?? "(invalid)", RunRowKey(s.StartedUtc, s.RunId), s.RunId, s.Status, s.StartedUtc, s.EndedUtc, s.Environment, s.Errors);
+        if (s.Spec is { } spec)
+        {
+            // So compare can name what differs between two stored runs.
+            row["Spec"] = System.Text.Json.JsonSerializer.Serialize(spec, JsonDefaults.Compact);
+        }
         if (s.Regression is { } regression)
         {
             row["RegressionVerdict"] = regression.Verdict;
@@ -211,6 +216,10 @@ public sealed class ResultsTableStore(StorageTarget target, string runsTable = R
         if (s.Saturation is { } sat)
         {
             row["SaturationReason"] = sat.Reason;
+            if (sat.StoppedBy is { } rule)
+            {
+                row["SaturationStoppedBy"] = rule;
+            }
             if (sat.HighestSustainableValue is { } highest)
             {
                 row["SaturationHighest"] = highest;
@@ -435,7 +444,39 @@ public sealed class ResultsTableStore(StorageTarget target, string runsTable = R
         var workloads = rows.OrderBy(r => r.RowKey, StringComparer.Ordinal)
             .SelectMany(r => new[] { TableInsertWorkload.Name, BlobUploadWorkload.Name }.Select(w => FiguresOf(r, w)).OfType<WorkloadFigures>());
         return new RunFigures(runId, $"results table {runsTable}", own.PartitionKey, own.GetString("Status") ?? "", own.GetDateTimeOffset("StartedUtc")?.UtcDateTime ?? default,
-            [.. workloads]) { Environment = EnvironmentOf(own) };
+            [.. workloads]) { Environment = EnvironmentOf(own), Spec = SpecOf(own) };
+    }
+
+    private static Spec.RunSpec? SpecOf(TableEntity row)
+    {
+        try
+        {
+            return row.GetString("Spec") is { } json ? System.Text.Json.JsonSerializer.Deserialize<Spec.RunSpec>(json, JsonDefaults.Options) : null;
+        }
+        catch (System.Text.Json.JsonException)
+        {
+            return null;
+        }
+    }
+
+    /// <summary>
+    /// The run-to-run spread of the scenario's earlier completed runs (newest first, at most
+    /// <paramref name="maxRuns"/> a step), per workload and step, leaving out <paramref name="exclude"/>.
+    /// With <paramref name="spec"/>, a run whose row records a different spec is left out too (a sweep's
+    /// step rows record none and count).
+    /// </summary>
+    public async Task<IReadOnlyDictionary<string, RunToRunSpread>> RunToRunSpreadAsync(string scenario, IReadOnlyCollection<string> exclude, CancellationToken ct,
+        Spec.RunSpec? spec = null, int maxRuns = 14)
+    {
+        string? specJson = spec is null ? null : System.Text.Json.JsonSerializer.Serialize(spec, JsonDefaults.Compact);
+        var rows = (await QueryRunsAsync(new RunFilter(scenario), 500, ct).ConfigureAwait(false))
+            .Where(r => r.GetString("Status") == RunStatus.Completed && !exclude.Contains(r.GetString("RunId"))
+                && (specJson is null || r.GetString("Spec") is not { } recorded || recorded == specJson));
+        return rows.SelectMany(r => new[] { TableInsertWorkload.Name, BlobUploadWorkload.Name }.Select(w => FiguresOf(r, w)).OfType<WorkloadFigures>())
+            .GroupBy(w => RunToRunSpread.Key(w.Workload, w.StepParameter, w.StepValue))
+            .Select(g => (g.Key, Spread: RunToRunSpread.Of([.. g.Take(maxRuns)])))
+            .Where(x => x.Spread is not null)
+            .ToDictionary(x => x.Key, x => x.Spread!);
     }
 
     /// <summary>A workload's figures from a run or step row; null when the row has none for it.</summary>

@@ -44,6 +44,13 @@ public sealed class FaultProxy : IAsyncDisposable
     /// <summary>How long a <see cref="Fault.Slow"/> request is held before it is forwarded.</summary>
     public static readonly TimeSpan SlowDelay = TimeSpan.FromMilliseconds(400);
 
+    /// <summary>Above 0: selected requests pass at most this many a second, queued in arrival order (a service at capacity).</summary>
+    private double _capPerSecond;
+    /// <summary>How long each selected request is held before it is forwarded: the service time, in parallel, below the cap.</summary>
+    private TimeSpan _hold;
+    private long _nextFreeTimestamp;
+    private readonly Lock _pace = new();
+
     /// <summary>503s injected.</summary>
     public long Injected => Count(Fault.Throttle);
 
@@ -66,6 +73,35 @@ public sealed class FaultProxy : IAsyncDisposable
         string direct = connectionString.Split(';').Single(p => p.StartsWith(endpoint + "=", StringComparison.Ordinal))[(endpoint.Length + 1)..];
         var proxy = await StartAsync(new Uri($"http://127.0.0.1:{new Uri(direct).Port}/"), everyNth, selects, maxInFlight);
         return (proxy, StorageTarget.FromConnectionString(connectionString.Replace(direct, $"{proxy.Address.ToString().TrimEnd('/')}/devstoreaccount1")));
+    }
+
+    /// <summary>
+    /// A proxy in front of one endpoint that lets the selected requests through at most
+    /// <paramref name="requestsPerSecond"/> a second, each held <paramref name="hold"/> (its service time):
+    /// below the cap, throughput grows with the requests in flight (n / hold); at the cap it stays flat
+    /// and the extra requests queue, as in front of a saturated service. Nothing is refused.
+    /// </summary>
+    public static async Task<(FaultProxy Proxy, StorageTarget Target)> CappedInFrontOfAsync(string connectionString, string endpoint,
+        Func<HttpRequest, bool> selects, double requestsPerSecond, TimeSpan hold)
+    {
+        var (proxy, target) = await InFrontOfAsync(connectionString, endpoint, int.MaxValue, selects);
+        proxy._capPerSecond = requestsPerSecond;
+        proxy._hold = hold;
+        return (proxy, target);
+    }
+
+    /// <summary>Waits for the request's turn under the cap (first come, first served), then its service time.</summary>
+    private async Task PaceAsync(CancellationToken ct)
+    {
+        TimeSpan wait;
+        lock (_pace)
+        {
+            long now = System.Diagnostics.Stopwatch.GetTimestamp();
+            long slot = Math.Max(now, _nextFreeTimestamp);
+            _nextFreeTimestamp = slot + (long)(System.Diagnostics.Stopwatch.Frequency / _capPerSecond);
+            wait = System.Diagnostics.Stopwatch.GetElapsedTime(now, slot);
+        }
+        await Task.Delay(wait + _hold, ct);
     }
 
     /// <param name="schedule">The fault for the nth selected request (from 1).</param>
@@ -107,6 +143,10 @@ public sealed class FaultProxy : IAsyncDisposable
                 case Fault.Slow:
                     await Task.Delay(SlowDelay, context.RequestAborted);
                     break;
+            }
+            if (_capPerSecond > 0)
+            {
+                await PaceAsync(context.RequestAborted);
             }
             await ForwardAsync(context, upstream);
         }
