@@ -48,11 +48,12 @@ public static class CliApp
         usage: storagebench query NAME [--results DIR]
           runs a named query over the local runs in DIR (default: out): runs, throughput-trend,
           latency-trend, throttling-share, sweep-curve (C# equivalents of queries/NAME.kql)
-        usage: storagebench compare BASELINE CANDIDATE [--connection-string CS] [--fail-if-slower PERCENT] [--out FILE.md]
+        usage: storagebench compare BASELINE CANDIDATE [--connection-string CS] [--fail-if-slower PERCENT] [--out FILE.md] [--judge-different-specs]
           compares two runs metric by metric (sweeps step by step), each change against the runs' own noise;
           BASELINE and CANDIDATE are run ids in the results table (of --connection-string or the STORAGEBENCH_*
           settings) or summary.json files (or their out/<runId> directories); --out also writes the comparison
-          as Markdown; --fail-if-slower: exit 1 when a throughput is lower by more than PERCENT and beyond noise
+          as Markdown; --fail-if-slower: exit 1 when a throughput is lower by more than PERCENT and beyond noise;
+          steps too short to resolve are not judged, nor runs of different specs unless --judge-different-specs
         usage: storagebench ab --baseline SPEC --candidate SPEC [--rounds N] [--order alternate|random] [--seed N]
                                [--threshold PERCENT] [--fail-if-slower PERCENT] [--out FILE.md] [--runs-dir DIR]
                                [--connection-string CS] [--prices FILE]
@@ -67,11 +68,11 @@ public static class CliApp
     private static readonly string[] QueryOptions = ["--results"];
     private static readonly string[] ServeOptions = ["--port", "--connection-string", "--prices"];
     private static readonly string[] CleanupOptions = ["--older-than", "--dry-run", "--connection-string"];
-    private static readonly string[] CompareOptions = ["--connection-string", "--fail-if-slower", "--out"];
+    private static readonly string[] CompareOptions = ["--connection-string", "--fail-if-slower", "--out", "--judge-different-specs"];
     private static readonly string[] AbOptionNames = ["--baseline", "--candidate", "--rounds", "--order", "--seed", "--threshold", "--fail-if-slower", "--out", "--runs-dir", "--connection-string", "--prices"];
 
     /// <summary>Options that take no value.</summary>
-    private static readonly string[] Flags = ["--dry-run", "--force"];
+    private static readonly string[] Flags = ["--dry-run", "--force", "--judge-different-specs"];
 
     /// <param name="terminal">stdout is a terminal: progress is one line updated in place, not a line per update.</param>
     public static async Task<int> RunAsync(string[] args, TextWriter stdout, TextWriter stderr, CancellationToken ct, bool terminal = false)
@@ -327,7 +328,9 @@ public static class CliApp
             await stderr.WriteLineAsync("error: " + ex.Message).ConfigureAwait(false);
             return 2;
         }
-        var comparison = RunComparison.Compare(baseline, candidate);
+        // Earlier runs of the scenario, where the results table has them, give the run-to-run spread (docs/comparing.md, "The rule").
+        var history = store is null || baseline.Scenario is null ? null : await store.RunToRunSpreadAsync(baseline.Scenario, [baseline.RunId, candidate.RunId], ct, baseline.Spec).ConfigureAwait(false);
+        var comparison = RunComparison.Compare(baseline, candidate, judgeDifferentSpecs: options.ContainsKey("--judge-different-specs"), history: history);
         if (comparison.Workloads.Count == 0)
         {
             await stderr.WriteLineAsync($"error: candidate: \"{candidateArg}\" has no workload or step in common with the baseline, so nothing can be compared " +

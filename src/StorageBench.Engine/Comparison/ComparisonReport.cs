@@ -85,6 +85,30 @@ public static class ComparisonReport
         {
             yield return $"warning: the {role} run is {run.Status}: its figures may not be comparable";
         }
+        if (!c.SpecsKnown)
+        {
+            yield return "the specs could not be checked: a run read from the results table before specs were stored there has none";
+        }
+        if (c.SpecDifferences.Count > 0)
+        {
+            yield return $"the specs differ ({(c.NotJudgedForSpecs ? "not judged; give --judge-different-specs to judge anyway" : "judged anyway, as asked")}): {string.Join("; ", c.SpecDifferences)}";
+        }
+        foreach (var w in c.Workloads)
+        {
+            foreach (var group in w.Metrics.Where(m => m.NotJudgedReason is not null && !c.NotJudgedForSpecs).GroupBy(m => m.NotJudgedReason))
+            {
+                yield return $"{w.Label}: {string.Join(", ", group.Select(m => m.Metric))} not judged: {group.Key}";
+            }
+            if (w.Throughput.FromHistory)
+            {
+                yield return string.Create(CultureInfo.InvariantCulture,
+                    $"{w.Label}: throughput's band (±{w.Throughput.Band:0.0%}) is from the run-to-run spread of earlier runs of the scenario in the results table");
+            }
+        }
+        foreach (string line in MachineLines(c.Baseline.Environment, c.Candidate.Environment))
+        {
+            yield return line;
+        }
         if (c.OnlyInBaseline.Count > 0)
         {
             yield return $"only in the baseline, not compared: {string.Join(", ", c.OnlyInBaseline)}";
@@ -92,6 +116,20 @@ public static class ComparisonReport
         if (c.OnlyInCandidate.Count > 0)
         {
             yield return $"only in the candidate, not compared: {string.Join(", ", c.OnlyInCandidate)}";
+        }
+    }
+
+    /// <summary>The machine's state and the tool's build of each run, side by side, and a warning when they differed.</summary>
+    public static IEnumerable<string> MachineLines(RunEnvironment? a, RunEnvironment? b)
+    {
+        static string N(double? v, string f) => v?.ToString(f, CultureInfo.InvariantCulture) ?? "n/a";
+        static string Side(RunEnvironment? e) => e is null ? "not recorded"
+            : $"load {N(e.LoadAverageStart, "0.0")} → {N(e.LoadAverageEnd, "0.0")}, other processes' CPU {N(e.OtherProcessesCpuShare, "0%")}, " +
+              $"tool {e.ToolVersion ?? "n/a"} {e.ToolCommit ?? ""}, emulator {e.EmulatorVersion ?? "n/a"}";
+        yield return $"machine: baseline {Side(a)}; candidate {Side(b)}";
+        foreach (string warning in MachineComparison.Warnings([a], [b]))
+        {
+            yield return "warning: " + warning;
         }
     }
 
@@ -103,8 +141,8 @@ public static class ComparisonReport
             ? $"{role}: no per-second spread (written before it was recorded, or under two whole seconds with every slice active)"
             : string.Create(CultureInfo.InvariantCulture,
                 $"{role}: {s.Mean:#,0.0##} {unit} ± {s.SecondToSecondDeviation:#,0.0##} second to second over {s.Samples} s, standard error {s.RelativeStandardError() ?? 0:0.0%}")
-              + (rule.Usable(s) is null ? $" (under {rule.MinSamples} s: not used)" : "");
-        string how = w.Throughput.NoiseEstimated ? "" : "; without a usable spread on both sides, each band is the metric's floor alone";
+              + (rule.Usable(s) is null ? $" (under {rule.MinSamples} s: too short to judge)" : "");
+        string how = w.Throughput.NoiseEstimated ? "" : "; without a usable spread on both sides, throughput, the peak, latency and CPU are not judged";
         return $"Per-second rate while all slices were active — {Side("baseline", w.BaselineSpread)}; {Side("candidate", w.CandidateSpread)}{how}.";
     }
 
@@ -114,7 +152,7 @@ public static class ComparisonReport
         string Value(double? v, long? count) => v is not { } x ? "n/a" : share ? $"{F(count ?? 0, "#,0")} ({F(x * 100, "0.00")}%)" : F(x, Format(m.Unit));
         string change = m.Change is not { } d ? "n/a" : share ? Signed(d * 100, "0.00") + " pt" : Signed(d, Format(m.Unit));
         string relative = share || m.RelativeChange is not { } r ? "" : Signed(r * 100, "0.0") + "%";
-        string band = m.Band is not { } x ? "" : share ? $"±{F(x * 100, "0.00")} pt"
+        string band = m.Band is not { } x || m.NotJudgedReason is not null ? "" : share ? $"±{F(x * 100, "0.00")} pt"
             : $"±{F(x * 100, "0.0")}%" + (x <= m.Floor ? " (floor)" : "");
         return [m.Metric, m.Unit, Value(m.Baseline, m.BaselineCount), Value(m.Candidate, m.CandidateCount), change, relative, band, m.Verdict];
     }

@@ -35,7 +35,9 @@ public static class ReportWriter
         if (s.Saturation is { } sat)
         {
             b.AppendLine(CultureInfo.InvariantCulture,
-                $"Saturation search on `{sat.Parameter}`: highest sustainable {(sat.HighestSustainableValue is { } h ? F(h, "0.##") : "none")} ({(sat.ThroughputAtHighest is { } t ? F(t, "0.#") + " " + sat.ThroughputUnit : "n/a")}); knee {(sat.KneeValue is { } k ? F(k, "0.##") : "not reached")}: {sat.Reason}.");
+                $"Saturation search on `{sat.Parameter}`: highest useful value {(sat.HighestSustainableValue is { } h ? F(h, "0.##") : "none")} ({(sat.ThroughputAtHighest is { } t ? F(t, "0.#") + " " + sat.ThroughputUnit : "n/a")}); " +
+                $"knee {(sat.KneeValue is { } k ? F(k, "0.##") + (sat.ThroughputAtKnee is { } kt ? $" ({F(kt, "0.#")} {sat.ThroughputUnit})" : "") : "not reached")}; " +
+                $"stopped by {sat.StoppedBy switch { "throughput-growth" => "the throughput-growth rule", "failed-share" => "the failed-share bound", "p99" => "the p99 bound", "no-success" => "no successful request", "step-failed" => "a failed step", "max-reached" => "no rule (saturation.max reached)", _ => "a rule not recorded" }}: {sat.Reason}.");
         }
         if (s.Workloads.Count == 0)
         {

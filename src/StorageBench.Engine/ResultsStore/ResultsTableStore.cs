@@ -208,8 +208,9 @@ public sealed class ResultsTableStore(StorageTarget target, string runsTable = R
         var row = RowOf(s.Spec?.Scenario ?? "(invalid)", RunRowKey(s.StartedUtc, s.RunId), s.RunId, s.Status, s.StartedUtc, s.EndedUtc, s.Environment, s.Errors);
         if (s.Spec is { } spec)
         {
-            // What `storagebench plan` needs to know how each step was set up (rows written before lack these).
-            row["Spec"] = System.Text.Json.JsonSerializer.Serialize(spec, Spec.RunSpecParser.Options);
+            // So compare can name what differs between two stored runs, and `storagebench plan` knows how each
+            // step was set up (rows written before lack these).
+            row["Spec"] = System.Text.Json.JsonSerializer.Serialize(spec, JsonDefaults.Compact);
             row["TargetAccounts"] = (long)s.Environment.TargetAccounts;
             row["ProcessorCount"] = (long)s.Environment.ProcessorCount;
         }
@@ -227,6 +228,10 @@ public sealed class ResultsTableStore(StorageTarget target, string runsTable = R
         if (s.Saturation is { } sat)
         {
             row["SaturationReason"] = sat.Reason;
+            if (sat.StoppedBy is { } rule)
+            {
+                row["SaturationStoppedBy"] = rule;
+            }
             if (sat.HighestSustainableValue is { } highest)
             {
                 row["SaturationHighest"] = highest;
@@ -451,7 +456,39 @@ public sealed class ResultsTableStore(StorageTarget target, string runsTable = R
         var workloads = rows.OrderBy(r => r.RowKey, StringComparer.Ordinal)
             .SelectMany(r => new[] { TableInsertWorkload.Name, BlobUploadWorkload.Name }.Select(w => FiguresOf(r, w)).OfType<WorkloadFigures>());
         return new RunFigures(runId, $"results table {runsTable}", own.PartitionKey, own.GetString("Status") ?? "", own.GetDateTimeOffset("StartedUtc")?.UtcDateTime ?? default,
-            [.. workloads]) { Environment = EnvironmentOf(own) };
+            [.. workloads]) { Environment = EnvironmentOf(own), Spec = SpecOf(own) };
+    }
+
+    private static Spec.RunSpec? SpecOf(TableEntity row)
+    {
+        try
+        {
+            return row.GetString("Spec") is { } json ? System.Text.Json.JsonSerializer.Deserialize<Spec.RunSpec>(json, JsonDefaults.Options) : null;
+        }
+        catch (System.Text.Json.JsonException)
+        {
+            return null;
+        }
+    }
+
+    /// <summary>
+    /// The run-to-run spread of the scenario's earlier completed runs (newest first, at most
+    /// <paramref name="maxRuns"/> a step), per workload and step, leaving out <paramref name="exclude"/>.
+    /// With <paramref name="spec"/>, a run whose row records a different spec is left out too (a sweep's
+    /// step rows record none and count).
+    /// </summary>
+    public async Task<IReadOnlyDictionary<string, RunToRunSpread>> RunToRunSpreadAsync(string scenario, IReadOnlyCollection<string> exclude, CancellationToken ct,
+        Spec.RunSpec? spec = null, int maxRuns = 14)
+    {
+        string? specJson = spec is null ? null : System.Text.Json.JsonSerializer.Serialize(spec, JsonDefaults.Compact);
+        var rows = (await QueryRunsAsync(new RunFilter(scenario), 500, ct).ConfigureAwait(false))
+            .Where(r => r.GetString("Status") == RunStatus.Completed && !exclude.Contains(r.GetString("RunId"))
+                && (specJson is null || r.GetString("Spec") is not { } recorded || recorded == specJson));
+        return rows.SelectMany(r => new[] { TableInsertWorkload.Name, BlobUploadWorkload.Name }.Select(w => FiguresOf(r, w)).OfType<WorkloadFigures>())
+            .GroupBy(w => RunToRunSpread.Key(w.Workload, w.StepParameter, w.StepValue))
+            .Select(g => (g.Key, Spread: RunToRunSpread.Of([.. g.Take(maxRuns)])))
+            .Where(x => x.Spread is not null)
+            .ToDictionary(x => x.Key, x => x.Spread!);
     }
 
     /// <summary>How a stored run was set up (its spec and environment), for the capacity planner; null when its run row predates these columns or the run is unknown.</summary>

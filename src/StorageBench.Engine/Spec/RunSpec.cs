@@ -36,7 +36,9 @@ public sealed record SweepSpec(string Parameter, double[] Values);
 /// Steps Parameter from Start, multiplying by Factor (or adding Step when Step is above 0), up to Max.
 /// A step breaks the bound when its share of failed requests (throttled, timed out or any other
 /// failure) exceeds MaxFailedShare, when no request succeeds, or when its p99
-/// exceeds MaxP99Ms; the search stops there.
+/// exceeds MaxP99Ms; the search stops there. It also stops past the knee: when a step's throughput
+/// grew by less than MinThroughputGrowth of the parameter's growth (doubling concurrency must add at
+/// least 10 % by default), the load only queued.
 /// </summary>
 public sealed record SaturationSpec
 {
@@ -47,6 +49,13 @@ public sealed record SaturationSpec
     public double Max { get; init; } = 256;
     public double MaxFailedShare { get; init; } = 0.01;
     public double MaxP99Ms { get; init; } = 1_000;
+
+    /// <summary>
+    /// A step is past the knee when its throughput grew by less than this share of the parameter's growth
+    /// over the previous step (factor 2: less than +10 %), while its latency rose instead (Little's law:
+    /// requests in flight = throughput × mean latency). 0 turns the rule off.
+    /// </summary>
+    public double MinThroughputGrowth { get; init; } = 0.10;
 
     /// <summary>Every value the search may try, in order.</summary>
     public IEnumerable<double> Values()

@@ -138,6 +138,7 @@ public static partial class RunSpecValidator
             }
             Range(errors, "saturation.maxFailedShare", s.MaxFailedShare, 0, 1);
             Range(errors, "saturation.maxP99Ms", s.MaxP99Ms, 0.001, 3_600_000);
+            Range(errors, "saturation.minThroughputGrowth", s.MinThroughputGrowth, 0, 1);
             if (errors.Count == 0)
             {
                 if (s.Values().Take(101).Count() > 100)

@@ -36,11 +36,22 @@ public sealed record RunSummary
 }
 
 /// <summary>
-/// Where the search ended. HighestSustainable is the last value whose step stayed within both bounds
-/// (null when the first step already broke one); Knee is the first value that broke one (null when none did).
+/// Where the search ended. HighestSustainable is the highest useful value: the last step within the bounds whose
+/// throughput still grew with the load (null when the first step already broke a bound); Knee is the first value
+/// past it: a bound broken, or throughput flat while the load grew (null when no rule stopped the search).
 /// </summary>
 public sealed record SaturationResult(string Parameter, double? HighestSustainableValue, double? ThroughputAtHighest, string ThroughputUnit,
-    double? KneeValue, string Reason);
+    double? KneeValue, string Reason)
+{
+    /// <summary>
+    /// Which rule ended the search: "throughput-growth" (past the knee: the load only queued), "failed-share",
+    /// "p99", "no-success", "max-reached" (no rule stopped it), or "step-failed" (a step could not run).
+    /// </summary>
+    public string? StoppedBy { get; init; }
+
+    /// <summary>Throughput of the knee step (the first past it), in <see cref="ThroughputUnit"/>.</summary>
+    public double? ThroughputAtKnee { get; init; }
+}
 
 /// <param name="TargetKind">Azurite or AzureStorage.</param>
 /// <param name="Instances">Distinct machines that ran slices.</param>

@@ -1,4 +1,5 @@
 using StorageBench.Engine.Comparison;
+using StorageBench.Engine.Spec;
 using StorageBench.Engine.Statistics;
 
 namespace StorageBench.Tests;
@@ -49,19 +50,84 @@ public class ComparisonRuleTests
     }
 
     [Fact]
-    public void WithoutASpreadOrWithTooFewSecondsTheFloorAloneIsTheBandAndSaysSo()
+    public void WithoutASpreadOrWithTooFewSecondsNothingRunLevelIsJudgedAndTheReportSaysWhy()
     {
         var oldRow = Single(Table(6000, rse: null), Table(4800)).Throughput;
-        Assert.False(oldRow.NoiseEstimated);
-        Assert.Equal(NoiseRule.Default.ThroughputFloor, oldRow.Band);
-        Assert.Equal("slower", oldRow.Verdict);
-
-        var shortRun = Table(6000) with { Spread = new RateSpread(6000, 10, NoiseRule.Default.MinSamples - 1) };
-        Assert.False(Single(shortRun, Table(6000)).Throughput.NoiseEstimated);
+        Assert.Equal("not judged", oldRow.Verdict);
+        Assert.Contains("the baseline has no per-second spread", oldRow.NotJudgedReason);
 
         var report = ComparisonReport.ConsoleTable(RunComparison.Compare(Run("a", Table(6000, rse: null)), Run("b", Table(4800))));
         Assert.Contains("baseline: no per-second spread", report);
-        Assert.Contains("each band is the metric's floor alone", report);
+        Assert.Contains("verdict: not judged: the baseline has no per-second spread", report);
+    }
+
+    [Fact]
+    public void AShortStepIsNotJudgedEvenWhenItLooksHalfAsFast()
+    {
+        // The newcomer's sweep: steps of 0.5-3.6 s. A 50% "drop" over 3 whole seconds is not claimed.
+        var shortStep = Table(6000, step: 100) with { Spread = new RateSpread(6000, 600, NoiseRule.Default.MinSamples - 1) };
+        var comparison = RunComparison.Compare(Run("a", shortStep, Table(1000, step: 1)), Run("b", shortStep with { Rate = 3000 }, Table(500, step: 1)));
+        var step = comparison.Workloads[0];
+        Assert.Equal("not judged", step.Throughput.Verdict);
+        Assert.Contains($"4 whole second(s) with every slice active; at least {NoiseRule.Default.MinSamples} are needed", step.Throughput.NotJudgedReason);
+        // The step that was measured long enough is judged: it must flag, and only it fails the gate.
+        Assert.Equal("slower", comparison.Workloads[1].Throughput.Verdict);
+        Assert.Equal(["tableInsert batchSize=1"], comparison.SlowerBy(10).Select(w => w.Label));
+        Assert.Contains("tableInsert batchSize=100: throughput, peak second, latency p50, latency p95, latency p99, client CPU not judged", ComparisonReport.ConsoleTable(comparison));
+    }
+
+    [Fact]
+    public void APercentileIsJudgedOnlyWithTenSamplesAboveIt()
+    {
+        // 300 requests: p50 (needs 20) and p95 (200) are judged, p99 (1,000) is the largest 3 and is not.
+        var w = Single(Table(6000) with { LatencySamples = 300 }, Table(6000, p50: 60) with { LatencySamples = 300 });
+        var byName = w.Metrics.ToDictionary(m => m.Metric);
+        Assert.Equal("worse", byName["latency p50"].Verdict);
+        Assert.Equal("worse", byName["latency p95"].Verdict);
+        Assert.Equal("not judged", byName["latency p99"].Verdict);
+        Assert.Contains("p99 needs at least 1,000 (10 above it)", byName["latency p99"].NotJudgedReason);
+    }
+
+    [Fact]
+    public void RunsOfDifferentSpecsAreNamedFieldByFieldAndNotJudgedUnlessAsked()
+    {
+        var small = new RunSpec { Scenario = "s", TableInsert = new TableInsertSpec { EntitySizeBytes = 256, Concurrency = 1 } };
+        var large = new RunSpec { Scenario = "s", TableInsert = new TableInsertSpec { EntitySizeBytes = 1024, Concurrency = 4 } };
+        var a = Run("a", Table(6000)) with { Spec = small };
+        var b = Run("b", Table(3000)) with { Spec = large };
+
+        var comparison = RunComparison.Compare(a, b);
+        Assert.Equal(["tableInsert.entitySizeBytes: 256 → 1024", "tableInsert.concurrency: 1 → 4"], comparison.SpecDifferences);
+        Assert.Equal("not judged", comparison.Workloads[0].Throughput.Verdict);
+        Assert.Equal("not judged: the specs differ", comparison.Verdict());
+        Assert.Empty(comparison.SlowerBy(10));
+        string report = ComparisonReport.ConsoleTable(comparison);
+        Assert.Contains("the specs differ (not judged; give --judge-different-specs to judge anyway): tableInsert.entitySizeBytes: 256 → 1024; tableInsert.concurrency: 1 → 4", report);
+
+        var asked = RunComparison.Compare(a, b, judgeDifferentSpecs: true);
+        Assert.Equal("slower", asked.Workloads[0].Throughput.Verdict);
+        // The same spec, written with and without its defaults, is the same spec; the scenario name does not count.
+        Assert.Empty(RunComparison.Compare(a, Run("c", Table(6000)) with { Spec = small with { Scenario = "t", StartDelaySeconds = 2 } }).SpecDifferences);
+    }
+
+    [Fact]
+    public void EarlierRunsOfTheScenarioSetTheBandWhenThereAreEnough()
+    {
+        // Steady runs (2% standard error) 12% apart: within the 15% floor by their own seconds alone. Earlier
+        // runs of the scenario spread 1.4826 × MAD / median ≈ 1.2%: max(3 × √2 × 1.2%, 5%) ≈ 5.2%, so 12% is beyond it.
+        var earlier = new[] { 6000.0, 6100, 5900, 6050, 5950, 6000 }.Select(r => Table(r)).ToList();
+        var spread = RunToRunSpread.Of(earlier)!;
+        Assert.Equal(6, spread.Runs);
+        var history = new Dictionary<string, RunToRunSpread> { [RunToRunSpread.Key("tableInsert", null, null)] = spread };
+        var throughput = RunComparison.Compare(Run("a", Table(6000)), Run("b", Table(5280)), history: history).Workloads[0].Throughput;
+        Assert.True(throughput.FromHistory);
+        Assert.Equal(3 * Math.Sqrt(2) * spread.Throughput, throughput.Band!.Value, 6);
+        Assert.Equal("slower", throughput.Verdict);
+        // Two runs that differ by less than the earlier runs do are not flagged.
+        Assert.Equal("within noise", RunComparison.Compare(Run("a", Table(6000)), Run("b", Table(5900)), history: history).Workloads[0].Throughput.Verdict);
+        // Too few earlier runs: the runs' own noise and the floor, as before.
+        var few = new Dictionary<string, RunToRunSpread> { [RunToRunSpread.Key("tableInsert", null, null)] = RunToRunSpread.Of(earlier.Take(3).ToList())! };
+        Assert.False(RunComparison.Compare(Run("a", Table(6000)), Run("b", Table(5280)), history: few).Workloads[0].Throughput.FromHistory);
     }
 
     [Fact]

@@ -134,7 +134,7 @@ public class SweepEndToEndTests(AzuriteFixture azurite)
         const string spec = """
             { "scenario": "saturation-e2e", "startDelaySeconds": 0,
               "tableInsert": { "entityCount": 300, "entitySizeBytes": 128, "batchSize": 10 },
-              "saturation": { "parameter": "tableInsert.concurrency", "start": 1, "factor": 2, "max": 4, "maxP99Ms": 60000 } }
+              "saturation": { "parameter": "tableInsert.concurrency", "start": 1, "factor": 2, "max": 4, "maxP99Ms": 60000, "minThroughputGrowth": 0 } }
             """;
         var summary = await Pipeline.RunAsync(host, spec);
 

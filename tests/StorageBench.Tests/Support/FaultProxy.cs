@@ -49,6 +49,13 @@ public sealed class FaultProxy : IAsyncDisposable
     /// <summary>How long a <see cref="Fault.Late"/> request is held.</summary>
     public TimeSpan LateBy { get; private init; }
 
+    /// <summary>Above 0: selected requests pass at most this many a second, queued in arrival order (a service at capacity).</summary>
+    private double _capPerSecond;
+    /// <summary>How long each selected request is held before it is forwarded: the service time, in parallel, below the cap.</summary>
+    private TimeSpan _hold;
+    private long _nextFreeTimestamp;
+    private readonly Lock _pace = new();
+
     /// <summary>503s injected.</summary>
     public long Injected => Count(Fault.Throttle);
 
@@ -84,6 +91,35 @@ public sealed class FaultProxy : IAsyncDisposable
         string direct = connectionString.Split(';').Single(p => p.StartsWith("TableEndpoint=", StringComparison.Ordinal))["TableEndpoint=".Length..];
         var proxy = await StartAsync(new Uri($"http://127.0.0.1:{new Uri(direct).Port}/"), selects, _ => fault, lateBy: lateBy);
         return (proxy, StorageTarget.FromConnectionString(connectionString.Replace(direct, $"{proxy.Address.ToString().TrimEnd('/')}/devstoreaccount1")));
+    }
+
+    /// <summary>
+    /// A proxy in front of one endpoint that lets the selected requests through at most
+    /// <paramref name="requestsPerSecond"/> a second, each held <paramref name="hold"/> (its service time):
+    /// below the cap, throughput grows with the requests in flight (n / hold); at the cap it stays flat
+    /// and the extra requests queue, as in front of a saturated service. Nothing is refused.
+    /// </summary>
+    public static async Task<(FaultProxy Proxy, StorageTarget Target)> CappedInFrontOfAsync(string connectionString, string endpoint,
+        Func<HttpRequest, bool> selects, double requestsPerSecond, TimeSpan hold)
+    {
+        var (proxy, target) = await InFrontOfAsync(connectionString, endpoint, int.MaxValue, selects);
+        proxy._capPerSecond = requestsPerSecond;
+        proxy._hold = hold;
+        return (proxy, target);
+    }
+
+    /// <summary>Waits for the request's turn under the cap (first come, first served), then its service time.</summary>
+    private async Task PaceAsync(CancellationToken ct)
+    {
+        TimeSpan wait;
+        lock (_pace)
+        {
+            long now = System.Diagnostics.Stopwatch.GetTimestamp();
+            long slot = Math.Max(now, _nextFreeTimestamp);
+            _nextFreeTimestamp = slot + (long)(System.Diagnostics.Stopwatch.Frequency / _capPerSecond);
+            wait = System.Diagnostics.Stopwatch.GetElapsedTime(now, slot);
+        }
+        await Task.Delay(wait + _hold, ct);
     }
 
     /// <summary>
@@ -146,6 +182,10 @@ public sealed class FaultProxy : IAsyncDisposable
                     // A client that gave up first aborts the request: then it is never forwarded.
                     await Task.Delay(LateBy, context.RequestAborted);
                     break;
+            }
+            if (_capPerSecond > 0)
+            {
+                await PaceAsync(context.RequestAborted);
             }
             await ForwardAsync(context, upstream);
         }
