@@ -19,6 +19,8 @@ using StorageBench.Orchestration.Hosting;
 // 1. Pipeline vs the engine's tightest loop (same spec, same Azurite), single partition and 16 partitions.
 // 2. Driver peak working set for a run and a 10x longer run (separate CLI processes).
 // 3. Client CPU per entity (1, 4, 64 KB) and per MB (4 MiB blocks).
+// 4. Short runs against long runs (cold start).
+// 5. The lean driver against the SDK driver: floor server, profile, Azurite side by side (LeanDriverSection).
 // Helper processes of section 5: the floor server, and one floor workload looped under dotnet-trace.
 if (args is ["floor-server"])
 {
@@ -42,7 +44,7 @@ if (args is ["floor-profile", var profiledDriver, var profiledCase, var floorCon
 if (args is ["floor", var floorOutput])
 {
     // Section 5 alone, for iterating on the driver: ./scripts/benchmark.sh runs it with everything else.
-    await File.WriteAllTextAsync(floorOutput, await LeanDriverSection.WriteAsync(null, Path.GetDirectoryName(typeof(FloorServer).Assembly.Location)!));
+    await File.WriteAllTextAsync(floorOutput, await LeanDriverSection.WriteAsync(null, AppContext.BaseDirectory));
     return;
 }
 string cliDll = args[0];
@@ -192,6 +194,10 @@ foreach (var (label, shortSpec, longSpec, targeted) in new[]
         $"{rate:0.00} {(!targeted ? "(reference)" : rate >= 0.95 ? "holds" : "MISSED")} | {Runs(shortRuns, r => r.Cpu, "0.#")} µs | {Runs(longRuns, r => r.Cpu, "0.#")} µs | " +
         $"{cpu:0.00} {(!targeted ? "(reference)" : cpu <= 1.2 ? "holds" : "MISSED")} |");
 }
+
+// --- 5. lean driver against the SDK driver ------------------------------------------------------
+md.AppendLine();
+md.Append(await LeanDriverSection.WriteAsync(cliDll, AppContext.BaseDirectory));
 
 string header = $"""
     # Benchmarks
