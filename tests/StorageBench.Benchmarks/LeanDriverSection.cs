@@ -166,8 +166,8 @@ public static partial class LeanDriverSection
             return "dotnet-trace was not available (STORAGEBENCH_DOTNET_TRACE unset): no profile this run.\n";
         }
         var md = new StringBuilder();
-        md.AppendLine("Sampled with `dotnet-trace collect --profile dotnet-sampled-thread-time` (~100 Hz stack samples of every thread) while one process runs the floor EGT case (80,000 entities a run) for 20 s; `dotnet-trace report topN` (exclusive) gives the frames, grouped here by area. " +
-            "Samples of threads waiting (unmanaged code time: sockets, epoll, idle pool threads) are left out, so the shares are of the samples that ran managed code.");
+        md.AppendLine("Sampled with `dotnet-trace collect --profile dotnet-sampled-thread-time` (~100 Hz stack samples of every thread) while one process runs the floor EGT case (400,000 entities a run, no forced collections) for at least 20 s; `dotnet-trace report topN` (exclusive) gives the frames, grouped here by area. " +
+            "Samples of threads waiting (unmanaged code time: sockets, epoll, idle pool threads) are left out, so the shares are of the samples that ran managed code. A thread-time sample cannot tell a thread spinning or blocked on a lock (`Monitor.Enter`) from one working: the \"locks\" row is contention, not necessarily CPU. The CPU figures themselves are 5a's.");
         md.AppendLine();
         foreach (string driver in Drivers)
         {

@@ -37,7 +37,7 @@ if (args is ["floor-profile", var profiledDriver, var profiledCase, var floorCon
     // Long enough that start-up (JIT, type loading, the credential) is a small share of the samples.
     for (var profiled = Stopwatch.StartNew(); profiled.Elapsed < TimeSpan.FromSeconds(20);)
     {
-        await FloorBenchmark.RunAsync(floorTarget, floorCase.With(profiledDriver, 2 * floorCase.SmallRun));
+        await FloorBenchmark.RunAsync(floorTarget, floorCase.With(profiledDriver, 10 * floorCase.SmallRun), settle: false);
     }
     return;
 }
