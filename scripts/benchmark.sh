@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The committed benchmarks: pipeline overhead vs the engine's tightest loop, driver memory against run
-# length, client CPU per entity / per MB, short runs against long ones. Rewrites BENCHMARKS.md with the
-# figures it measured.
+# length, client CPU per entity / per MB, short runs against long ones, the lean driver against the SDK
+# driver (floor server, profile, Azurite). Rewrites BENCHMARKS.md with the figures it measured.
 #   ./scripts/benchmark.sh [seconds per throughput run, default 30]
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -11,4 +11,9 @@ cd "$root"
 cli=$("$root/scripts/build-cli.sh")
 # Quiet unless the build fails.
 if ! build_log=$(dotnet build "$root/tests/StorageBench.Benchmarks/StorageBench.Benchmarks.csproj" -c Release --nologo -v quiet 2>&1); then echo "$build_log" >&2; exit 1; fi
+# dotnet-trace, a dotnet tool from the package feed, profiles section 5; without it that profile is left out.
+tools="${TMPDIR:-/tmp}/storagebench-tools"
+if [ -x "$tools/dotnet-trace" ] || dotnet tool install --tool-path "$tools" dotnet-trace >/dev/null 2>&1; then
+  export STORAGEBENCH_DOTNET_TRACE="$tools/dotnet-trace"
+fi
 exec dotnet "$root/tests/StorageBench.Benchmarks/bin/Release/net10.0/StorageBench.Benchmarks.dll" "$cli" "$root/BENCHMARKS.md" "${1:-30}"

@@ -16,7 +16,7 @@ public sealed record FloorCase(string Key, string Label, RunSpec Spec, long Smal
         new("single", "1 KB single inserts, 16 partitions, 32 in flight",
             Table(entities: 0, batchSize: 1, concurrency: 32), 4_000, "entity"),
         new("blob", "4 MiB blocks × 8 in flight, 32 MiB blobs",
-            new RunSpec { Scenario = "floor", BlobUpload = new BlobUploadSpec { BlobSizeBytes = 32L << 20, BlockSizeBytes = 4 << 20, ParallelBlocks = 8, BlockRetries = 0 } }, 8, "MB"),
+            new RunSpec { Scenario = "floor", BlobUpload = new BlobUploadSpec { BlobSizeBytes = 32L << 20, BlockSizeBytes = 4 << 20, ParallelBlocks = 8, BlockRetries = 0 } }, 16, "MB"),
     ];
 
     private static RunSpec Table(long entities, int batchSize, int concurrency = 16) => new()
@@ -45,12 +45,16 @@ public sealed record FloorRun(double CpuSeconds, long AllocatedBytes, double Uni
 /// </summary>
 public static class FloorBenchmark
 {
-    public static async Task<FloorRun> RunAsync(StorageTarget target, RunSpec spec)
+    /// <param name="settle">Collect garbage first, so the allocation delta is this run's (off under the profiler: the collection would be profiled).</param>
+    public static async Task<FloorRun> RunAsync(StorageTarget target, RunSpec spec, bool settle = true)
     {
         string runId = Planner.NewRunId(DateTime.UtcNow);
         string stepId = Planner.StepId(runId, 0);
         var process = Process.GetCurrentProcess();
-        GC.Collect();
+        if (settle)
+        {
+            GC.Collect();
+        }
         long allocated = GC.GetTotalAllocatedBytes(precise: true);
         process.Refresh();
         double cpu = process.TotalProcessorTime.TotalSeconds;

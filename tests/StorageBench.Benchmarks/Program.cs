@@ -19,7 +19,8 @@ using StorageBench.Orchestration.Hosting;
 // 1. Pipeline vs the engine's tightest loop (same spec, same Azurite), single partition and 16 partitions.
 // 2. Driver peak working set for a run and a 10x longer run (separate CLI processes).
 // 3. Client CPU per entity (1, 4, 64 KB) and per MB (4 MiB blocks).
-// 5. The lean driver against the SDK driver (floor server, profile, Azurite).
+// 4. Short runs against long runs (cold start).
+// 5. The lean driver against the SDK driver: floor server, profile, Azurite side by side (LeanDriverSection).
 // 6. How late 30 slices pass the synchronized start (a quiet-machine figure; printed after section 4).
 // Helper processes of section 5: the floor server, and one floor workload looped under dotnet-trace.
 if (args is ["floor-server"])
@@ -37,14 +38,14 @@ if (args is ["floor-profile", var profiledDriver, var profiledCase, var floorCon
     // Long enough that start-up (JIT, type loading, the credential) is a small share of the samples.
     for (var profiled = Stopwatch.StartNew(); profiled.Elapsed < TimeSpan.FromSeconds(20);)
     {
-        await FloorBenchmark.RunAsync(floorTarget, floorCase.With(profiledDriver, 2 * floorCase.SmallRun));
+        await FloorBenchmark.RunAsync(floorTarget, floorCase.With(profiledDriver, 10 * floorCase.SmallRun), settle: false);
     }
     return;
 }
 if (args is ["floor", var floorOutput])
 {
     // Section 5 alone, for iterating on the driver: ./scripts/benchmark.sh runs it with everything else.
-    await File.WriteAllTextAsync(floorOutput, await LeanDriverSection.WriteAsync(null, Path.GetDirectoryName(typeof(FloorServer).Assembly.Location)!));
+    await File.WriteAllTextAsync(floorOutput, await LeanDriverSection.WriteAsync(null, AppContext.BaseDirectory));
     return;
 }
 string cliDll = args[0];
@@ -217,6 +218,10 @@ foreach (var (label, shortSpec, longSpec, targeted) in new[]
         $"{rate:0.00} {(!targeted ? "(reference)" : rate >= 0.95 ? "holds" : "MISSED")} | {Runs(shortRuns, r => r.Cpu, "0.#")} µs | {Runs(longRuns, r => r.Cpu, "0.#")} µs | " +
         $"{cpu:0.00} {(!targeted ? "(reference)" : cpu <= 1.2 ? "holds" : "MISSED")} |");
 }
+
+// --- 5. lean driver against the SDK driver ------------------------------------------------------
+md.AppendLine();
+md.Append(await LeanDriverSection.WriteAsync(cliDll, AppContext.BaseDirectory));
 
 string header = $"""
     # Benchmarks

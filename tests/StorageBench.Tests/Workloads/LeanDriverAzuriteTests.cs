@@ -1,6 +1,7 @@
 using Azure;
 using StorageBench.Engine.Measurement;
 using StorageBench.Engine.Spec;
+using StorageBench.Engine.Verification;
 using StorageBench.Engine.Workloads;
 using StorageBench.Engine.Workloads.Lean;
 
@@ -54,5 +55,32 @@ public class LeanDriverAzuriteTests(AzuriteFixture azurite)
         var failure = await Assert.ThrowsAnyAsync<RequestFailedException>(refused.SendAsync);
         Assert.Equal(403, failure.Status);
         Assert.Equal(Outcome.ClientError, OutcomeClassifier.Classify(failure, CancellationToken.None));
+    }
+
+    /// <summary>Both drivers stay selectable and land exactly what they report: EGTs, single inserts, blobs with a partial last block.</summary>
+    [Theory]
+    [InlineData(ClientSettings.LeanDriver)]
+    [InlineData(ClientSettings.SdkDriver)]
+    public async Task EitherDriverLandsWhatItReports(string driver)
+    {
+        var client = new ClientSettings { Driver = driver, PrimeRounds = 2 };
+        foreach (int batchSize in new[] { 50, 1 })
+        {
+            var step = TestStep.New();
+            await azurite.Tables.CreateTableAsync(step.TableName);
+            var spec = new TableInsertSpec { EntityCount = 230, EntitySizeBytes = 300, BatchSize = batchSize, PartitionCount = 2, Concurrency = 3, Slices = 2 };
+            var results = await Task.WhenAll(step.Table(spec, client).Select(p => TableInsertWorkload.RunAsync(p, azurite.Target, TimeProvider.System, default)));
+            Assert.Equal((230L, 0L), (results.Sum(r => r.Units), results.Sum(r => r.Counts.Failed)));
+            var verified = await GroundTruth.VerifyTableAsync(azurite.Target, step.TableName, [.. results.Select(r => r.AttemptId)], 230, default);
+            Assert.True(verified.Matched, verified.ToString());
+        }
+
+        var blobStep = TestStep.New();
+        await azurite.Blobs.CreateBlobContainerAsync(blobStep.ContainerName);
+        var blobSpec = new BlobUploadSpec { BlobCount = 2, BlobSizeBytes = 1_300_000, BlockSizeBytes = 512 * 1024, ParallelBlocks = 2, VerifyContent = true };
+        var blobs = await Task.WhenAll(blobStep.Blob(blobSpec, client).Select(p => BlobUploadWorkload.RunAsync(p, azurite.Target, TimeProvider.System, default)));
+        Assert.Equal(2, blobs.Sum(r => r.Objects));
+        var stored = await GroundTruth.VerifyBlobsAsync([azurite.Target], blobStep.ContainerName, [.. blobs.Select(r => r.AttemptId)], 2, blobSpec.BlobSizeBytes, blobs.ToDictionary(r => r.AttemptId, r => r.ContentMd5!), default);
+        Assert.True(stored.Matched, stored.ToString());
     }
 }
