@@ -111,6 +111,19 @@ public class CapacityPlannerTests
         Assert.True(large.Cost.ComputePerHour > small.Cost.ComputePerHour);   // 3 × 4 GB costs more than 5 × 2 GB
     }
 
+    [Fact]
+    public void APriceTableWithoutTheFlexConsumptionLineStillLoadsAndThePlanSaysComputeIsNotPriced()
+    {
+        string json = File.ReadAllText(Path.Combine(Repo.Root(), "pricing", "azure-storage-prices.json"));
+        var (table, errors) = PriceTableReader.Parse(json.Replace(",\n\n  // Optional", "\n\n  // Optional", StringComparison.Ordinal)
+            .Replace("\"functionsFlexConsumptionOnDemandPerGbSecond\": 0.000026", "", StringComparison.Ordinal), "old.json");
+        Assert.Empty(errors);
+        Assert.Null(table!.FunctionsFlexConsumptionOnDemandPerGbSecond);
+        var plan = Planned(CapacityPlanner.Plan([Step("Azurite", 9_000)], new PlanRequest(1_000, CapacityPlanner.EntitiesPerSecond), Targets, table));
+        Assert.Null(plan.Cost.ComputePerHour);
+        Assert.Contains("compute not priced", CapacityPlanText.Render(plan, Targets));
+    }
+
     private static MeasuredStep BlobStep(string kind, double megabytesPerSecond) =>
         new("run-b", "test", "blobUpload", "blobUpload.slices", 1,
             new RunSpec { Scenario = "blobs", BlobUpload = new BlobUploadSpec { BlobSizeBytes = 8_388_608, BlockSizeBytes = 4_194_304, ParallelBlocks = 4, Slices = 1, DurationSeconds = 10 } },
