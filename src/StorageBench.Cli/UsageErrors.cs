@@ -1,0 +1,82 @@
+using System.CommandLine;
+using System.CommandLine.Parsing;
+
+namespace StorageBench.Cli;
+
+/// <summary>
+/// A bad command line on stderr, short: each problem naming the token, the closest option or command when one is
+/// near ("did you mean --spec?"), and where the usage is. Not the whole help: that is --help, on stdout.
+/// </summary>
+public static class UsageErrors
+{
+    public static async Task WriteAsync(ParseResult result, TextWriter stderr)
+    {
+        var command = result.CommandResult.Command;
+        string path = CommandPath(result.CommandResult);
+        // An unknown option swallows nothing: its value shows up as an unknown token too; name the option only.
+        var unknown = result.UnmatchedTokens.Where(t => t.StartsWith('-')).ToList() is { Count: > 0 } options ? options : result.UnmatchedTokens.Take(1).ToList();
+        foreach (string token in unknown)
+        {
+            string kind = token.StartsWith('-') ? "option" : "command or argument";
+            string hint = Closest(token, Names(command)) is { } near ? $"; did you mean {near}?" : "";
+            await stderr.WriteLineAsync($"error: unknown {kind} '{token}' for '{path}'{hint}").ConfigureAwait(false);
+        }
+        foreach (var error in result.Errors.Where(e => !result.UnmatchedTokens.Any(t => e.Message.Contains($"'{t}'", StringComparison.Ordinal))))
+        {
+            await stderr.WriteLineAsync("error: " + error.Message).ConfigureAwait(false);
+        }
+        await stderr.WriteLineAsync($"Run '{path} --help' for usage.").ConfigureAwait(false);
+    }
+
+    /// <summary>"storagebench run": the command's name after its parents'.</summary>
+    private static string CommandPath(CommandResult result)
+    {
+        var names = new List<string>();
+        for (SymbolResult? r = result; r is not null; r = r.Parent)
+        {
+            if (r is CommandResult c)
+            {
+                names.Insert(0, c.Command is RootCommand ? CliApp.Name : c.Command.Name);
+            }
+        }
+        return string.Join(' ', names);
+    }
+
+    /// <summary>What could have been meant at this point: the command's options (with aliases) and subcommands.</summary>
+    private static IEnumerable<string> Names(Command command) =>
+        command.Options.Where(o => !o.Hidden).SelectMany(o => o.Aliases.Prepend(o.Name))
+            .Concat(command.Subcommands.Where(c => !c.Hidden).Select(c => c.Name));
+
+    /// <summary>The nearest name within a third of its length in edits (at least one), if any.</summary>
+    public static string? Closest(string token, IEnumerable<string> names) =>
+        names.Select(n => (Name: n, Distance: Distance(token, n)))
+            .Where(c => c.Distance <= Math.Max(1, c.Name.TrimStart('-').Length / 3))
+            .OrderBy(c => c.Distance).Select(c => c.Name).FirstOrDefault();
+
+    /// <summary>Edit distance, adjacent transpositions counting as one edit ("--spce" is one from "--spec").</summary>
+    private static int Distance(string a, string b)
+    {
+        var d = new int[a.Length + 1, b.Length + 1];
+        for (int i = 0; i <= a.Length; i++)
+        {
+            d[i, 0] = i;
+        }
+        for (int j = 0; j <= b.Length; j++)
+        {
+            d[0, j] = j;
+        }
+        for (int i = 1; i <= a.Length; i++)
+        {
+            for (int j = 1; j <= b.Length; j++)
+            {
+                int cost = a[i - 1] == b[j - 1] ? 0 : 1;
+                d[i, j] = Math.Min(Math.Min(d[i - 1, j] + 1, d[i, j - 1] + 1), d[i - 1, j - 1] + cost);
+                if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+                {
+                    d[i, j] = Math.Min(d[i, j], d[i - 2, j - 2] + 1);
+                }
+            }
+        }
+        return d[a.Length, b.Length];
+    }
+}
