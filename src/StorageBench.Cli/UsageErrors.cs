@@ -1,5 +1,6 @@
 using System.CommandLine;
 using System.CommandLine.Parsing;
+using StorageBench.Engine.Workloads;
 
 namespace StorageBench.Cli;
 
@@ -19,11 +20,12 @@ public static class UsageErrors
         {
             string kind = token.StartsWith('-') ? "option" : "command or argument";
             string hint = Closest(token, Names(command)) is { } near ? $"; did you mean {near}?" : "";
-            await stderr.WriteLineAsync($"error: unknown {kind} '{token}' for '{path}'{hint}").ConfigureAwait(false);
+            // A stray token may be a connection string: its key and SAS are never printed.
+            await stderr.WriteLineAsync($"error: unknown {kind} '{StorageTarget.Redact(token)}' for '{path}'{hint}").ConfigureAwait(false);
         }
         foreach (var error in result.Errors.Where(e => !result.UnmatchedTokens.Any(t => e.Message.Contains($"'{t}'", StringComparison.Ordinal))))
         {
-            await stderr.WriteLineAsync("error: " + error.Message).ConfigureAwait(false);
+            await stderr.WriteLineAsync("error: " + StorageTarget.Redact(error.Message)).ConfigureAwait(false);
         }
         await stderr.WriteLineAsync($"Run '{path} --help' for usage.").ConfigureAwait(false);
     }
@@ -47,11 +49,14 @@ public static class UsageErrors
         command.Options.Where(o => !o.Hidden).SelectMany(o => o.Aliases.Prepend(o.Name))
             .Concat(command.Subcommands.Where(c => !c.Hidden).Select(c => c.Name));
 
-    /// <summary>The nearest name within a third of its length in edits (at least one), if any.</summary>
-    public static string? Closest(string token, IEnumerable<string> names) =>
-        names.Select(n => (Name: n, Distance: Distance(token, n)))
-            .Where(c => c.Distance <= Math.Max(1, c.Name.TrimStart('-').Length / 3))
-            .OrderBy(c => c.Distance).Select(c => c.Name).FirstOrDefault();
+    /// <summary>The nearest name within a third of its length in edits (at least one), else one the token extends or begins ("--spec-file": --spec).</summary>
+    public static string? Closest(string token, IEnumerable<string> names)
+    {
+        var candidates = names.Select(n => (Name: n, Distance: Distance(token, n))).OrderBy(c => c.Distance).ToList();
+        return candidates.Where(c => c.Distance <= Math.Max(1, c.Name.TrimStart('-').Length / 3)).Select(c => c.Name).FirstOrDefault()
+            ?? candidates.Where(c => token.TrimStart('-').Length >= 2 && c.Name.TrimStart('-').Length >= 2
+                && (token.StartsWith(c.Name, StringComparison.Ordinal) || c.Name.StartsWith(token, StringComparison.Ordinal))).Select(c => c.Name).FirstOrDefault();
+    }
 
     /// <summary>Edit distance, adjacent transpositions counting as one edit ("--spce" is one from "--spec").</summary>
     private static int Distance(string a, string b)
