@@ -39,7 +39,8 @@ public class DocsCommandsTests(ITestOutputHelper output)
         new(@"^\./scripts/bench\.sh(\s+#.*)?$", Expect: @"Starting Azurite[\s\S]*# StorageBench run \S+ — Completed[\s\S]*Wrote out/\S+/summary\.json, \S+summary\.md, \S+summary\.html"),
         new(@"^\./scripts/query\.sh ", Expect: @"over \d+ run\(s\) in .*:\s*\n\|"),
         new(@"^\./scripts/build-cli\.sh --pack && dotnet tool update --global StorageBench\.Cli --add-source \.build/packages$",
-            Expect: @"Packed \.build/packages/StorageBench\.Cli\.[\d.]+\.nupkg[\s\S]*Tool 'storagebench\.cli' \(version '[\d.]+'\) was successfully (installed|updated)"),
+            // Either order: the output is stdout (dotnet tool) then stderr (build-cli.sh).
+            Expect: @"\A(?=[\s\S]*^Packed \.build/packages/StorageBench\.Cli\.[\d.]+\.nupkg in \d+ s\.$)(?=[\s\S]*^Tool 'storagebench\.cli' (\(version '[\d.]+'\) was successfully installed|was successfully updated from version '[\d.]+' to version '[\d.]+')\.$)"),
         new(@"^storagebench --help$", Expect: @"^Usage:\s*\n\s*storagebench \[command\] \[options\][\s\S]*^Commands:[\s\S]*^\s+run\s[\s\S]*^\s+compare <BASELINE> <CANDIDATE>"),
         new(@"^storagebench run --help$", Expect: @"^\s+storagebench run \[options\][\s\S]*--spec <FILE>[\s\S]*-q, --quiet"),
         new(@"^storagebench --version$", Expect: @"\Astoragebench \d+\.\d+\.\d+ \(commit [0-9a-f]{12}\)\s*\z"),
