@@ -23,11 +23,31 @@ public static class UsageErrors
             // A stray token may be a connection string: its key and SAS are never printed.
             await stderr.WriteLineAsync($"error: unknown {kind} '{StorageTarget.Redact(token)}' for '{path}'{hint}").ConfigureAwait(false);
         }
-        foreach (var error in result.Errors.Where(e => !result.UnmatchedTokens.Any(t => e.Message.Contains($"'{t}'", StringComparison.Ordinal))))
+        var messages = result.Errors.Where(e => !result.UnmatchedTokens.Any(t => e.Message.Contains($"'{t}'", StringComparison.Ordinal)))
+            .Select(e => Message(e, result.CommandResult)).Distinct();
+        foreach (string message in messages)
         {
-            await stderr.WriteLineAsync("error: " + StorageTarget.Redact(error.Message)).ConfigureAwait(false);
+            await stderr.WriteLineAsync("error: " + StorageTarget.Redact(message)).ConfigureAwait(false);
         }
         await stderr.WriteLineAsync($"Run '{path} --help' for usage.").ConfigureAwait(false);
+    }
+
+    /// <summary>A missing value or argument by its name ("compare: CANDIDATE is missing"); other errors as the parser says them.</summary>
+    private static string Message(ParseError error, CommandResult command)
+    {
+        if (!error.Message.StartsWith("Required argument missing", StringComparison.Ordinal))
+        {
+            return error.Message;
+        }
+        var owner = error.SymbolResult is ArgumentResult { Parent: { } parent } ? parent : error.SymbolResult;
+        if (owner is OptionResult o)
+        {
+            return $"{o.Option.Name}: a value is required ({o.Option.Name} <{o.Option.HelpName ?? "VALUE"}>)";
+        }
+        var arguments = command.Command.Arguments;
+        var missing = arguments.Where(a => command.GetResult(a) is not { Tokens.Count: > 0 }).Select(a => a.Name).ToList();
+        return missing.Count == 0 ? error.Message
+            : $"{command.Command.Name}: {string.Join(" and ", missing)} {(missing.Count == 1 ? "is" : "are")} missing ({command.Command.Name} {string.Join(' ', arguments.Select(a => a.Name))})";
     }
 
     /// <summary>"storagebench run": the command's name after its parents'.</summary>

@@ -87,9 +87,10 @@ public class CommandLineTests
     }
 
     [Theory]
-    [InlineData(new[] { "compare", "a" }, "'compare'")]
-    [InlineData(new[] { "query" }, "'query'")]
-    [InlineData(new[] { "run", "--spec" }, "'--spec'")]
+    [InlineData(new[] { "compare", "a" }, "error: compare: CANDIDATE is missing (compare BASELINE CANDIDATE)")]
+    [InlineData(new[] { "compare" }, "error: compare: BASELINE and CANDIDATE are missing (compare BASELINE CANDIDATE)")]
+    [InlineData(new[] { "query" }, "error: query: NAME is missing (query NAME)")]
+    [InlineData(new[] { "run", "--spec" }, "error: --spec: a value is required (--spec <FILE>)")]
     [InlineData(new[] { "run", "--quiet", "--json" }, "--quiet and --json: choose one output")]
     [InlineData(new[] { "compare", "a", "b", "--fail-if-slower", "150" }, "--fail-if-slower: \"150\" must be a percentage above 0 and below 100, e.g. 10")]
     [InlineData(new[] { "runs", "--since", "yesterday" }, "--since: \"yesterday\" is not a date (use 2026-11-22 or 2026-11-22T02:00:00Z)")]
