@@ -167,7 +167,7 @@ public class ComparisonCommandTests(AzuriteFixture azurite)
 
         var oneRun = await CompareAsync(stored);
         Assert.Equal(2, oneRun.Exit);
-        Assert.StartsWith("error: unknown command or option in 'compare", oneRun.Errors);
+        Assert.StartsWith("error: compare: CANDIDATE is missing (compare BASELINE CANDIDATE)", oneRun.Errors);
     }
 
     [Fact]

@@ -34,7 +34,8 @@ public class CostCliTests(AzuriteFixture azurite)
         await File.WriteAllTextAsync(prices, Prices);
         var stdout = new StringWriter();
 
-        int exit = await CliApp.RunAsync(["run", "--spec", spec, "--connection-string", azurite.ConnectionString, "--out", dir, "--prices", prices], stdout, new StringWriter(), default);
+        // --verbose: the console shows all of summary.md, cost table and price sources included (by default only the total).
+        int exit = await CliApp.RunAsync(["run", "--spec", spec, "--connection-string", azurite.ConnectionString, "--out", dir, "--prices", prices, "--verbose"], stdout, new StringWriter(), default);
 
         Assert.True(exit == 0, stdout.ToString());
         var summary = JsonSerializer.Deserialize<RunSummary>(await File.ReadAllTextAsync(Path.Combine(dir, "summary.json")), JsonDefaults.Options)!;

@@ -11,7 +11,9 @@ namespace StorageBench.Tests;
 /// <summary>
 /// Every shell command the docs show is run here as a user would paste it — against an Azurite and a
 /// `storagebench serve` this test starts, with ports, ids and placeholders substituted — and its exit
-/// status and output shape are checked. A command that cannot run on this machine is in
+/// status and output shape are checked. `storagebench` is the tool the README's install line packs and
+/// installs, run first from a fresh tool directory of this test's own (--tool-path instead of --global, so the
+/// machine's global tools are not changed) and put first on PATH for every later command. A command that cannot run on this machine is in
 /// <see cref="Rules"/> with the reason; a command no rule covers fails the test, so a new one in the
 /// docs is a decision, not an accident.
 /// </summary>
@@ -19,7 +21,7 @@ namespace StorageBench.Tests;
 public class DocsCommandsTests(ITestOutputHelper output)
 {
     /// <summary>What to do with a documented command: run it and check its output, or skip it, saying why.</summary>
-    private sealed record Rule(string Pattern, string? Expect = null, string? Skip = null, bool Background = false)
+    private sealed record Rule(string Pattern, string? Expect = null, string? Skip = null, bool Background = false, int Exit = 0)
     {
         public Regex Regex { get; } = new(Pattern);
     }
@@ -32,16 +34,25 @@ public class DocsCommandsTests(ITestOutputHelper output)
         new(@"^\./scripts/test\.sh\b", Skip: "it is the command that runs this test"),
         new(@"^\./scripts/bench\.sh\s+--spec (?!specs/)(?![^#]*--prices)", Expect: @"# StorageBench run \S+ — Completed[\s\S]*Wrote \S+/summary\.json"),
         new(@"^\./scripts/bench\.sh\s+--spec specs/", Skip: "a seed experiment runs for minutes; every spec in specs/ is validated by RunSpecValidationTests, and bench.sh itself is run by the README's commands"),
-        new(@"^\./scripts/bench\.sh\s+--spec \S+ --prices ", Expect: @"# StorageBench run \S+ — Completed[\s\S]*Cost estimate: USD [\d.,]+ for the storage requests of this run \(an estimate, not a bill\), priced with pricing/azure-storage-prices\.json[\s\S]*\| tableInsert \| run \| 10 \| entity group transactions \|[\s\S]*Wrote \S+/summary\.json"),
+        new(@"^\./scripts/bench\.sh\s+--spec \S+ --prices \S+ --verbose", Expect: @"# StorageBench run \S+ — Completed[\s\S]*Cost estimate: USD [\d.,]+ for the storage requests of this run \(an estimate, not a bill\), priced with pricing/azure-storage-prices\.json[\s\S]*\| tableInsert \| run \| 10 \| entity group transactions \|[\s\S]*Wrote \S+/summary\.json"),
         new(@"^\./scripts/bench\.sh\s+--connection-string ", Expect: @"# StorageBench run \S+ — Completed[\s\S]*Wrote out/"),
         new(@"^\./scripts/bench\.sh(\s+#.*)?$", Expect: @"Starting Azurite[\s\S]*# StorageBench run \S+ — Completed[\s\S]*Wrote out/\S+/summary\.json, \S+summary\.md, \S+summary\.html"),
         new(@"^\./scripts/query\.sh ", Expect: @"over \d+ run\(s\) in .*:\s*\n\|"),
-        new(@"^dotnet run .*-- cleanup .*--dry-run", Expect: @"dry run: \d+ table\(s\) and container\(s\) older than 1d would be deleted; nothing was deleted"),
-        new(@"^dotnet run .*-- cleanup (?!.*--dry-run)", Expect: @"deleted \d+ table\(s\) and container\(s\) older than 1d"),
-        new(@"^dotnet run .*-- runs ", Expect: @"\| scenario \| run \|[\s\S]*\d+ run row\(s\)"),
-        new(@"^dotnet run .*-- (plan |run --spec results/plan\.json )", Skip: "reads the two measurement runs above it in docs/planning.md, minutes of Azurite each; PlanEndToEndTests runs the same sequence (measure, plan, run the written spec) and checks the run against the plan"),
-        new(@"^dotnet run .*-- compare results/today results/candidate ", Expect: @"^baseline\s+\S+\s+\(\S+/results/today/summary\.json;[\s\S]*^tableInsert\s+throughput\s+entities/s\s[\s\S]*^verdict: [\s\S]*Noise method: per-second spread[\s\S]*Wrote \S+/results/comparison\.md"),
-        new(@"^\./scripts/install\.sh && dotnet run .*-- serve --port 7071$", Expect: @"Runs API on http://127\.0\.0\.1:\d+/", Background: true),
+        new(@"^\./scripts/build-cli\.sh --pack && dotnet tool update --global StorageBench\.Cli --add-source \.build/packages$",
+            // Either order: the output is stdout (dotnet tool) then stderr (build-cli.sh).
+            Expect: @"\A(?=[\s\S]*^Packed \.build/packages/StorageBench\.Cli\.[\d.]+\.nupkg in \d+ s\.$)(?=[\s\S]*^Tool 'storagebench\.cli' (\(version '[\d.]+'\) was successfully installed|was successfully updated from version '[\d.]+' to version '[\d.]+')\.$)"),
+        new(@"^storagebench --help$", Expect: @"^Usage:\s*\n\s*storagebench \[command\] \[options\][\s\S]*^Commands:[\s\S]*^\s+run\s[\s\S]*^\s+compare <BASELINE> <CANDIDATE>"),
+        new(@"^storagebench run --help$", Expect: @"^\s+storagebench run \[options\][\s\S]*--spec <FILE>[\s\S]*-q, --quiet"),
+        new(@"^storagebench --version$", Expect: @"\Astoragebench \d+\.\d+\.\d+ \(commit [0-9a-f]{12}\)\s*\z"),
+        new(@"^storagebench run --spce x$", Exit: 2, Expect: @"\Aerror: unknown option '--spce' for 'storagebench run'; did you mean --spec\?\nRun 'storagebench run --help' for usage\.\s*\z"),
+        new(@"^storagebench run --spec my-spec\.json --quiet$", Expect: @"\ACompleted: run \S+, verified; \S+/summary\.md\s*\z"),
+        new(@"^storagebench run --spec my-spec\.json --out ", Expect: @"# StorageBench run \S+ — Completed[\s\S]*Cost estimate: USD [\d.,]+ for the storage requests of this run[^\n]*--verbose\)\.\n[\s\S]*Wrote \S+/summary\.json"),
+        new(@"^storagebench cleanup .*--dry-run", Expect: @"dry run: \d+ table\(s\) and container\(s\) older than 1d would be deleted; nothing was deleted"),
+        new(@"^storagebench cleanup (?!.*--dry-run)", Expect: @"deleted \d+ table\(s\) and container\(s\) older than 1d"),
+        new(@"^storagebench runs ", Expect: @"\| scenario \| run \|[\s\S]*\d+ run row\(s\)"),
+        new(@"^storagebench (plan |run --spec results/plan\.json )", Skip: "reads the two measurement runs above it in docs/planning.md, minutes of Azurite each; PlanEndToEndTests runs the same sequence (measure, plan, run the written spec) and checks the run against the plan"),
+        new(@"^storagebench compare results/today results/candidate ", Expect: @"^baseline\s+\S+\s+\(\S+/results/today/summary\.json;[\s\S]*^tableInsert\s+throughput\s+entities/s\s[\s\S]*^verdict: [\s\S]*Noise method: per-second spread[\s\S]*Wrote \S+/results/comparison\.md"),
+        new(@"^storagebench serve --port 7071$", Expect: @"Runs API on http://127\.0\.0\.1:\d+/", Background: true),
         new(@"^curl -i -X POST ""?http://(127\.0\.0\.1|localhost):7071/api/runs""? ", Expect: @"HTTP/1\.1 202[\s\S]*Location: http://127\.0\.0\.1:\d+/api/runs/(?<id>[\w-]+)[\s\S]*""id"": ""\k<id>"""),
         new(@"^curl ""?http://(127\.0\.0\.1|localhost):7071/api/runs/<(id|runId)>""?", Expect: @"^\{\s*""id"": ""(?<id>[\w-]+)""[\s\S]*""(progress|result)"""),
         new(@"^curl -X POST ""?http://(127\.0\.0\.1|localhost):7071/api/runs/<(id|runId)>/cancel""?", Expect: @"""result"":[\s\S]*""status"": ""Canceled""[\s\S]*""matched"": true"),
@@ -60,6 +71,8 @@ public class DocsCommandsTests(ITestOutputHelper output)
     {
         var commands = DocCommands.Extract(Repo.Root());
         Assert.True(commands.Count >= 20, $"only {commands.Count} commands found in the docs");
+        Assert.True(!commands.Any(c => c.Text.Contains("dotnet run", StringComparison.Ordinal)),
+            "the docs run the CLI as `storagebench …` (the installed tool), not `dotnet run`:\n" + string.Join('\n', commands.Where(c => c.Text.Contains("dotnet run", StringComparison.Ordinal)).Select(c => $"  {c.Where}: {c.Text}")));
         var unclassified = commands.Where(c => Rules.Count(r => r.Regex.IsMatch(c.Text)) != 1).ToList();
         Assert.True(unclassified.Count == 0, "each documented command needs exactly one rule in DocsCommandsTests.Rules (run it, or skip it with a reason):\n"
             + string.Join('\n', unclassified.Select(c => $"  {c.Where}: {c.Text}")));
@@ -89,6 +102,11 @@ public class DocsCommandsTests(ITestOutputHelper output)
         Assert.True(failures.Count == 0, string.Join("\n\n", failures));
         Assert.Empty(Rules.Where(r => !used.Contains(r)).Select(r => "rule matches no documented command (remove it): " + r.Pattern));
 
+        // The installed tool says which commit it was built from: this checkout's.
+        var (_, version) = await shell.RunAsync("storagebench --version");
+        var (_, head) = await shell.RunAsync("git rev-parse HEAD");
+        Assert.Contains($"(commit {head.Trim()[..12]})", version);
+
         // What serve prints is documentation too: its curl must be the one that works.
         Assert.Contains("--data-binary @specs/quick.json", shell.ServeBanner);
         Assert.DoesNotContain("--data @", shell.ServeBanner);
@@ -105,9 +123,9 @@ public class DocsCommandsTests(ITestOutputHelper output)
     /// <summary>Null when the command did what the docs say; else what went wrong.</summary>
     private static string? Check(Rule rule, int exit, string text, DocShell shell)
     {
-        if (exit != 0)
+        if (exit != rule.Exit)
         {
-            return $"exit {exit}, expected 0";
+            return $"exit {exit}, expected {rule.Exit}";
         }
         var match = Regex.Match(text, rule.Expect!, RegexOptions.Multiline);
         if (!match.Success)
@@ -182,6 +200,7 @@ internal sealed class DocShell : IAsyncDisposable
     private readonly string _temp = Path.Combine(Path.GetTempPath(), "sb-docs-" + Guid.NewGuid().ToString("N")[..8]);
     private readonly string _connectionString;
     private readonly int _port = FreePort();
+    private string Tools => Path.Combine(_temp, "tools");
     private Process? _serve;
     private readonly StringBuilder _serveOutput = new();
 
@@ -211,6 +230,7 @@ internal sealed class DocShell : IAsyncDisposable
         .Replace("localhost:7071", $"127.0.0.1:{_port}", StringComparison.Ordinal)
         .Replace("127.0.0.1:7071", $"127.0.0.1:{_port}", StringComparison.Ordinal)
         .Replace("--port 7071", $"--port {_port}", StringComparison.Ordinal)
+        .Replace("dotnet tool update --global ", $"dotnet tool update --tool-path {Tools} ", StringComparison.Ordinal)
         .Replace("<id>", LastRunId ?? "<id>", StringComparison.Ordinal)
         .Replace("<runId>", LastRunId ?? "<runId>", StringComparison.Ordinal)
         .Replace(" my-spec.json", " " + Path.Combine(_temp, "my-spec.json"), StringComparison.Ordinal)
@@ -266,6 +286,8 @@ internal sealed class DocShell : IAsyncDisposable
         psi.ArgumentList.Add(Substitute(command));
         psi.Environment["ACCOUNT"] = _connectionString;
         psi.Environment["MY_ACCOUNT"] = _connectionString;
+        // `storagebench` is the tool the README's install line put into this test's tool directory.
+        psi.Environment["PATH"] = Tools + Path.PathSeparator + psi.Environment["PATH"];
         BuildEnvironment.Clean(psi);
         return Process.Start(psi)!;
     }

@@ -158,13 +158,13 @@ public class BadInputTests(AzuriteFixture azurite) : IClassFixture<AzuriteFixtur
 
     [Theory]
     [InlineData(new[] { "run", "--spec", "/no/such/spec.json" }, "--spec: ")]
-    [InlineData(new[] { "run", "--spec" }, "unknown command or option")]
-    [InlineData(new[] { "run", "--spec-file", "x.json" }, "unknown command or option")]
+    [InlineData(new[] { "run", "--spec" }, "--spec: a value is required")]
+    [InlineData(new[] { "run", "--spec-file", "x.json" }, "unknown option '--spec-file' for 'storagebench run'; did you mean --spec?")]
     [InlineData(new[] { "serve", "--port", "seventy" }, "--port: \"seventy\" must be a port number from 0 to 65535")]
     [InlineData(new[] { "cleanup", "--older-than", "soon", "--connection-string", "UseDevelopmentStorage=true" }, "--older-than: \"soon\" must be a duration like 30m, 6h or 2d")]
     [InlineData(new[] { "runs", "--connection-string", "UseDevelopmentStorage=true", "--max", "-1" }, "--max: \"-1\" must be a positive whole number")]
     [InlineData(new[] { "query", "nope" }, "query \"nope\" is not one of")]
-    [InlineData(new[] { "frobnicate" }, "unknown command or option")]
+    [InlineData(new[] { "frobnicate" }, "unknown command or argument 'frobnicate' for 'storagebench'")]
     public async Task BadCommandLinesExitTwoWithTheOptionAndTheRule(string[] args, string message)
     {
         var stderr = new StringWriter();

@@ -1,0 +1,52 @@
+using System.CommandLine;
+using System.Globalization;
+using StorageBench.Engine.Cleanup;
+using StorageBench.Engine.Cost;
+using StorageBench.Orchestration;
+
+namespace StorageBench.Cli;
+
+/// <summary>`storagebench serve`: the runs API on loopback, on the in-process host.</summary>
+public static class ServeCommand
+{
+    public static Command Create(CliContext cli)
+    {
+        var port = new Option<int>("--port")
+        {
+            Description = "port on 127.0.0.1 (default 7071; 0 picks a free one)", HelpName = "N", DefaultValueFactory = _ => 7071,
+            CustomParser = r => RunsCommand.Parse(r, t => int.TryParse(t, NumberStyles.None, CultureInfo.InvariantCulture, out int p) && p <= 65535
+                ? p : throw new FormatException($"--port: \"{t}\" must be a port number from 0 to 65535")) is [var p] ? p : 0,
+        };
+        var connectionString = CliTargets.ConnectionStringOption("storage account the runs go to (default: the STORAGEBENCH_TARGET_* settings if set, else Azurite started on loopback)");
+        var prices = CliTargets.PricesOption();
+        var command = new Command("serve", "The runs API on 127.0.0.1: POST /api/runs with a spec, GET /api/runs/{id}, " +
+            "POST /api/runs/{id}/cancel, GET /api/runs?scenario=S&last=N. Ctrl+C stops it.") { port, connectionString, prices };
+        command.SetAction((r, ct) => RunAsync(r.GetValue(port), r.GetValue(connectionString), r.GetValue(prices), cli.Stdout, cli.Stderr, ct));
+        return command;
+    }
+
+    public static async Task<int> RunAsync(int port, string? connectionString, string? pricesFile, TextWriter stdout, TextWriter stderr, CancellationToken ct)
+    {
+        if (await CliTargets.PricesAsync(pricesFile, stderr).ConfigureAwait(false) is not PriceTable prices)
+        {
+            return CliApp.UsageError;
+        }
+        return await CliTargets.WithTargetsAsync(connectionString, stdout, stderr, async targets =>
+        {
+            using var telemetry = CliTargets.Telemetry();
+            using var results = CliTargets.ResultsStore(targets);
+            var host = CliTargets.CreateHost(targets, results, telemetry, ct);
+            await using var server = await LocalApiServer.StartAsync(
+                new RunsApi(host, results, new TargetCleaner(targets), TimeProvider.System, "local-api", prices), port, ct).ConfigureAwait(false);
+            await stdout.WriteLineAsync($"""
+                Runs API on {server.Address} (loopback only; Ctrl+C stops it and Azurite):
+                  curl -X POST {server.Address}api/runs -H "Content-Type: application/json" --data-binary @specs/quick.json
+                  curl {server.Address}api/runs/<id>
+                  curl -X POST {server.Address}api/runs/<id>/cancel
+                  curl "{server.Address}api/runs?scenario=quick&last=5"
+                """).ConfigureAwait(false);
+            await server.WaitForShutdownAsync(ct).ConfigureAwait(false);
+            return 0;
+        }, ct).ConfigureAwait(false);
+    }
+}

@@ -1,0 +1,107 @@
+using System.CommandLine;
+using System.CommandLine.Parsing;
+using StorageBench.Engine.Workloads;
+
+namespace StorageBench.Cli;
+
+/// <summary>
+/// A bad command line on stderr, short: each problem naming the token, the closest option or command when one is
+/// near ("did you mean --spec?"), and where the usage is. Not the whole help: that is --help, on stdout.
+/// </summary>
+public static class UsageErrors
+{
+    public static async Task WriteAsync(ParseResult result, TextWriter stderr)
+    {
+        var command = result.CommandResult.Command;
+        string path = CommandPath(result.CommandResult);
+        // An unknown option swallows nothing: its value shows up as an unknown token too; name the option only.
+        var unknown = result.UnmatchedTokens.Where(t => t.StartsWith('-')).ToList() is { Count: > 0 } options ? options : result.UnmatchedTokens.Take(1).ToList();
+        foreach (string token in unknown)
+        {
+            string kind = token.StartsWith('-') ? "option" : "command or argument";
+            string hint = Closest(token, Names(command)) is { } near ? $"; did you mean {near}?" : "";
+            // A stray token may be a connection string: its key and SAS are never printed.
+            await stderr.WriteLineAsync($"error: unknown {kind} '{StorageTarget.Redact(token)}' for '{path}'{hint}").ConfigureAwait(false);
+        }
+        var messages = result.Errors.Where(e => !result.UnmatchedTokens.Any(t => e.Message.Contains($"'{t}'", StringComparison.Ordinal)))
+            .Select(e => Message(e, result.CommandResult)).Distinct();
+        foreach (string message in messages)
+        {
+            await stderr.WriteLineAsync("error: " + StorageTarget.Redact(message)).ConfigureAwait(false);
+        }
+        await stderr.WriteLineAsync($"Run '{path} --help' for usage.").ConfigureAwait(false);
+    }
+
+    /// <summary>A missing value or argument by its name ("compare: CANDIDATE is missing"); other errors as the parser says them.</summary>
+    private static string Message(ParseError error, CommandResult command)
+    {
+        if (!error.Message.StartsWith("Required argument missing", StringComparison.Ordinal))
+        {
+            return error.Message;
+        }
+        var owner = error.SymbolResult is ArgumentResult { Parent: { } parent } ? parent : error.SymbolResult;
+        if (owner is OptionResult o)
+        {
+            return $"{o.Option.Name}: a value is required ({o.Option.Name} <{o.Option.HelpName ?? "VALUE"}>)";
+        }
+        var arguments = command.Command.Arguments;
+        var missing = arguments.Where(a => command.GetResult(a) is not { Tokens.Count: > 0 }).Select(a => a.Name).ToList();
+        return missing.Count == 0 ? error.Message
+            : $"{command.Command.Name}: {string.Join(" and ", missing)} {(missing.Count == 1 ? "is" : "are")} missing ({command.Command.Name} {string.Join(' ', arguments.Select(a => a.Name))})";
+    }
+
+    /// <summary>"storagebench run": the command's name after its parents'.</summary>
+    private static string CommandPath(CommandResult result)
+    {
+        var names = new List<string>();
+        for (SymbolResult? r = result; r is not null; r = r.Parent)
+        {
+            if (r is CommandResult c)
+            {
+                names.Insert(0, c.Command is RootCommand ? CliApp.Name : c.Command.Name);
+            }
+        }
+        return string.Join(' ', names);
+    }
+
+    /// <summary>What could have been meant at this point: the command's options (with aliases) and subcommands.</summary>
+    private static IEnumerable<string> Names(Command command) =>
+        command.Options.Where(o => !o.Hidden).SelectMany(o => o.Aliases.Prepend(o.Name))
+            .Concat(command.Subcommands.Where(c => !c.Hidden).Select(c => c.Name));
+
+    /// <summary>The nearest name within a third of its length in edits (at least one), else one the token extends or begins ("--spec-file": --spec).</summary>
+    public static string? Closest(string token, IEnumerable<string> names)
+    {
+        var candidates = names.Select(n => (Name: n, Distance: Distance(token, n))).OrderBy(c => c.Distance).ToList();
+        return candidates.Where(c => c.Distance <= Math.Max(1, c.Name.TrimStart('-').Length / 3)).Select(c => c.Name).FirstOrDefault()
+            ?? candidates.Where(c => token.TrimStart('-').Length >= 2 && c.Name.TrimStart('-').Length >= 2
+                && (token.StartsWith(c.Name, StringComparison.Ordinal) || c.Name.StartsWith(token, StringComparison.Ordinal))).Select(c => c.Name).FirstOrDefault();
+    }
+
+    /// <summary>Edit distance, adjacent transpositions counting as one edit ("--spce" is one from "--spec").</summary>
+    private static int Distance(string a, string b)
+    {
+        var d = new int[a.Length + 1, b.Length + 1];
+        for (int i = 0; i <= a.Length; i++)
+        {
+            d[i, 0] = i;
+        }
+        for (int j = 0; j <= b.Length; j++)
+        {
+            d[0, j] = j;
+        }
+        for (int i = 1; i <= a.Length; i++)
+        {
+            for (int j = 1; j <= b.Length; j++)
+            {
+                int cost = a[i - 1] == b[j - 1] ? 0 : 1;
+                d[i, j] = Math.Min(Math.Min(d[i - 1, j] + 1, d[i, j - 1] + 1), d[i - 1, j - 1] + cost);
+                if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+                {
+                    d[i, j] = Math.Min(d[i, j], d[i - 2, j - 2] + 1);
+                }
+            }
+        }
+        return d[a.Length, b.Length];
+    }
+}
