@@ -76,7 +76,7 @@ public class SideCallFaultTests(AzuriteFixture azurite, ITestOutputHelper output
         Assert.False(table.Verified.Matched);
         Assert.StartsWith(BenchmarkActivities.NotVerified + "no answer within its 1 s deadline", table.Verified.Detail);
         Assert.Contains(summary.Errors, e => e.StartsWith("tableInsert: not verified: storage could not be read after the run", StringComparison.Ordinal));
-        Assert.Equal(1, CliApp.ExitCode(summary));
+        Assert.Equal(1, RunCommand.ExitCode(summary));
         Assert.Empty(await azurite.LeftoversOfAsync(summary.RunId));
     }
 
