@@ -60,7 +60,7 @@ public static class ReportOutput
         if (files is null)
         {
             await stderr.WriteLineAsync($"error: --out: the reports of run {summary.RunId} could not be written to \"{Path.GetFullPath(outDir)}\": {failure} " +
-                "(the summary printed is complete; the results table has the run's row)").ConfigureAwait(false);
+                "(the summary above is complete; the results table has the run's row)").ConfigureAwait(false);
         }
         int exit = RunCommand.ExitCode(summary);
         return files is null && exit == 0 ? 1 : exit;
