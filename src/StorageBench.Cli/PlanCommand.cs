@@ -99,6 +99,8 @@ public static class PlanCommand
             await stderr.WriteLineAsync("error: " + ex.Message).ConfigureAwait(false);
             return 2;
         }
+        // The same run given twice (a directory and its run id) counts once.
+        steps = [.. steps.DistinctBy(s => (s.RunId, s.Workload, s.StepParameter, s.StepValue))];
         var runIds = steps.Select(s => s.RunId).Distinct().ToList();
         await stdout.WriteLineAsync($"Read {steps.Count} measured step(s) from {runIds.Count} run(s): {string.Join(", ", runIds)}").ConfigureAwait(false);
         var outcome = CapacityPlanner.Plan(steps, request, targets, prices);
