@@ -176,7 +176,7 @@ public sealed class BenchmarkActivities(IReadOnlyList<StorageTarget> targets, Re
             catch (Exception ex)
             {
                 // Not a storage failure (a bug, a store disposed under it): the slice goes on, and so does the watch.
-                misses.Add("progress or cancel poll failed (not a storage failure)", $"{ex.GetType().FullName}: {ex.Message}");
+                misses.Add("progress or cancel poll failed (not a storage failure)", $"{ex.GetType().FullName}: {ex.Message.ReplaceLineEndings(" ")}");
             }
             try
             {
@@ -215,7 +215,7 @@ public sealed class BenchmarkActivities(IReadOnlyList<StorageTarget> targets, Re
         }
         catch (Exception ex)
         {
-            misses.Add(what, $"{ex.GetType().FullName}: {ex.Message}");
+            misses.Add(what, $"{ex.GetType().FullName}: {ex.Message.ReplaceLineEndings(" ")}");
         }
     }
 
@@ -334,7 +334,8 @@ internal sealed class BookkeepingMisses
     {
         lock (_byKind)
         {
-            return [.. _byKind.Select(k => k.Value.Count == 1 ? $"{k.Key}: {k.Value.Last}" : $"{k.Key} ({k.Value.Count} times): last {k.Value.Last}")];
+            // "kind: detail" (the kind has no ": "), so the step can put the same kind of every slice on one line.
+            return [.. _byKind.Select(k => k.Value.Count == 1 ? $"{k.Key}: {k.Value.Last}" : $"{k.Key}: {k.Value.Count} times, last {k.Value.Last}")];
         }
     }
 }

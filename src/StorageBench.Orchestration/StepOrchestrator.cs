@@ -182,6 +182,10 @@ public static class StepOrchestrator
         }
         var done = new List<SliceResult>();
         bool stopped = false;
+        // One line per kind of note across the slices, and a failure's stack once: a step's errors stay small
+        // (they are its output, within the payload budget) however many slices there are.
+        var noted = new OrderedDictionary<string, List<(int Slice, string Detail)>>(StringComparer.Ordinal);
+        var detailed = new HashSet<string>(StringComparer.Ordinal);
         for (int i = 0; i < calls.Count; i++)
         {
             if (calls[i].IsCompletedSuccessfully)
@@ -192,7 +196,16 @@ public static class StepOrchestrator
                 {
                     errors.Add($"{workload} slice {i} stopped early: {reason}");
                 }
-                notes.AddRange(calls[i].Result.Notes.Select(n => $"{workload} slice {i}: {n}"));
+                foreach (string note in calls[i].Result.Notes)
+                {
+                    int colon = note.IndexOf(": ", StringComparison.Ordinal);
+                    string kind = colon < 0 ? note : note[..colon];
+                    if (!noted.TryGetValue(kind, out var slices))
+                    {
+                        noted[kind] = slices = [];
+                    }
+                    slices.Add((i, colon < 0 ? "" : note[(colon + 2)..]));
+                }
             }
             else if (calls[i].Exception?.InnerException is ActivityFailedException { IsCancellation: true })
             {
@@ -201,8 +214,17 @@ public static class StepOrchestrator
             else
             {
                 var failure = calls[i].Exception?.InnerException;
-                errors.Add($"{workload} slice {i}: {(failure is ActivityFailedException failed ? failed.Report() : failure?.Message)}");
+                errors.Add($"{workload} slice {i}: " + (failure is ActivityFailedException failed && detailed.Add(failed.ErrorType + "\n" + failed.ErrorMessage)
+                    ? failed.Report()
+                    : failure?.Message));
             }
+        }
+        foreach (var (kind, slices) in noted)
+        {
+            var (first, detail) = slices[0];
+            notes.Add(slices.Count == 1
+                ? $"{workload} slice {first}: {kind}: {detail}"
+                : $"{workload}, {slices.Count} of {plans.Count} slices: {kind} (slice {first}: {detail})");
         }
         return (done, stopped);
     }
