@@ -93,10 +93,12 @@ public class FaultTests(AzuriteFixture azurite, ITestOutputHelper output)
         output.WriteLine($"throttled {w.Throttled}, timed out {w.TimedOut}, network {w.NetworkErrors}, slow {proxy.Count(Fault.Slow)}; p99 {w.LatencyMs.P99} ms, max {w.LatencyMs.Max} ms");
 
         Assert.Equal(proxy.Count(Fault.Throttle), w.Throttled);
-        Assert.Equal(proxy.Count(Fault.Hang), w.TimedOut);
         Assert.Equal(proxy.Count(Fault.Drop), w.NetworkErrors);
         Assert.Equal(200, w.Operations);
-        Assert.Equal(proxy.Count(Fault.None) + proxy.Count(Fault.Slow), w.Succeeded);
+        // Every hang is a timeout. On a busy machine an answered request can also pass the 1 s timeout: then it is
+        // counted as timed out, not as a success — each request once, by what the client saw.
+        Assert.True(w.TimedOut >= proxy.Count(Fault.Hang), $"{w.TimedOut} timed out, {proxy.Count(Fault.Hang)} hung");
+        Assert.Equal(proxy.Count(Fault.None) + proxy.Count(Fault.Slow) - (w.TimedOut - proxy.Count(Fault.Hang)), w.Succeeded);
         // The slow successes are in the percentiles, not hidden: a tenth of the requests took 400 ms more.
         Assert.True(w.LatencyMs.Max >= FaultProxy.SlowDelay.TotalMilliseconds, $"max {w.LatencyMs.Max} ms");
         Assert.True(w.LatencyMs.P95 >= FaultProxy.SlowDelay.TotalMilliseconds, $"p95 {w.LatencyMs.P95} ms");
@@ -198,7 +200,15 @@ public class FaultTests(AzuriteFixture azurite, ITestOutputHelper output)
                 started.TrySetResult();
             }
         };
+        driver.ErrorDataReceived += (_, e) =>
+        {
+            lock (lines)
+            {
+                lines.AppendLine(e.Data);
+            }
+        };
         driver.BeginOutputReadLine();
+        driver.BeginErrorReadLine();
         await started.Task.WaitAsync(TimeSpan.FromSeconds(60));
         string runId;
         lock (lines)
@@ -210,7 +220,21 @@ public class FaultTests(AzuriteFixture azurite, ITestOutputHelper output)
         var interrupted = Stopwatch.StartNew();
         Signal(driver, "INT");
 
-        await driver.WaitForExitAsync().WaitAsync(TimeSpan.FromSeconds(60));
+        try
+        {
+            await driver.WaitForExitAsync().WaitAsync(TimeSpan.FromSeconds(60));
+        }
+        finally
+        {
+            lock (lines)
+            {
+                output.WriteLine(lines.ToString());
+            }
+            if (!driver.HasExited)
+            {
+                driver.Kill();
+            }
+        }
         output.WriteLine($"Ctrl+C: the CLI ended {interrupted.Elapsed.TotalSeconds:0.0} s later");
 
         Assert.True(interrupted.Elapsed < TimeSpan.FromSeconds(10), $"took {interrupted.Elapsed}");
