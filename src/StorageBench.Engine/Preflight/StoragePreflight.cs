@@ -1,6 +1,6 @@
 using Azure;
-using Azure.Identity;
 using StorageBench.Engine.Spec;
+using StorageBench.Engine.StorageCalls;
 using StorageBench.Engine.Workloads;
 
 namespace StorageBench.Engine.Preflight;
@@ -85,34 +85,31 @@ public sealed class StoragePreflight(IReadOnlyList<StorageTarget> targets, Stora
         }
     }
 
-    /// <summary>What went wrong, in the service's terms (status and error code) where it answered, and what to check.</summary>
+    /// <summary>
+    /// What went wrong, classified as every call outside the measured path is (<see cref="StorageFailures"/>): in the
+    /// service's terms (status and error code) where it answered, and what to check.
+    /// </summary>
     internal static (bool Refused, string Cause, string Hint) Explain(Exception ex)
     {
-        var failures = Flatten(ex).ToList();
-        if (failures.OfType<RequestFailedException>().FirstOrDefault(f => f.Status > 0) is { } answered)
+        var failure = StorageFailures.Classify(ex, CancellationToken.None);
+        switch (failure?.Kind)
         {
-            // The service's error code; some clients leave ErrorCode empty when the error body is not in the format they expect.
-            string? code = answered.ErrorCode ?? (answered.GetRawResponse()?.Headers.TryGetValue("x-ms-error-code", out var header) == true ? header : null);
-            string cause = $"{answered.Status} {code ?? FirstLine(answered.Message)}".TrimEnd();
-            string hint = answered.Status switch
-            {
-                403 or 401 => "check the account key or SAS in the connection string (or, with a managed identity, its role assignment on the account)",
-                404 => "check the account name and the endpoint",
-                >= 500 => "the service is failing; try again later",
-                _ => FirstLine(answered.Message),
-            };
-            return (true, cause, hint);
+            case StorageFailureKind.Refused:
+                string cause = $"{failure.Status} {failure.ErrorCode ?? ((System.Net.HttpStatusCode)failure.Status).ToString()}";
+                return (true, cause, failure.Status switch
+                {
+                    403 or 401 => "check the account key or SAS in the connection string (or, with a managed identity, its role assignment on the account)",
+                    404 => "check the account name and the endpoint",
+                    >= 500 => "the service is failing; try again later",
+                    _ => failure.Text,
+                });
+            case StorageFailureKind.Authentication:
+                return (true, "no token: " + failure.Text, "check the identity (AZURE_CLIENT_ID, az login) and its access to the account");
+            case StorageFailureKind.TimedOut:
+                // The request's deadline passed (Azure.Core's network timeout, or the check's own): whatever the socket said then.
+                return (false, $"no answer within {RequestTimeout.TotalSeconds:0} s", "check the endpoint, the network and any firewall, and that the account or emulator is up");
         }
-        if (failures.OfType<AuthenticationFailedException>().FirstOrDefault() is { } token)
-        {
-            return (true, "no token: " + FirstLine(token.Message), "check the identity (AZURE_CLIENT_ID, az login) and its access to the account");
-        }
-        // The request's deadline passed (Azure.Core's network timeout, or the check's own): whatever the socket said then.
-        if (failures.OfType<OperationCanceledException>().Any())
-        {
-            return (false, $"no answer within {RequestTimeout.TotalSeconds:0} s", "check the endpoint, the network and any firewall, and that the account or emulator is up");
-        }
-        if (failures.OfType<System.Net.Sockets.SocketException>().FirstOrDefault() is { } socket)
+        if (Flatten(ex).OfType<System.Net.Sockets.SocketException>().FirstOrDefault() is { } socket)
         {
             return (false, FirstLine(socket.Message), socket.SocketErrorCode switch
             {
@@ -121,7 +118,7 @@ public sealed class StoragePreflight(IReadOnlyList<StorageTarget> targets, Stora
                 _ => "check the endpoint, the network and any firewall",
             });
         }
-        return (false, FirstLine(ErrorText.Compact(failures[^1].Message)), "check the endpoint and the network");
+        return (false, failure?.Text ?? FirstLine(ex.Message), "check the endpoint and the network");
     }
 
     private static IEnumerable<Exception> Flatten(Exception ex)
