@@ -19,7 +19,7 @@ public static class CompareCommand
         var failIfSlower = new Option<double?>("--fail-if-slower")
         {
             Description = "exit 1 when a throughput is lower by more than PERCENT and beyond noise", HelpName = "PERCENT",
-            CustomParser = r => RunsCommand.Parse(r, t => double.TryParse(t, NumberStyles.Float, CultureInfo.InvariantCulture, out double p) && p is > 0 and < 100
+            CustomParser = r => UsageErrors.ParseEach(r, t => double.TryParse(t, NumberStyles.Float, CultureInfo.InvariantCulture, out double p) && p is > 0 and < 100
                 ? p : throw new FormatException($"--fail-if-slower: \"{t}\" must be a percentage above 0 and below 100, e.g. 10")) is [var p] ? p : null,
         };
         var outFile = new Option<string?>("--out") { Description = "also write the comparison as Markdown to FILE.md", HelpName = "FILE.md" };

@@ -19,12 +19,12 @@ public static class RunsCommand
         {
             Description = "a numeric results column and a bound, e.g. TableEntities>=5000000000 or TableLatencyP99Ms<200; may repeat",
             HelpName = "Column>=Number",
-            CustomParser = r => Parse(r, t => RunFilter.ParseThreshold(t)) is { } list ? [.. list] : [],
+            CustomParser = r => UsageErrors.ParseEach(r, t => RunFilter.ParseThreshold(t)) is { } list ? [.. list] : [],
         };
         var max = new Option<int>("--max")
         {
             Description = "at most N rows (default 100)", HelpName = "N", DefaultValueFactory = _ => 100,
-            CustomParser = r => Parse(r, t => int.TryParse(t, NumberStyles.None, CultureInfo.InvariantCulture, out int n) && n > 0
+            CustomParser = r => UsageErrors.ParseEach(r, t => int.TryParse(t, NumberStyles.None, CultureInfo.InvariantCulture, out int n) && n > 0
                 ? n : throw new FormatException($"--max: \"{t}\" must be a positive whole number")) is [var n] ? n : 0,
         };
         var command = new Command("runs", "List stored runs, newest first within a scenario.") { connectionString, scenario, since, until, where, max };
@@ -66,21 +66,7 @@ public static class RunsCommand
     private static Option<DateTime?> DateOption(string name, string description) => new(name)
     {
         Description = description, HelpName = "DATE",
-        CustomParser = r => Parse(r, t => DateTime.TryParse(t, CultureInfo.InvariantCulture, DateTimeStyles.AdjustToUniversal | DateTimeStyles.AssumeUniversal, out var d)
+        CustomParser = r => UsageErrors.ParseEach(r, t => DateTime.TryParse(t, CultureInfo.InvariantCulture, DateTimeStyles.AdjustToUniversal | DateTimeStyles.AssumeUniversal, out var d)
             ? d : throw new FormatException($"{name}: \"{t}\" is not a date (use 2026-11-22 or 2026-11-22T02:00:00Z)")) is [var d] ? d : null,
     };
-
-    /// <summary>Each token through <paramref name="parse"/>; a FormatException's message (it names the option, value and rule) becomes the parse error.</summary>
-    internal static List<T>? Parse<T>(System.CommandLine.Parsing.ArgumentResult result, Func<string, T> parse)
-    {
-        try
-        {
-            return [.. result.Tokens.Select(t => parse(t.Value))];
-        }
-        catch (FormatException ex)
-        {
-            result.AddError(ex.Message);
-            return null;
-        }
-    }
 }

@@ -14,7 +14,7 @@ public static class ServeCommand
         var port = new Option<int>("--port")
         {
             Description = "port on 127.0.0.1 (default 7071; 0 picks a free one)", HelpName = "N", DefaultValueFactory = _ => 7071,
-            CustomParser = r => RunsCommand.Parse(r, t => int.TryParse(t, NumberStyles.None, CultureInfo.InvariantCulture, out int p) && p <= 65535
+            CustomParser = r => UsageErrors.ParseEach(r, t => int.TryParse(t, NumberStyles.None, CultureInfo.InvariantCulture, out int p) && p <= 65535
                 ? p : throw new FormatException($"--port: \"{t}\" must be a port number from 0 to 65535")) is [var p] ? p : 0,
         };
         var connectionString = CliTargets.ConnectionStringOption("storage account the runs go to (default: the STORAGEBENCH_TARGET_* settings if set, else Azurite started on loopback)");

@@ -32,6 +32,20 @@ public static class UsageErrors
         await stderr.WriteLineAsync($"Run '{path} --help' for usage.").ConfigureAwait(false);
     }
 
+    /// <summary>Each token through <paramref name="parse"/>; a FormatException's message (it names the option, value and rule) becomes the parse error.</summary>
+    public static List<T>? ParseEach<T>(ArgumentResult result, Func<string, T> parse)
+    {
+        try
+        {
+            return [.. result.Tokens.Select(t => parse(t.Value))];
+        }
+        catch (FormatException ex)
+        {
+            result.AddError(ex.Message);
+            return null;
+        }
+    }
+
     /// <summary>A missing value or argument by its name ("compare: CANDIDATE is missing"); other errors as the parser says them.</summary>
     private static string Message(ParseError error, CommandResult command)
     {
