@@ -116,21 +116,22 @@ public static class BlobUploadWorkload
     /// </summary>
     private static async Task<SliceRequests> PrimeAsync(BlobContainerClient container, BlobSlicePlan plan, byte[] block, string blockId, int loops, TimeProvider time)
     {
-        await Priming.Quietly(container.GetPropertiesAsync()).ConfigureAwait(false);
+        var tally = new PrimingTally();
+        await tally.Quietly(container.GetPropertiesAsync()).ConfigureAwait(false);
         int[] rounds = await Task.WhenAll(Enumerable.Range(0, plan.Client.PrimeRounds > 0 ? Math.Min(loops, Priming.MaxLoops) : 0).Select(loop => Task.Run(async () =>
         {
             var blob = container.GetBlockBlobClient(BlobName(TableInsertWorkload.PrimerAttempt, plan.SliceIndex, loop));
             int round = 0;
             for (; round < plan.Client.PrimeRounds && Priming.HasTime(plan.StartAtUtc, time); round++)
             {
-                await Priming.Quietly(StageBlockAsync(blob, blockId, block, Math.Min(block.Length, 4096))).ConfigureAwait(false);
+                await tally.Quietly(StageBlockAsync(blob, blockId, block, Math.Min(block.Length, 4096))).ConfigureAwait(false);
             }
-            await Priming.Quietly(blob.CommitBlockListAsync([blockId])).ConfigureAwait(false);
-            await Priming.Quietly(blob.DeleteIfExistsAsync()).ConfigureAwait(false);
+            await tally.Quietly(blob.CommitBlockListAsync([blockId])).ConfigureAwait(false);
+            await tally.Quietly(blob.DeleteIfExistsAsync()).ConfigureAwait(false);
             return round;
         })));
         // Per primed loop: its Put Blocks, one Put Block List and one Delete Blob.
-        return new SliceRequests { PrimingProbes = 1, PrimingWrites = rounds.Sum() + rounds.Length, PrimingDeletes = rounds.Length };
+        return tally.AddTo(new SliceRequests { PrimingProbes = 1, PrimingWrites = rounds.Sum() + rounds.Length, PrimingDeletes = rounds.Length });
     }
 
     /// <summary>"attempt/sSSS-NNNNNNN": slices never collide, and each execution's blobs are its own.</summary>

@@ -29,3 +29,43 @@ internal static class Priming
         }
     }
 }
+
+/// <summary>
+/// What a slice's priming requests met, kept apart from the measured window: how many were sent, how many
+/// the service throttled (503, 500 OperationTimedOut) and how many failed otherwise. A 404 (the probe's
+/// expected answer) is an answer, not a failure. Thread-safe: the primed loops run at once.
+/// </summary>
+internal sealed class PrimingTally
+{
+    private long _requests;
+    private long _throttled;
+    private long _failed;
+
+    /// <summary>Awaits a priming request, counts how it ended, and lets only bugs escape (as <see cref="Priming.Quietly"/>).</summary>
+    public async Task Quietly(Task request)
+    {
+        Interlocked.Increment(ref _requests);
+        try
+        {
+            await request.ConfigureAwait(false);
+        }
+        catch (Exception ex) when (OutcomeClassifier.Classify(ex, CancellationToken.None) is { } outcome)
+        {
+            if (ex is Azure.RequestFailedException { Status: 404 })
+            {
+                return;
+            }
+            Interlocked.Increment(ref _failed);
+            if (outcome == Outcome.Throttled)
+            {
+                Interlocked.Increment(ref _throttled);
+            }
+        }
+    }
+
+    /// <summary>The counts on the slice's requests record.</summary>
+    public SliceRequests AddTo(SliceRequests requests) => requests with
+    {
+        PrimingRequests = Interlocked.Read(ref _requests), PrimingThrottled = Interlocked.Read(ref _throttled), PrimingFailed = Interlocked.Read(ref _failed),
+    };
+}

@@ -65,10 +65,11 @@ public static class TableInsertWorkload
     /// </summary>
     private static async Task<SliceRequests> PrimeAsync(TableClient table, EntityPayload payload, TableSlicePlan plan, int loops, TimeProvider time)
     {
+        var tally = new PrimingTally();
         var spec = plan.Workload;
         string partition = plan.Partitions.KeyOf(0);
         var probe = payload.NewEntity(partition, $"preflight-{plan.SliceIndex:D3}");
-        await Priming.Quietly(spec.BatchSize == 1
+        await tally.Quietly(spec.BatchSize == 1
             ? table.GetEntityIfExistsAsync<TableEntity>(probe.PartitionKey, probe.RowKey, select: ["PartitionKey"])
             : table.SubmitTransactionAsync([new TableTransactionAction(TableTransactionActionType.Delete, probe, Azure.ETag.All)])).ConfigureAwait(false);
         int[] rounds = await Task.WhenAll(Enumerable.Range(0, plan.Client.PrimeRounds > 0 ? Math.Min(loops, Priming.MaxLoops) : 0).Select(loop => Task.Run(async () =>
@@ -80,20 +81,20 @@ public static class TableInsertWorkload
                     .Select(i => payload.NewEntity(partition, RowKey(PrimerAttempt, plan.SliceIndex, loop * 1000L + round, i))).ToList();
                 if (spec.BatchSize == 1)
                 {
-                    await Priming.Quietly(table.AddEntityAsync(entities[0])).ConfigureAwait(false);
-                    await Priming.Quietly(table.DeleteEntityAsync(entities[0], Azure.ETag.All)).ConfigureAwait(false);
+                    await tally.Quietly(table.AddEntityAsync(entities[0])).ConfigureAwait(false);
+                    await tally.Quietly(table.DeleteEntityAsync(entities[0], Azure.ETag.All)).ConfigureAwait(false);
                 }
                 else
                 {
-                    await Priming.Quietly(table.SubmitTransactionAsync(entities.Select(e => new TableTransactionAction(TableTransactionActionType.Add, e)))).ConfigureAwait(false);
-                    await Priming.Quietly(table.SubmitTransactionAsync(entities.Select(e => new TableTransactionAction(TableTransactionActionType.Delete, e, Azure.ETag.All)))).ConfigureAwait(false);
+                    await tally.Quietly(table.SubmitTransactionAsync(entities.Select(e => new TableTransactionAction(TableTransactionActionType.Add, e)))).ConfigureAwait(false);
+                    await tally.Quietly(table.SubmitTransactionAsync(entities.Select(e => new TableTransactionAction(TableTransactionActionType.Delete, e, Azure.ETag.All)))).ConfigureAwait(false);
                 }
             }
             return round;
         })));
         // Each round is two requests (insert, delete) of batchSize entities each.
         long sent = 2L * rounds.Sum();
-        return new SliceRequests { PrimingProbes = 1, PrimingWrites = sent, PrimingEntities = sent * spec.BatchSize };
+        return tally.AddTo(new SliceRequests { PrimingProbes = 1, PrimingWrites = sent, PrimingEntities = sent * spec.BatchSize });
     }
 
     /// <summary>The primer's rows carry this in place of an attempt id: never accepted, so never counted.</summary>
