@@ -224,7 +224,8 @@ public sealed class BenchmarkActivities(IReadOnlyList<StorageTarget> targets, Re
     }
 
     public async Task<RegressionVerdict> CheckRegressionAsync(RegressionInput input, CancellationToken ct) =>
-        _rule.Evaluate(await results.BaselineAsync(input, _rule.MaxBaselineRuns, ct).ConfigureAwait(false));
+        input.NotJudgedReason is { } why ? new RegressionVerdict(RegressionVerdict.NotJudged, why, 0, [])
+            : _rule.Evaluate(await results.BaselineAsync(input, _rule.MaxBaselineRuns, ct).ConfigureAwait(false));
 
     public async Task<bool> StoreRunAsync(RunSummary run, CancellationToken ct)
     {
