@@ -122,9 +122,12 @@ public static class BlobUploadWorkload
         {
             var blob = container.GetBlockBlobClient(BlobName(TableInsertWorkload.PrimerAttempt, plan.SliceIndex, loop));
             int round = 0;
-            for (; round < plan.Client.PrimeRounds && Priming.HasTime(plan.StartAtUtc, time); round++)
+            var lastRound = TimeSpan.Zero;
+            for (; round < plan.Client.PrimeRounds && Priming.HasTime(plan.StartAtUtc, time, lastRound); round++)
             {
+                long began = time.GetTimestamp();
                 await tally.Quietly(StageBlockAsync(blob, blockId, block, Math.Min(block.Length, 4096))).ConfigureAwait(false);
+                lastRound = time.GetElapsedTime(began);
             }
             await tally.Quietly(blob.CommitBlockListAsync([blockId])).ConfigureAwait(false);
             await tally.Quietly(blob.DeleteIfExistsAsync()).ConfigureAwait(false);

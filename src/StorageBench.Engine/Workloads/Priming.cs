@@ -15,6 +15,14 @@ internal static class Priming
     public static bool HasTime(DateTime startAtUtc, TimeProvider time) => time.GetUtcNow().UtcDateTime < startAtUtc - Margin;
 
     /// <summary>
+    /// True while another round like the last one (<paramref name="lastRound"/> long) still ends before the start
+    /// instant with the margin to spare. On a busy machine a round takes longer than the fixed margin, and a
+    /// round begun just before it ran past the start: the slice then started late by that overrun.
+    /// </summary>
+    public static bool HasTime(DateTime startAtUtc, TimeProvider time, TimeSpan lastRound) =>
+        time.GetUtcNow().UtcDateTime + lastRound < startAtUtc - Margin;
+
+    /// <summary>
     /// Awaits a priming request and ignores what storage answered (a 404, or a 503 that the measured
     /// requests will meet and count). Only failures that are bugs, not storage answers, escape.
     /// </summary>

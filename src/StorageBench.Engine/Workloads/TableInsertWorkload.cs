@@ -75,8 +75,10 @@ public static class TableInsertWorkload
         int[] rounds = await Task.WhenAll(Enumerable.Range(0, plan.Client.PrimeRounds > 0 ? Math.Min(loops, Priming.MaxLoops) : 0).Select(loop => Task.Run(async () =>
         {
             int round = 0;
-            for (; round < plan.Client.PrimeRounds && Priming.HasTime(plan.StartAtUtc, time); round++)
+            var lastRound = TimeSpan.Zero;
+            for (; round < plan.Client.PrimeRounds && Priming.HasTime(plan.StartAtUtc, time, lastRound); round++)
             {
+                long began = time.GetTimestamp();
                 var entities = Enumerable.Range(0, spec.BatchSize)
                     .Select(i => payload.NewEntity(partition, RowKey(PrimerAttempt, plan.SliceIndex, loop * 1000L + round, i))).ToList();
                 if (spec.BatchSize == 1)
@@ -89,6 +91,7 @@ public static class TableInsertWorkload
                     await tally.Quietly(table.SubmitTransactionAsync(entities.Select(e => new TableTransactionAction(TableTransactionActionType.Add, e)))).ConfigureAwait(false);
                     await tally.Quietly(table.SubmitTransactionAsync(entities.Select(e => new TableTransactionAction(TableTransactionActionType.Delete, e, Azure.ETag.All)))).ConfigureAwait(false);
                 }
+                lastRound = time.GetElapsedTime(began);
             }
             return round;
         })));
