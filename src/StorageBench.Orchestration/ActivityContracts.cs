@@ -44,6 +44,7 @@ public sealed record EnvironmentInfo(string TargetKind, string Machine, string R
     public MachineSnapshot? MachineState { get; init; }
     public string? ToolVersion { get; init; }
     public string? ToolCommit { get; init; }
+    /// <summary>Azurite's Server header (its version), set from a step's first requests; null for a real account.</summary>
     public string? EmulatorVersion { get; init; }
 
     /// <summary>The run's environment: these (the start's) figures, and the load and other processes' CPU share from start to <paramref name="end"/>.</summary>
@@ -69,7 +70,11 @@ public sealed record StepInput(string RunId, int Index, DateTime RunStartedUtc, 
 /// </summary>
 /// <param name="Hosts">The machines its slices ran on.</param>
 public sealed record StepResult(string StepId, int Index, string? Parameter, double? Value, string Status, IReadOnlyList<string> Errors,
-    IReadOnlyList<WorkloadSummary> Workloads, IReadOnlyList<string> Hosts);
+    IReadOnlyList<WorkloadSummary> Workloads, IReadOnlyList<string> Hosts)
+{
+    /// <summary>The target's Server header when the step made its table or container (Azurite's version); null when not seen.</summary>
+    public string? Server { get; init; }
+}
 
 /// <summary>A step's own table and container (named from its id and creation time), and which of them it uses.</summary>
 public sealed record StepTargets(string StepId, string TableName, string ContainerName, bool Table, bool Blob);

@@ -40,31 +40,15 @@ public sealed class BenchmarkActivities(IReadOnlyList<StorageTarget> targets, Re
         }, ct).ConfigureAwait(false);
     }
 
-    /// <summary>The machine, the tool's build, the emulator's version, and how busy the machine is now (called at a run's start and end).</summary>
-    public async Task<EnvironmentInfo> DescribeEnvironmentAsync()
-    {
-        var machine = MachineSnapshot.Take();
-        return new EnvironmentInfo(targets[0].Kind, Environment.MachineName, RuntimeInformation.FrameworkDescription, Environment.ProcessorCount, targets.Count)
+    /// <summary>
+    /// The machine, the tool's build, and how busy the machine is now (called at a run's start and end). It sends no
+    /// request: the emulator's version comes from the Server header of the step's first requests (<see cref="PrepareTargetsAsync"/>).
+    /// </summary>
+    public Task<EnvironmentInfo> DescribeEnvironmentAsync() => Task.FromResult(
+        new EnvironmentInfo(targets[0].Kind, Environment.MachineName, RuntimeInformation.FrameworkDescription, Environment.ProcessorCount, targets.Count)
         {
-            MachineState = machine, ToolVersion = ToolVersion.Version, ToolCommit = ToolVersion.Commit,
-            EmulatorVersion = targets[0].Kind == "Azurite" ? await EmulatorVersionAsync().ConfigureAwait(false) : null,
-        };
-    }
-
-    /// <summary>Azurite names itself and its version in every response's Server header; null when it does not answer in time.</summary>
-    private async Task<string?> EmulatorVersionAsync()
-    {
-        using var clients = targets[0].CreateClients(new() { SdkRetries = false, RequestTimeoutSeconds = 5 });
-        try
-        {
-            var response = await clients.Blobs.GetPropertiesAsync().ConfigureAwait(false);
-            return response.GetRawResponse().Headers.TryGetValue("Server", out var server) ? server : null;
-        }
-        catch (Exception ex) when (OutcomeClassifier.Classify(ex, CancellationToken.None) is not null)
-        {
-            return null;
-        }
-    }
+            MachineState = MachineSnapshot.Take(), ToolVersion = ToolVersion.Version, ToolCommit = ToolVersion.Commit,
+        });
 
     /// <summary>Creates the step's table and/or container in every target account; returns the requests that took, counted on the wire.</summary>
     public Task<TargetRequests> PrepareTargetsAsync(StepTargets input, CancellationToken ct) =>
@@ -73,6 +57,7 @@ public sealed class BenchmarkActivities(IReadOnlyList<StorageTarget> targets, Re
     private async Task<TargetRequests> CreateStepTargetsAsync(StepTargets input, CancellationToken ct)
     {
         long tables = 0, containers = 0;
+        string? server = null;
         foreach (var target in targets)
         {
             using var clients = target.CreateClients(new() { SdkRetries = true });
@@ -86,8 +71,9 @@ public sealed class BenchmarkActivities(IReadOnlyList<StorageTarget> targets, Re
             }
             tables += clients.TableWire.Sent;
             containers += clients.BlobWire.Sent;
+            server ??= clients.TableWire.Server ?? clients.BlobWire.Server;
         }
-        return new TargetRequests(tables, containers);
+        return new TargetRequests(tables, containers) { Server = server };
     }
 
     public Task<SliceResult> RunTableSliceAsync(TableSlicePlan plan, CancellationToken ct) =>
@@ -254,6 +240,7 @@ public sealed class BenchmarkActivities(IReadOnlyList<StorageTarget> targets, Re
     private async Task<TargetRequests> DeleteStepTargetsAsync(StepTargets input, CancellationToken ct)
     {
         long tables = 0, containers = 0;
+        string? server = null;
         foreach (var target in targets)
         {
             using var clients = target.CreateClients(new() { SdkRetries = true });
@@ -273,8 +260,9 @@ public sealed class BenchmarkActivities(IReadOnlyList<StorageTarget> targets, Re
             }
             tables += clients.TableWire.Sent;
             containers += clients.BlobWire.Sent;
+            server ??= clients.TableWire.Server ?? clients.BlobWire.Server;
         }
-        return new TargetRequests(tables, containers);
+        return new TargetRequests(tables, containers) { Server = server };
     }
 
     /// <summary>Stores the step's row and deletes the slice rows of executions whose results were not used.</summary>
@@ -291,7 +279,8 @@ public sealed class BenchmarkActivities(IReadOnlyList<StorageTarget> targets, Re
         }, ct);
 
     public async Task<RegressionVerdict> CheckRegressionAsync(RegressionInput input, CancellationToken ct) =>
-        _rule.Evaluate(await StorageCall.RunAsync("regression baseline", Policy.Results, t => results.BaselineAsync(input, _rule.MaxBaselineRuns, t), ct).ConfigureAwait(false));
+        input.NotJudgedReason is { } why ? new RegressionVerdict(RegressionVerdict.NotJudged, why, 0, [])
+            : _rule.Evaluate(await StorageCall.RunAsync("regression baseline", Policy.Results, t => results.BaselineAsync(input, _rule.MaxBaselineRuns, t), ct).ConfigureAwait(false));
 
     public Task<bool> StoreRunAsync(RunSummary run, CancellationToken ct) =>
         StorageCall.RunAsync("run row", Policy.Results, async t =>

@@ -61,6 +61,7 @@ public static class BenchmarkOrchestrator
         var steps = new List<string>();
         var hosts = new SortedSet<string>(StringComparer.Ordinal);
         StepResult? last = null;
+        string? server = null;
         string status = RunStatus.Completed;
         for (int index = 0; index < valueList.Count; index++)
         {
@@ -83,6 +84,7 @@ public static class BenchmarkOrchestrator
                 break;
             }
             hosts.UnionWith(last.Hosts);
+            server ??= last.Server;
             errors.AddRange(last.Errors.Select(e => label + e));
             if (last.Status != RunStatus.Completed)
             {
@@ -113,7 +115,7 @@ public static class BenchmarkOrchestrator
             StartedUtc = startedUtc,
             EndedUtc = context.CurrentUtcDateTime,
             Spec = spec,
-            Environment = env.ToRun(Math.Max(1, hosts.Count), request.Host, endEnv),
+            Environment = (env with { EmulatorVersion = env.TargetKind == "Azurite" ? server : null }).ToRun(Math.Max(1, hosts.Count), request.Host, endEnv),
             Errors = errors,
             Saturation = search?.Result(),
             Steps = steps,

@@ -100,7 +100,7 @@ public static class StepOrchestrator
         string status = canceled ? RunStatus.Canceled : errors.Count > 0 ? RunStatus.Failed : RunStatus.Completed;
         errors.AddRange(notes);
         var ended = context.CurrentUtcDateTime;
-        var env = input.Environment.ToRun(Math.Max(1, hosts.Count), input.Host, null);
+        var env = (input.Environment with { EmulatorVersion = input.Environment.TargetKind == "Azurite" ? made?.Server : null }).ToRun(Math.Max(1, hosts.Count), input.Host, null);
         WorkloadSummary[] headlines = [.. workloads.Select(WorkloadPayloads.Headline)];
         try
         {
@@ -128,7 +128,7 @@ public static class StepOrchestrator
             errors.Add("telemetry: " + ex.Message);
         }
         var stepped = input.Parameter is null ? workloads : [.. workloads.Select(w => w with { StepParameter = input.Parameter, StepValue = input.Value })];
-        return new StepResult(stepId, input.Index, input.Parameter, input.Value, status, errors, stepped, [.. hosts]);
+        return new StepResult(stepId, input.Index, input.Parameter, input.Value, status, errors, stepped, [.. hosts]) { Server = made?.Server };
     }
 
     /// <summary>

@@ -128,13 +128,13 @@ public sealed record NoiseRule
 
     /// <summary>The rule in one paragraph, for the report and the console.</summary>
     public string Describe() => string.Create(CultureInfo.InvariantCulture,
-        $"Judged only when measured well enough: at least {MinSamples} whole seconds with every slice active on both sides, and for a latency percentile q at least " +
-        $"{MinSamplesAbovePercentile}/(1 − q) samples (p99: {MinSamplesAbovePercentile / 0.01:N0}); runs of different specs only when asked (--judge-different-specs). " +
-        $"With at least {MinHistoryRuns} earlier completed runs of the scenario in the results table, the noise is their run-to-run spread: a change is beyond noise when it exceeds " +
-        $"max({Sigmas:0.#} × √2 × their relative σ (1.4826 × MAD / median), {MinRelativeChange:0%}), the nightly check's rule. Otherwise the " +
-        $"noise method is the per-second spread. Each run's per-second rates while all its slices were active give the standard error of its mean rate " +
+        $"Noise method: per-second spread. Each run's per-second rates while all its slices were active give the standard error of its mean rate " +
         $"(σ/√n, σ from second-to-second steps, at least {MinSamples} whole seconds); a change is beyond noise when it exceeds max({Sigmas:0.#} × the two runs' combined relative standard error, " +
         $"the metric's run-to-run floor: throughput {ThroughputFloor:0%}, p50 {LatencyP50Floor:0%}, p95 {LatencyP95Floor:0%}, p99 {LatencyP99Floor:0%}, " +
         $"CPU per unit {CpuFloor:0%}); the peak second uses σ itself (floor {PeakFloor:0%}); failure shares " +
-        $"may move {ShareFloor * 100:0.#} percentage point; the maximum latency is one request and is not judged.");
+        $"may move {ShareFloor * 100:0.#} percentage point; the maximum latency is one request and is not judged. " +
+        $"With at least {MinHistoryRuns} earlier completed runs of the scenario in the results table, their run-to-run spread is the noise instead (the nightly check's rule): " +
+        $"beyond noise means beyond max({Sigmas:0.#} × √2 × their relative σ (1.4826 × MAD / median), {MinRelativeChange:0%}). " +
+        $"Judged only when measured well enough: at least {MinSamples} whole seconds with every slice active on both sides, and for a latency percentile q at least " +
+        $"{MinSamplesAbovePercentile}/(1 − q) samples (p99: {MinSamplesAbovePercentile / 0.01:N0}); runs of different specs only when asked (--judge-different-specs).");
 }

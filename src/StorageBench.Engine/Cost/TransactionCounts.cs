@@ -94,6 +94,9 @@ public static class TransactionCounts
         PrimingEntities = slices.Sum(s => s.Requests.PrimingEntities),
         PrimingProbes = slices.Sum(s => s.Requests.PrimingProbes),
         PrimingDeletes = slices.Sum(s => s.Requests.PrimingDeletes),
+        PrimingRequests = slices.Sum(s => s.Requests.PrimingRequests),
+        PrimingThrottled = slices.Sum(s => s.Requests.PrimingThrottled),
+        PrimingFailed = slices.Sum(s => s.Requests.PrimingFailed),
         BlockLists = slices.Sum(s => s.Requests.BlockLists),
         BlockListsFailed = slices.Sum(s => s.Requests.BlockListsFailed),
     };

@@ -46,4 +46,8 @@ public static class BilledAs
 }
 
 /// <summary>Requests that created or deleted a step's table and container, counted on the wire.</summary>
-public sealed record TargetRequests(long Tables, long Containers);
+public sealed record TargetRequests(long Tables, long Containers)
+{
+    /// <summary>What the service called itself (its Server header) when the step's table or container was made: Azurite's version; null when not seen.</summary>
+    public string? Server { get; init; }
+}

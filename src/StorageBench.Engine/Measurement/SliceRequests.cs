@@ -22,6 +22,11 @@ public sealed record SliceRequests
     /// <summary>Blob: Delete Blob of the primer's blob, one per primed loop.</summary>
     public long PrimingDeletes { get; init; }
 
+    /// <summary>Every priming request (probe included), and of them those the service throttled and those that failed in any way (throttled included; a 404 is an answer).</summary>
+    public long PrimingRequests { get; init; }
+    public long PrimingThrottled { get; init; }
+    public long PrimingFailed { get; init; }
+
     /// <summary>Blob: Put Block List requests, warm-up and retries included.</summary>
     public long BlockLists { get; init; }
 

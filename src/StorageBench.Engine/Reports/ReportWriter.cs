@@ -28,6 +28,12 @@ public static class ReportWriter
         b.AppendLine();
         b.AppendLine(CultureInfo.InvariantCulture, $"Scenario `{s.Spec?.Scenario}` · target {s.Environment.TargetKind} · host {s.Environment.Host} on {s.Environment.Machine} ({s.Environment.ProcessorCount} cores, {s.Environment.Runtime}) · {s.Environment.Instances} instance(s)");
         b.AppendLine(CultureInfo.InvariantCulture, $"Started {s.StartedUtc:u}, ended {s.EndedUtc:u}");
+        var env = s.Environment;
+        // How busy the machine was and which build ran: what explains two runs that differ.
+        b.AppendLine(CultureInfo.InvariantCulture,
+            $"Machine: load average {(env.LoadAverageStart is { } l0 ? F(l0, "0.0") : "n/a")} at start, {(env.LoadAverageEnd is { } l1 ? F(l1, "0.0") : "n/a")} at end; " +
+            $"other processes used {(env.OtherProcessesCpuShare is { } o ? F(o * 100, "0") + "%" : "n/a")} of its CPU during the run · " +
+            $"tool {env.ToolVersion ?? "n/a"} (commit {env.ToolCommit ?? "n/a"}){(env.EmulatorVersion is { } emu ? $" · emulator {emu}" : "")}");
         foreach (var e in s.Errors)
         {
             b.AppendLine(CultureInfo.InvariantCulture, $"- error: {e}");
@@ -76,7 +82,8 @@ public static class ReportWriter
                 ? $" Blobs: {F(w.BlobsCommitted ?? 0)} of {F(planned)} committed, {F(w.BlobsFailed ?? 0)} failed; {F((w.BytesSent ?? 0) / 1e6, "0.0")} MB staged, " +
                   $"{F((w.BytesSentForFailedBlobs ?? 0) / 1e6, "0.0")} MB of it for blobs never committed; block throughput {(w.BlockThroughput is { } bt ? Rate(bt) : "n/a")}."
                 : "";
-            b.AppendLine(CultureInfo.InvariantCulture, $"- {Label(w)}: {w.Measures}.{blobs}{warmup}{late} Driver CPU {F(w.ClientCpuSeconds, "0.00")} s ({cpu}). Verified: {w.Verified.Detail}.");
+            string priming = w.Priming is { } p ? $" Priming (before the start, not in the figures above): {F(p.Requests)} requests, {F(p.Throttled)} throttled, {F(p.Failed)} failed." : "";
+            b.AppendLine(CultureInfo.InvariantCulture, $"- {Label(w)}: {w.Measures}.{blobs}{warmup}{late}{priming} Driver CPU {F(w.ClientCpuSeconds, "0.00")} s ({cpu}). Verified: {w.Verified.Detail}.");
         }
         if (withCost)
         {

@@ -9,6 +9,8 @@ public sealed record RegressionVerdict(string Verdict, string Reason, int Baseli
     public const string Regressed = "regressed";
     public const string Improved = "improved";
     public const string InsufficientBaseline = "insufficient-baseline";
+    /// <summary>The run itself was too short to judge (docs/comparing.md, "The rule"): shown, never a regression.</summary>
+    public const string NotJudged = "not-judged";
 }
 
 /// <summary>One metric against its baseline: median and MAD of the trailing runs, and the band a run may move within.</summary>

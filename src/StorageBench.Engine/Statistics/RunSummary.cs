@@ -110,6 +110,11 @@ public sealed record WorkloadSummary
     public long? BytesSentForFailedBlobs { get; init; }
     /// <summary>Blob: bytes staged per second (every successful Put Block), next to throughput's committed bytes per second.</summary>
     public Throughput? BlockThroughput { get; init; }
+    /// <summary>
+    /// Priming before the start instant, apart from the measured window: requests sent, and of them throttled
+    /// and failed (throttled included). None of these is in the measured counts above.
+    /// </summary>
+    public PrimingOutcomes? Priming { get; init; }
     /// <summary>Requests left out of every statistic as warm-up (they still count for ground truth).</summary>
     public long WarmupOperations { get; init; }
     /// <summary>First slice start to last slice end.</summary>
@@ -192,6 +197,9 @@ public sealed record SliceSummary(int SliceIndex, int TargetAccount, string Host
     /// <summary>The slice execution these figures are from.</summary>
     public string? Attempt { get; init; }
 }
+
+/// <summary>What priming met: requests, throttled, failed (throttled included).</summary>
+public sealed record PrimingOutcomes(long Requests, long Throttled, long Failed);
 
 /// <summary>Rates over a window. Decimal units: 1 KB = 1,000 bytes, 1 MB = 10^6 bytes, Mbps = 10^6 bits/s.</summary>
 public sealed record Throughput(double OperationsPerSecond, double? EntitiesPerSecond, double? KilobytesPerSecond, double? MegabytesPerSecond, double? MegabitsPerSecond);

@@ -18,6 +18,7 @@ public static class SummaryCalculator
         long stored = slices.Sum(s => s.Units + s.WarmupUnits);
         return Complete(w, planned, stored) with
         {
+            Priming = PrimingOf(slices),
             Transactions = TransactionCounts.ForTable(spec, slices, verified),
             StoredBytes = stored * spec.EntitySizeBytes,
         };
@@ -46,10 +47,14 @@ public static class SummaryCalculator
             BlobsPlanned = planned,
             BlobsCommitted = committed,
             BlobsFailed = Math.Max(0, planned - committed),
+            Priming = PrimingOf(slices),
             Transactions = TransactionCounts.ForBlob(slices, verified),
             StoredBytes = committed * spec.BlobSizeBytes,
         };
     }
+
+    private static PrimingOutcomes PrimingOf(IReadOnlyList<SliceResult> slices) =>
+        new(slices.Sum(s => s.Requests.PrimingRequests), slices.Sum(s => s.Requests.PrimingThrottled), slices.Sum(s => s.Requests.PrimingFailed));
 
     private static WorkloadSummary Complete(WorkloadSummary w, long planned, long stored) => w with
     {

@@ -125,25 +125,29 @@ public static class BlobUploadWorkload
     /// </summary>
     private static async Task<SliceRequests> PrimeAsync(BlobContainerClient container, BlobSlicePlan plan, byte[] block, string blockId, int loops, TimeProvider time, LeanBlockUploads? lean)
     {
-        await Priming.Quietly(container.GetPropertiesAsync()).ConfigureAwait(false);
+        var tally = new PrimingTally();
+        await tally.Quietly(container.GetPropertiesAsync()).ConfigureAwait(false);
         int[] rounds = await Task.WhenAll(Enumerable.Range(0, plan.Client.PrimeRounds > 0 ? Math.Min(loops, Priming.MaxLoops) : 0).Select(loop => Task.Run(async () =>
         {
             var blob = container.GetBlockBlobClient(BlobName(TableInsertWorkload.PrimerAttempt, plan.SliceIndex, loop));
             var leanBlob = lean?.Blob(BlobName(TableInsertWorkload.PrimerAttempt, plan.SliceIndex, loop));
             int round = 0;
-            for (; round < plan.Client.PrimeRounds && Priming.HasTime(plan.StartAtUtc, time); round++)
+            var lastRound = TimeSpan.Zero;
+            for (; round < plan.Client.PrimeRounds && Priming.HasTime(plan.StartAtUtc, time, lastRound); round++)
             {
+                long began = time.GetTimestamp();
                 // Blocks through the measured driver (the path to warm); the commit and delete through the SDK.
-                await Priming.Quietly(lean is null
+                await tally.Quietly(lean is null
                     ? StageBlockAsync(blob, blockId, block, Math.Min(block.Length, 4096))
                     : lean.StageBlockAsync(loop, leanBlob!, 0, block, Math.Min(block.Length, 4096))).ConfigureAwait(false);
+                lastRound = time.GetElapsedTime(began);
             }
-            await Priming.Quietly(blob.CommitBlockListAsync([blockId])).ConfigureAwait(false);
-            await Priming.Quietly(blob.DeleteIfExistsAsync()).ConfigureAwait(false);
+            await tally.Quietly(blob.CommitBlockListAsync([blockId])).ConfigureAwait(false);
+            await tally.Quietly(blob.DeleteIfExistsAsync()).ConfigureAwait(false);
             return round;
         })));
         // Per primed loop: its Put Blocks, one Put Block List and one Delete Blob.
-        return new SliceRequests { PrimingProbes = 1, PrimingWrites = rounds.Sum() + rounds.Length, PrimingDeletes = rounds.Length };
+        return tally.AddTo(new SliceRequests { PrimingProbes = 1, PrimingWrites = rounds.Sum() + rounds.Length, PrimingDeletes = rounds.Length });
     }
 
     /// <summary>"attempt/sSSS-NNNNNNN": slices never collide, and each execution's blobs are its own.</summary>

@@ -15,6 +15,14 @@ internal static class Priming
     public static bool HasTime(DateTime startAtUtc, TimeProvider time) => time.GetUtcNow().UtcDateTime < startAtUtc - Margin;
 
     /// <summary>
+    /// True while another round like the last one (<paramref name="lastRound"/> long) still ends before the start
+    /// instant with the margin to spare. On a busy machine a round takes longer than the fixed margin, and a
+    /// round begun just before it ran past the start: the slice then started late by that overrun.
+    /// </summary>
+    public static bool HasTime(DateTime startAtUtc, TimeProvider time, TimeSpan lastRound) =>
+        time.GetUtcNow().UtcDateTime + lastRound < startAtUtc - Margin;
+
+    /// <summary>
     /// Awaits a priming request and ignores what storage answered (a 404, or a 503 that the measured
     /// requests will meet and count). Only failures that are bugs, not storage answers, escape.
     /// </summary>
@@ -28,4 +36,44 @@ internal static class Priming
         {
         }
     }
+}
+
+/// <summary>
+/// What a slice's priming requests met, kept apart from the measured window: how many were sent, how many
+/// the service throttled (503, 500 OperationTimedOut) and how many failed otherwise. A 404 (the probe's
+/// expected answer) is an answer, not a failure. Thread-safe: the primed loops run at once.
+/// </summary>
+internal sealed class PrimingTally
+{
+    private long _requests;
+    private long _throttled;
+    private long _failed;
+
+    /// <summary>Awaits a priming request, counts how it ended, and lets only bugs escape (as <see cref="Priming.Quietly"/>).</summary>
+    public async Task Quietly(Task request)
+    {
+        Interlocked.Increment(ref _requests);
+        try
+        {
+            await request.ConfigureAwait(false);
+        }
+        catch (Exception ex) when (OutcomeClassifier.Classify(ex, CancellationToken.None) is { } outcome)
+        {
+            if (ex is Azure.RequestFailedException { Status: 404 })
+            {
+                return;
+            }
+            Interlocked.Increment(ref _failed);
+            if (outcome == Outcome.Throttled)
+            {
+                Interlocked.Increment(ref _throttled);
+            }
+        }
+    }
+
+    /// <summary>The counts on the slice's requests record.</summary>
+    public SliceRequests AddTo(SliceRequests requests) => requests with
+    {
+        PrimingRequests = Interlocked.Read(ref _requests), PrimingThrottled = Interlocked.Read(ref _throttled), PrimingFailed = Interlocked.Read(ref _failed),
+    };
 }

@@ -67,10 +67,11 @@ public static class TableInsertWorkload
     /// </summary>
     private static async Task<SliceRequests> PrimeAsync(TableClient table, EntityPayload payload, TableSlicePlan plan, int loops, TimeProvider time, Func<ITableInserts> newInserts)
     {
+        var tally = new PrimingTally();
         var spec = plan.Workload;
         string partition = plan.Partitions.KeyOf(0);
         var probe = payload.NewEntity(partition, $"preflight-{plan.SliceIndex:D3}");
-        await Priming.Quietly(spec.BatchSize == 1
+        await tally.Quietly(spec.BatchSize == 1
             ? table.GetEntityIfExistsAsync<TableEntity>(probe.PartitionKey, probe.RowKey, select: ["PartitionKey"])
             : table.SubmitTransactionAsync([new TableTransactionAction(TableTransactionActionType.Delete, probe, Azure.ETag.All)])).ConfigureAwait(false);
         int[] rounds = await Task.WhenAll(Enumerable.Range(0, plan.Client.PrimeRounds > 0 ? Math.Min(loops, Priming.MaxLoops) : 0).Select(loop => Task.Run(async () =>
@@ -78,26 +79,29 @@ public static class TableInsertWorkload
             int round = 0;
             // The insert goes through the measured driver (that is the path to warm); the SDK deletes it again.
             using var inserts = newInserts();
-            for (; round < plan.Client.PrimeRounds && Priming.HasTime(plan.StartAtUtc, time); round++)
+            var lastRound = TimeSpan.Zero;
+            for (; round < plan.Client.PrimeRounds && Priming.HasTime(plan.StartAtUtc, time, lastRound); round++)
             {
+                long began = time.GetTimestamp();
                 var entities = Enumerable.Range(0, spec.BatchSize)
                     .Select(i => payload.NewEntity(partition, RowKey(PrimerAttempt, plan.SliceIndex, loop * 1000L + round, i))).ToList();
                 inserts.Prepare(partition, PrimerAttempt, plan.SliceIndex, loop * 1000L + round, spec.BatchSize);
-                await Priming.Quietly(inserts.SendAsync()).ConfigureAwait(false);
+                await tally.Quietly(inserts.SendAsync()).ConfigureAwait(false);
                 if (spec.BatchSize == 1)
                 {
-                    await Priming.Quietly(table.DeleteEntityAsync(entities[0], Azure.ETag.All)).ConfigureAwait(false);
+                    await tally.Quietly(table.DeleteEntityAsync(entities[0], Azure.ETag.All)).ConfigureAwait(false);
                 }
                 else
                 {
-                    await Priming.Quietly(table.SubmitTransactionAsync(entities.Select(e => new TableTransactionAction(TableTransactionActionType.Delete, e, Azure.ETag.All)))).ConfigureAwait(false);
+                    await tally.Quietly(table.SubmitTransactionAsync(entities.Select(e => new TableTransactionAction(TableTransactionActionType.Delete, e, Azure.ETag.All)))).ConfigureAwait(false);
                 }
+                lastRound = time.GetElapsedTime(began);
             }
             return round;
         })));
         // Each round is two requests (insert, delete) of batchSize entities each.
         long sent = 2L * rounds.Sum();
-        return new SliceRequests { PrimingProbes = 1, PrimingWrites = sent, PrimingEntities = sent * spec.BatchSize };
+        return tally.AddTo(new SliceRequests { PrimingProbes = 1, PrimingWrites = sent, PrimingEntities = sent * spec.BatchSize });
     }
 
     /// <summary>The primer's rows carry this in place of an attempt id: never accepted, so never counted.</summary>

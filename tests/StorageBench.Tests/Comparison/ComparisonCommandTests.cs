@@ -67,7 +67,7 @@ public class ComparisonCommandTests(AzuriteFixture azurite)
         string p95 = a.Workloads[0].LatencyMs.P95.ToString("#,0.0##", CultureInfo.InvariantCulture);
         Assert.Contains(rows, r => r.StartsWith("tableInsert  latency p95", StringComparison.Ordinal) && r.Contains(p95));
         Assert.DoesNotContain("n/a", string.Join('\n', rows));
-        Assert.Contains("noise method is the per-second spread", byId.Output);
+        Assert.Contains("Noise method: per-second spread", byId.Output);
 
         string markdown = await File.ReadAllTextAsync(outFile);
         Assert.Contains($"# StorageBench comparison: {a.RunId} → {b.RunId}", markdown);

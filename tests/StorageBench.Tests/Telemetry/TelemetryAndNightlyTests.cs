@@ -61,7 +61,8 @@ public class TelemetryAndNightlyTests(AzuriteFixture azurite)
         await using var ingestion = await IngestionListener.StartAsync();
         using var telemetry = new TelemetryEmitter(ingestion.ConnectionString);
         var host = BenchmarkHost.Create(azurite.Target, store, TimeProvider.System, telemetry: telemetry);
-        string spec = $$"""{ "scenario": "{{scenario}}", "startDelaySeconds": 0, "tableInsert": { "entityCount": 1000, "batchSize": 100 } }""";
+        // Long enough to judge: at least 5 whole seconds with the slice active (docs/comparing.md, "The rule").
+        string spec = $$"""{ "scenario": "{{scenario}}", "startDelaySeconds": 0, "tableInsert": { "durationSeconds": 7, "batchSize": 100 } }""";
 
         var started = await new RunStarter(host, TimeProvider.System).StartNightlyAsync(spec, default);
         Assert.StartsWith("nightly-", started.RunId);
@@ -76,9 +77,16 @@ public class TelemetryAndNightlyTests(AzuriteFixture azurite)
         Assert.Equal("improved", Prop(sent, "verdict"));
 
         // A scenario without history is not judged "ok": it says it has no baseline.
-        string fresh = $$"""{ "scenario": "{{scenario}}-new", "startDelaySeconds": 0, "tableInsert": { "entityCount": 100, "batchSize": 100 } }""";
+        string fresh = $$"""{ "scenario": "{{scenario}}-new", "startDelaySeconds": 0, "tableInsert": { "durationSeconds": 7, "batchSize": 100 } }""";
         var second = await new RunStarter(host, TimeProvider.System).StartAsync(fresh, "timer", null, default, checkRegression: true);
         Assert.Equal(RegressionVerdict.InsufficientBaseline, (await Pipeline.SummaryAsync(host, second.RunId!)).Regression!.Verdict);
+
+        // A run too short to know its noise is not judged, against the same 14 slower nights: never "improved" or "regressed".
+        string brief = $$"""{ "scenario": "{{scenario}}", "startDelaySeconds": 0, "tableInsert": { "entityCount": 200, "batchSize": 100 } }""";
+        var third = await new RunStarter(host, TimeProvider.System).StartAsync(brief, "timer", null, default, checkRegression: true);
+        var shortVerdict = (await Pipeline.SummaryAsync(host, third.RunId!)).Regression!;
+        Assert.Equal(RegressionVerdict.NotJudged, shortVerdict.Verdict);
+        Assert.Contains("at least 5 are needed", shortVerdict.Reason);
     }
 
     private static string? Prop(JsonElement baseData, string name) => baseData.GetProperty("properties").GetProperty(name).GetString();
