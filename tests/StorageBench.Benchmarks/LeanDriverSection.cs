@@ -133,6 +133,10 @@ public static partial class LeanDriverSection
                     md.AppendLine(Inv, $"| {label} | {driver} | {Runs(r, x => x.Rate)} {(unit == "MB" ? "MB/s" : "entities/s")} | {Runs(r, x => x.Cpu)} µs/{unit} |");
                 }
             }
+            md.AppendLine();
+            md.AppendLine($"Load average while these runs ran: {LoadAverage()} (from /proc/loadavg; 2 cores). A CLI run's CPU figure is the whole process's CPU over the run's window divided by what it wrote, so at Azurite's rates here the process's fixed cost per second " +
+                "(orchestration, the progress watch loop, results writes, the runtime) is much of it wherever requests are few: single inserts and the one 256 MiB blob (seconds of mostly waiting). " +
+                "That is why those rows sit close together while the floor server (5a) shows the drivers' own costs apart; the EGT row, where the requests dominate, carries the floor's difference into throughput.");
             if (failures.Count > 0)
             {
                 md.AppendLine();
@@ -141,6 +145,9 @@ public static partial class LeanDriverSection
         }
         return md.ToString();
     }
+
+    private static string LoadAverage() =>
+        File.Exists("/proc/loadavg") ? string.Join(", ", File.ReadAllText("/proc/loadavg").Split(' ').Take(3)) + " (1, 5, 15 min) at the end" : "unknown";
 
     private static IEnumerable<(string Label, RunSpec Spec)> AzuriteCases()
     {
