@@ -3,6 +3,7 @@
 # length, client CPU per entity / per MB, short runs against long ones, the lean driver against the SDK
 # driver (floor server, profile, Azurite). Rewrites BENCHMARKS.md with the figures it measured.
 #   ./scripts/benchmark.sh [seconds per throughput run, default 30]
+#   ./scripts/benchmark.sh --driver-only   (section 5 alone, the lean and SDK drivers; sections 1-4 are kept)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -15,5 +16,8 @@ if ! build_log=$(dotnet build "$root/tests/StorageBench.Benchmarks/StorageBench.
 tools="${TMPDIR:-/tmp}/storagebench-tools"
 if [ -x "$tools/dotnet-trace" ] || dotnet tool install --tool-path "$tools" dotnet-trace >/dev/null 2>&1; then
   export STORAGEBENCH_DOTNET_TRACE="$tools/dotnet-trace"
+fi
+if [ "${1:-}" = "--driver-only" ]; then
+  exec dotnet "$root/tests/StorageBench.Benchmarks/bin/Release/net10.0/StorageBench.Benchmarks.dll" driver "$cli" "$root/BENCHMARKS.md"
 fi
 exec dotnet "$root/tests/StorageBench.Benchmarks/bin/Release/net10.0/StorageBench.Benchmarks.dll" "$cli" "$root/BENCHMARKS.md" "${1:-30}"

@@ -42,6 +42,18 @@ if (args is ["floor-profile", var profiledDriver, var profiledCase, var floorCon
     }
     return;
 }
+if (args is ["driver", var driverCli, var driverOutput])
+{
+    // Section 5 alone (./scripts/benchmark.sh --driver-only), in place of the section 5 the file has; sections 1-4 stay as they were measured.
+    string section = await LeanDriverSection.WriteAsync(driverCli, AppContext.BaseDirectory);
+    string existing = File.Exists(driverOutput) ? await File.ReadAllTextAsync(driverOutput) : "";
+    int at = existing.IndexOf("\n## 5. ", StringComparison.Ordinal);
+    string kept = at >= 0 ? existing[..(at + 1)] : existing.TrimEnd() + "\n\n";
+    int heading = section.IndexOf('\n') + 1;
+    string dated = section[..heading] + $"\nMeasured by `./scripts/benchmark.sh --driver-only` on {DateTime.UtcNow:yyyy-MM-dd HH:mm} UTC, on the code that has both drivers; sections 1-4 above are from the full run the header names.\n" + section[heading..];
+    await File.WriteAllTextAsync(driverOutput, kept + dated);
+    return;
+}
 if (args is ["floor", var floorOutput])
 {
     // Section 5 alone, for iterating on the driver: ./scripts/benchmark.sh runs it with everything else.
