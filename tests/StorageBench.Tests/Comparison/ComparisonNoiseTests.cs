@@ -71,7 +71,7 @@ public class ComparisonNoiseTests(AzuriteFixture azurite, ITestOutputHelper log)
         // Open loop at 1,000 entities/s, which this machine sustained in every run measured, closed-loop
         // capacity 1,900-12,000 entities/s with other builds and benchmarks on its 2 cores: both runs ask the
         // same of it, so what differs between them is the runs' own noise, which the rule must tolerate.
-        // (Closed-loop runs one after another differ by whatever else the machine did meanwhile — README.)
+        // (Closed-loop runs one after another differ by whatever else the machine did meanwhile — docs/comparing.md.)
         string spec = Spec(8, targetOperationsPerSecond: 10);
         var a = await Pipeline.RunAsync(host, spec, azurite.Results);
         var b = await Pipeline.RunAsync(host, spec, azurite.Results);

@@ -14,7 +14,7 @@ namespace StorageBench.Tests;
 
 /// <summary>
 /// Spec → starter → orchestrator → activities → results table, against Azurite. The orchestration
-/// runs on the in-process host (the Durable Task engine is not installable here; see README).
+/// runs on the in-process host (the Durable Task engine is not installable here; see docs/architecture.md).
 /// </summary>
 [Collection(AzuriteCollection.Name)]
 public class EndToEndTests(AzuriteFixture azurite)
