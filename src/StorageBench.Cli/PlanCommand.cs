@@ -126,8 +126,16 @@ public static class PlanCommand
         if (summaries.TryGetValue(plan.OperatingPoint.RunId, out var measured) && Mark(plan) is { } mark && measured.Summary.Workloads.Any(w => w.StepParameter == mark.Parameter))
         {
             string html = Path.Combine(measured.Directory, "summary.html");
-            await File.WriteAllTextAsync(html, HtmlReportWriter.Render(measured.Summary, mark), ct).ConfigureAwait(false);
-            await stdout.WriteLineAsync($"Marked the operating point on the curve in {html}").ConfigureAwait(false);
+            try
+            {
+                await File.WriteAllTextAsync(html, HtmlReportWriter.Render(measured.Summary, mark), ct).ConfigureAwait(false);
+                await stdout.WriteLineAsync($"Marked the operating point on the curve in {html}").ConfigureAwait(false);
+            }
+            catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
+            {
+                // The plan stands without the picture: say where the mark could not go.
+                await stderr.WriteLineAsync($"warning: the operating point could not be marked in \"{html}\": {ex.Message}").ConfigureAwait(false);
+            }
         }
         return 0;
     }
