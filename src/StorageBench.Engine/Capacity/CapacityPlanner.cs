@@ -134,60 +134,29 @@ public static class CapacityPlanner
         double perSlice = op.Rate / op.Slices;
         var bestPartition = sustained.MaxBy(s => s.Rate / s.Spec.TableInsert!.PartitionCount)!;
         double measuredPerPartition = bestPartition.Rate / bestPartition.Spec.TableInsert!.PartitionCount;
-        var bestAccount = sustained.MaxBy(s => s.Rate / s.TargetAccounts)!;
-        double measuredPerAccount = bestAccount.Rate / bestAccount.TargetAccounts;
 
         double perPartition = azure ? targets.TableEntitiesPerSecondPerPartition : measuredPerPartition;
         string partitionBasis = azure ? documented : $"measured: {bestPartition.Label} ({bestPartition.Rate:N0} entities/s over {bestPartition.Spec.TableInsert.PartitionCount} partition(s))";
-        long entityWireBytes = ServiceLimits.EncodedEntityBytes(t.EntitySizeBytes);
-        double perAccount, ingressPerAccount = targets.AccountIngressGbps * 1e9 / 8 / entityWireBytes;
-        string accountBasis;
+        (double, string)? documentedAccount = null;
         if (azure)
         {
-            perAccount = Math.Min(targets.AccountRequestsPerSecond, ingressPerAccount);
-            accountBasis = documented + (perAccount < targets.AccountRequestsPerSecond
+            long entityWireBytes = ServiceLimits.EncodedEntityBytes(t.EntitySizeBytes);
+            double ingressPerAccount = targets.AccountIngressGbps * 1e9 / 8 / entityWireBytes;
+            double perAccount = Math.Min(targets.AccountRequestsPerSecond, ingressPerAccount);
+            documentedAccount = (perAccount, documented + (perAccount < targets.AccountRequestsPerSecond
                 ? $" ({targets.AccountIngressGbps:0.#} Gbps ingress at about {entityWireBytes:N0} bytes per entity on the wire)"
-                : $" ({targets.AccountRequestsPerSecond:N0} requests/s, each entity of a batch counted)");
-        }
-        else
-        {
-            perAccount = measuredPerAccount;
-            accountBasis = $"measured: {bestAccount.Label}, the highest rate against one Azurite";
-            if (target > perAccount)
-            {
-                return Refuse($"{target:N0} entities/s is beyond the highest rate measured against Azurite, {perAccount:N0} entities/s ({bestAccount.Label}); " +
-                    "Azurite is one local process, so more slices, partitions or accounts on it share that ceiling: nothing measured supports this target");
-            }
+                : $" ({targets.AccountRequestsPerSecond:N0} requests/s, each entity of a batch counted)"));
         }
 
-        var cpu = CpuOf(op, sustained);
-        var instanceCores = targets.CoresPerInstance(request.InstanceMemoryMb);
-        if (instanceCores is null)
+        var (z, refusal) = Size(Entities, sustained, op, request, targets, documented, perSlice, documentedAccount);
+        if (z is null)
         {
-            return Refuse($"instance memory {request.InstanceMemoryMb} MB is not a Flex Consumption size (512, 2048 or 4096 MB)");
+            return Refuse(refusal!);
         }
-        double? unitsPerCore = cpu is { } c ? 1e6 / c.MicrosecondsPerUnit * DriverCpuUtilization : null;
-        double? cores = unitsPerCore is { } u ? target / u : null;
-
-        int accounts = (int)Math.Ceiling(target / perAccount);
-        int instances = Math.Max(1, cores is { } needed ? (int)Math.Ceiling(needed / instanceCores.Value) : 1);
-        int slices = RoundUp(Math.Max(Math.Max((int)Math.Ceiling(target / perSlice), instances), accounts), accounts);
+        int accounts = z.Accounts, slices = z.Slices;
         int partitions = Math.Max((int)Math.Ceiling(target / perPartition), t.PartitionCount);
         double opsPerSlice = target / t.BatchSize / slices;
         int inFlight = Math.Min(1_024, Math.Max(t.Concurrency, (int)Math.Ceiling(InFlightHeadroom * opsPerSlice * op.LatencyP99Ms / 1000)));
-
-        if (Beyond(accounts, targets.AccountsPerRegion, "storage accounts", "accounts per region per subscription (" + documented + ")") is { } a)
-        {
-            return Refuse(a);
-        }
-        if (Beyond(slices, ServiceLimits.MaxSlices, "slices", "slices one run fans out per workload") is { } s)
-        {
-            return Refuse(s);
-        }
-        if (Beyond(instances, targets.FlexConsumptionMaxInstances, $"Flex Consumption instances of {request.InstanceMemoryMb} MB", "instances one app scales out to (" + documented + ")") is { } i)
-        {
-            return Refuse(i);
-        }
         if (partitions > 100_000)
         {
             return Refuse($"{target:N0} entities/s needs {partitions:N0} partitions, more than the 100,000 a spec may name");
@@ -197,20 +166,12 @@ public static class CapacityPlanner
         {
             new("slices", slices, perSlice, $"measured: {op.Label} ({op.Rate:N0} entities/s over {op.Slices} slice(s) at {t.Concurrency} in flight each)"),
             new("partitions", partitions, perPartition, partitionBasis),
-            new("accounts", accounts, perAccount, accountBasis),
+            new("accounts", accounts, z.PerAccount, z.AccountBasis),
         };
-        if (unitsPerCore is { } perCore)
-        {
-            limits.Add(new("driver cores", instances * instanceCores.Value, perCore,
-                $"measured: {cpu!.Value.Step.Label} ({cpu.Value.MicrosecondsPerUnit:0.#} µs of driver CPU per entity), assumed at most {DriverCpuUtilization * 100:0}% busy"));
-        }
-        else
-        {
-            notes.Add("driver CPU was not recorded by any step read: Function App instances are sized by slices alone (assumed)");
-        }
+        z.AddDriverCores(limits, notes);
         if (accounts > 1)
         {
-            notes.Add($"spreads over {accounts} storage accounts: {target:N0} entities/s is more than one account takes ({perAccount:N0} entities/s, {accountBasis}); " +
+            notes.Add($"spreads over {accounts} storage accounts: {target:N0} entities/s is more than one account takes ({z.PerAccount:N0} entities/s, {z.AccountBasis}); " +
                 $"name them in STORAGEBENCH_TARGET_TABLE_ENDPOINTS (slice i writes to account i mod {accounts}); that accounts add up is assumed from the per-account targets, not measured");
         }
         if (azure && measuredPerPartition > targets.TableEntitiesPerSecondPerPartition)
@@ -254,12 +215,12 @@ public static class CapacityPlanner
             Slices = slices,
             InFlightPerSlice = inFlight,
             Accounts = accounts,
-            Instances = instances,
-            DriverCores = cores,
+            Instances = z.Instances,
+            DriverCores = z.Cores,
             Limits = limits,
             Bottleneck = limits.MinBy(l => l.Capacity)!,
             ExpectedThroughput = target,
-            Cost = Cost(prices, requestsPerSecond * 3600, prices.TableTransactionsPer10k, instances, request.InstanceMemoryMb,
+            Cost = Cost(prices, requestsPerSecond * 3600, prices.TableTransactionsPer10k, z.Instances, request.InstanceMemoryMb,
                 target * t.EntitySizeBytes * 3600 / 1e9, prices.TableStoragePerGbMonth),
             Notes = notes,
             Spec = spec,
@@ -283,65 +244,29 @@ public static class CapacityPlanner
             perSlice = targets.BlobRequestsPerSecond * blockMb;
             sliceBasis = $"{documented} ({targets.BlobRequestsPerSecond:N0} requests/s per blob × {blockMb:0.###} MB blocks; measured more: {op.Label})";
         }
-        var bestAccount = sustained.MaxBy(s => s.Rate / s.TargetAccounts)!;
-        double perAccount;
-        string accountBasis;
+        (double, string)? documentedAccount = null;
         if (azure)
         {
             double byRequests = targets.AccountRequestsPerSecond * blockMb, byIngress = targets.AccountIngressGbps * 1e3 / 8;
-            perAccount = Math.Min(byRequests, byIngress);
-            accountBasis = documented + (byIngress <= byRequests ? $" ({targets.AccountIngressGbps:0.#} Gbps ingress)" : $" ({targets.AccountRequestsPerSecond:N0} requests/s of {blockMb:0.###} MB blocks)");
+            documentedAccount = (Math.Min(byRequests, byIngress), documented + (byIngress <= byRequests
+                ? $" ({targets.AccountIngressGbps:0.#} Gbps ingress)"
+                : $" ({targets.AccountRequestsPerSecond:N0} requests/s of {blockMb:0.###} MB blocks)"));
         }
-        else
+        var (z, refusal) = Size(Megabytes, sustained, op, request, targets, documented, perSlice, documentedAccount);
+        if (z is null)
         {
-            perAccount = bestAccount.Rate / bestAccount.TargetAccounts;
-            accountBasis = $"measured: {bestAccount.Label}, the highest rate against one Azurite";
-            if (target > perAccount)
-            {
-                return Refuse($"{target:N1} MB/s is beyond the highest rate measured against Azurite, {perAccount:N1} MB/s ({bestAccount.Label}); " +
-                    "Azurite is one local process, so more slices or accounts on it share that ceiling: nothing measured supports this target");
-            }
+            return Refuse(refusal!);
         }
-        var cpu = CpuOf(op, sustained);
-        var instanceCores = targets.CoresPerInstance(request.InstanceMemoryMb);
-        if (instanceCores is null)
-        {
-            return Refuse($"instance memory {request.InstanceMemoryMb} MB is not a Flex Consumption size (512, 2048 or 4096 MB)");
-        }
-        double? unitsPerCore = cpu is { } c ? 1e6 / c.MicrosecondsPerUnit * DriverCpuUtilization : null;
-        double? cores = unitsPerCore is { } u ? target / u : null;
-        int accounts = (int)Math.Ceiling(target / perAccount);
-        int instances = Math.Max(1, cores is { } needed ? (int)Math.Ceiling(needed / instanceCores.Value) : 1);
-        int slices = RoundUp(Math.Max(Math.Max((int)Math.Ceiling(target / perSlice), instances), accounts), accounts);
-        if (Beyond(accounts, targets.AccountsPerRegion, "storage accounts", "accounts per region per subscription (" + documented + ")") is { } a)
-        {
-            return Refuse(a);
-        }
-        if (Beyond(slices, ServiceLimits.MaxSlices, "slices", "slices one run fans out per workload") is { } s)
-        {
-            return Refuse(s);
-        }
-        if (Beyond(instances, targets.FlexConsumptionMaxInstances, $"Flex Consumption instances of {request.InstanceMemoryMb} MB", "instances one app scales out to (" + documented + ")") is { } i)
-        {
-            return Refuse(i);
-        }
+        int accounts = z.Accounts, slices = z.Slices;
         var limits = new List<PlanLimit>
         {
             new("slices", slices, perSlice, sliceBasis),
-            new("accounts", accounts, perAccount, accountBasis),
+            new("accounts", accounts, z.PerAccount, z.AccountBasis),
         };
-        if (unitsPerCore is { } perCore)
-        {
-            limits.Add(new("driver cores", instances * instanceCores.Value, perCore,
-                $"measured: {cpu!.Value.Step.Label} ({cpu.Value.MicrosecondsPerUnit:0.#} µs of driver CPU per MB), assumed at most {DriverCpuUtilization * 100:0}% busy"));
-        }
-        else
-        {
-            notes.Add("driver CPU was not recorded by any step read: Function App instances are sized by slices alone (assumed)");
-        }
+        z.AddDriverCores(limits, notes);
         if (accounts > 1)
         {
-            notes.Add($"spreads over {accounts} storage accounts: {target:N1} MB/s is more than one account takes ({perAccount:N1} MB/s, {accountBasis}); " +
+            notes.Add($"spreads over {accounts} storage accounts: {target:N1} MB/s is more than one account takes ({z.PerAccount:N1} MB/s, {z.AccountBasis}); " +
                 $"name them in STORAGEBENCH_TARGET_BLOB_ENDPOINTS (slice i writes to account i mod {accounts}); that accounts add up is assumed, not measured");
         }
         notes.Add("blob uploads have no open-loop rate: the written spec runs its slices closed loop, so its run may exceed the target");
@@ -369,15 +294,101 @@ public static class CapacityPlanner
             Slices = slices,
             InFlightPerSlice = b.ParallelBlocks,
             Accounts = accounts,
-            Instances = instances,
-            DriverCores = cores,
+            Instances = z.Instances,
+            DriverCores = z.Cores,
             Limits = limits,
             Bottleneck = limits.MinBy(l => l.Capacity)!,
             ExpectedThroughput = target,
-            Cost = Cost(prices, putsPerSecond * 3600, prices.BlobWriteOperationsPer10k, instances, request.InstanceMemoryMb, target * 3600 / 1e3, prices.BlobStoragePerGbMonth),
+            Cost = Cost(prices, putsPerSecond * 3600, prices.BlobWriteOperationsPer10k, z.Instances, request.InstanceMemoryMb, target * 3600 / 1e3, prices.BlobStoragePerGbMonth),
             Notes = notes,
             Spec = spec,
         });
+    }
+
+    /// <summary>How a plan writes its rate and names what it scales out: all that differs between tables and blobs in <see cref="Size"/>.</summary>
+    private sealed record RateUnit(Func<double, string> Format, string ScalesOut, string Per);
+
+    private static readonly RateUnit Entities = new(r => $"{r:N0} entities/s", "slices, partitions or accounts", "entity");
+    private static readonly RateUnit Megabytes = new(r => $"{r:N1} MB/s", "slices or accounts", "MB");
+
+    /// <summary>The units tables and blobs size alike: storage accounts, Function App instances, and slices spread evenly over the accounts.</summary>
+    /// <param name="DriverCores">Null when no step recorded driver CPU.</param>
+    private sealed record Sizing(double PerAccount, string AccountBasis, int Accounts, int Instances, int Slices, double? Cores, PlanLimit? DriverCores)
+    {
+        /// <summary>The driver-cores limit, or, without driver CPU, a note that instances were sized by slices alone.</summary>
+        public void AddDriverCores(List<PlanLimit> limits, List<string> notes)
+        {
+            if (DriverCores is { } l)
+            {
+                limits.Add(l);
+            }
+            else
+            {
+                notes.Add("driver CPU was not recorded by any step read: Function App instances are sized by slices alone (assumed)");
+            }
+        }
+    }
+
+    /// <summary>
+    /// Sizes accounts, instances and slices for the target, or refuses with the reason. The same for tables and blobs:
+    /// only the unit and, on Azure, the documented per-account figure (<paramref name="documentedAccount"/>) differ.
+    /// </summary>
+    /// <param name="documentedAccount">What one Azure account takes and why; null on Azurite, which has no documented targets.</param>
+    private static (Sizing? Sizing, string? Refusal) Size(RateUnit unit, List<MeasuredStep> sustained, MeasuredStep op, PlanRequest request,
+        ScalabilityTargets targets, string documented, double perSlice, (double PerAccount, string Basis)? documentedAccount)
+    {
+        double target = request.Target;
+        double perAccount;
+        string accountBasis;
+        if (documentedAccount is { } d)
+        {
+            (perAccount, accountBasis) = d;
+        }
+        else
+        {
+            // Azurite is one process: more of anything on it shares the ceiling measured, so a target above it is refused, not spread.
+            var bestAccount = sustained.MaxBy(s => s.Rate / s.TargetAccounts)!;
+            perAccount = bestAccount.Rate / bestAccount.TargetAccounts;
+            accountBasis = $"measured: {bestAccount.Label}, the highest rate against one Azurite";
+            if (target > perAccount)
+            {
+                return (null, $"{unit.Format(target)} is beyond the highest rate measured against Azurite, {unit.Format(perAccount)} ({bestAccount.Label}); " +
+                    $"Azurite is one local process, so more {unit.ScalesOut} on it share that ceiling: nothing measured supports this target");
+            }
+        }
+
+        var cpu = CpuOf(op, sustained);
+        var instanceCores = targets.CoresPerInstance(request.InstanceMemoryMb);
+        if (instanceCores is null)
+        {
+            return (null, $"instance memory {request.InstanceMemoryMb} MB is not a Flex Consumption size (512, 2048 or 4096 MB)");
+        }
+        double? unitsPerCore = cpu is { } c ? 1e6 / c.MicrosecondsPerUnit * DriverCpuUtilization : null;
+        double? cores = unitsPerCore is { } u ? target / u : null;
+
+        // At least one slice per instance, and a whole number of slices per account (slice i writes to account i mod accounts).
+        int accounts = (int)Math.Ceiling(target / perAccount);
+        int instances = Math.Max(1, cores is { } needed ? (int)Math.Ceiling(needed / instanceCores.Value) : 1);
+        int slices = RoundUp(Math.Max(Math.Max((int)Math.Ceiling(target / perSlice), instances), accounts), accounts);
+
+        if (Beyond(accounts, targets.AccountsPerRegion, "storage accounts", "accounts per region per subscription (" + documented + ")") is { } a)
+        {
+            return (null, a);
+        }
+        if (Beyond(slices, ServiceLimits.MaxSlices, "slices", "slices one run fans out per workload") is { } s)
+        {
+            return (null, s);
+        }
+        if (Beyond(instances, targets.FlexConsumptionMaxInstances, $"Flex Consumption instances of {request.InstanceMemoryMb} MB", "instances one app scales out to (" + documented + ")") is { } i)
+        {
+            return (null, i);
+        }
+
+        var driverCores = unitsPerCore is { } perCore
+            ? new PlanLimit("driver cores", instances * instanceCores.Value, perCore,
+                $"measured: {cpu!.Value.Step.Label} ({cpu.Value.MicrosecondsPerUnit:0.#} µs of driver CPU per {unit.Per}), assumed at most {DriverCpuUtilization * 100:0}% busy")
+            : null;
+        return (new Sizing(perAccount, accountBasis, accounts, instances, slices, cores, driverCores), null);
     }
 
     /// <summary>The written spec must pass the validator the run command applies, or the plan is not one.</summary>
