@@ -8,21 +8,27 @@ namespace StorageBench.Tests;
 
 /// <summary>
 /// A plan tested by running it, on Azurite: measure (a concurrency search and a partition sweep), ask `storagebench plan`
-/// for 80% of the highest rate measured, run the spec it writes, and hold it to 95% of that target. Measuring and
-/// running happen in the same test, minutes apart, so both see the same machine; the written spec holds the target with
-/// an open loop (a slice behind schedule catches up) and in-flight room beyond what the measured p99 needs.
+/// for 80% of the highest rate measured, run the spec it writes, and hold it to 95% of that target. The service's
+/// capacity is the test's, not the machine's: a loopback proxy in front of Azurite passes at most 10 batches a second,
+/// each held 100 ms, so what is measured is that cap (1,000 entities/s), far below what even a busy 2-core machine
+/// drives — on a shared machine Azurite's own rate moves by a factor of several from one minute to the next, and a plan
+/// made from one moment cannot be held to 95% at another. The written spec holds the target with an open loop (a slice
+/// behind schedule catches up) and in-flight room beyond what the measured p99 needs.
 /// </summary>
 [Collection(QuietAzuriteCollection.Name)]
 public class PlanEndToEndTests(AzuriteFixture azurite, ITestOutputHelper output)
 {
+    private const double CapBatchesPerSecond = 10;
+    private static readonly TimeSpan Hold = TimeSpan.FromMilliseconds(100);
+
     private const string Search = """
-        { "scenario": "plan-e2e-search",
+        { "scenario": "plan-e2e-search", "client": { "primeRounds": 2 },
           "tableInsert": { "entitySizeBytes": 1024, "batchSize": 100, "partitionCount": 1, "durationSeconds": 8, "warmupSeconds": 1 },
           "saturation": { "parameter": "tableInsert.concurrency", "start": 1, "factor": 2, "max": 16, "maxFailedShare": 0.01, "maxP99Ms": 5000 } }
         """;
 
     private const string PartitionSweep = """
-        { "scenario": "plan-e2e-partitions",
+        { "scenario": "plan-e2e-partitions", "client": { "primeRounds": 2 },
           "tableInsert": { "entitySizeBytes": 1024, "batchSize": 100, "concurrency": 8, "durationSeconds": 8, "warmupSeconds": 1 },
           "sweep": { "parameter": "tableInsert.partitionCount", "values": [2, 4] } }
         """;
@@ -30,7 +36,10 @@ public class PlanEndToEndTests(AzuriteFixture azurite, ITestOutputHelper output)
     [Fact]
     public async Task APlanFor80PercentOfTheHighestMeasuredRateReachesAtLeast95PercentOfItWhenRun()
     {
-        var host = azurite.NewHost();
+        static bool Batch(Microsoft.AspNetCore.Http.HttpRequest r) => r.Method == "POST" && r.Path.Value!.EndsWith("$batch");
+        var (proxy, capped) = await FaultProxy.CappedInFrontOfAsync(azurite.ConnectionString, "TableEndpoint", Batch, CapBatchesPerSecond, Hold);
+        await using var _ = proxy;
+        var host = azurite.NewHost(capped);
         string dir = Path.Combine(Path.GetTempPath(), "sb-plan-" + Guid.NewGuid().ToString("N")[..8]);
         try
         {
@@ -41,6 +50,7 @@ public class PlanEndToEndTests(AzuriteFixture azurite, ITestOutputHelper output)
             await ReportWriter.WriteAsync(sweep, Path.Combine(dir, "partitions"), default);
             var measured = search.Workloads.Concat(sweep.Workloads).Select(w => (w.StepParameter, w.StepValue, Rate: w.Throughput.EntitiesPerSecond!.Value)).ToList();
             double highest = measured.Max(m => m.Rate);
+            Assert.InRange(highest, 0, CapBatchesPerSecond * 100 * 1.05);   // what was measured is the cap, never more
             double target = Math.Round(0.8 * highest);
             output.WriteLine("measured: " + string.Join("; ", measured.Select(m => $"{m.StepParameter}={m.StepValue}: {m.Rate:0} entities/s")));
 
