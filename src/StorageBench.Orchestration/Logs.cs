@@ -23,4 +23,8 @@ public static partial class Logs
     /// <summary>An activity threw: its failure details (type, message, stack, inner failure) go to the orchestrator; this is the exception itself.</summary>
     [LoggerMessage(EventId = 2004, Level = LogLevel.Error, Message = "Activity {Activity} of {InstanceId} failed")]
     public static partial void ActivityFailed(this ILogger logger, Exception exception, string activity, string instanceId);
+
+    /// <summary>A runs API call that threw: answered 500 with the exception's type and compacted message; here it is whole.</summary>
+    [LoggerMessage(EventId = 2005, Level = LogLevel.Error, Message = "Runs API call failed; answered 500")]
+    public static partial void ApiCallFailed(this ILogger logger, Exception exception);
 }
