@@ -89,8 +89,9 @@ internal sealed class SliceRunner(ResultsTableStore results, TimeProvider time, 
                     }
                 }
             }
-            catch (OperationCanceledException) when (done.IsCancellationRequested)
+            catch (Exception ex) when (done.IsCancellationRequested && (ex is OperationCanceledException || StorageFailures.Classify(ex, CancellationToken.None) is not null))
             {
+                // The slice has ended: a poll cut short, or a storage failure met just then, no longer matters (the final update follows).
                 return;
             }
             catch (Exception ex)
