@@ -265,14 +265,18 @@ public class SideCallFaultTests(AzuriteFixture azurite, ITestOutputHelper output
     }
 
     /// <summary>
-    /// A credential that gets no token (here the real DefaultAzureCredential: no identity exists on this machine)
-    /// fails every request before it is sent; the slice counts each as a failure and its figures come back whole.
+    /// A credential that gets no token (AuthenticationFailedException, as Azure.Identity's credentials fail) fails every
+    /// request before it is sent; the slice counts each as a failure and its figures come back whole.
     /// </summary>
     [Fact]
     public async Task AnAuthenticationFailureInTheWorkloadLoopIsCountedAndTheSliceFiguresSurvive()
     {
         // An https endpoint: the token is asked for before any connection, so nothing needs to listen there.
-        var unauthenticated = StorageTarget.FromEndpoints(new Uri("https://127.0.0.1:9/devstoreaccount1"), new Uri("https://127.0.0.1:9/devstoreaccount1"));
+        // (A credential that throws, rather than DefaultAzureCredential, whose managed-identity probe would leave loopback.)
+        var unauthenticated = StorageTarget.FromEndpoints(new Uri("https://127.0.0.1:9/devstoreaccount1"), new Uri("https://127.0.0.1:9/devstoreaccount1")) with
+        {
+            Credential = new NoTokenCredential(),
+        };
         var activities = new BenchmarkActivities([unauthenticated], azurite.Results, TimeProvider.System);
         string runId = Planner.NewRunId(DateTime.UtcNow);
         string stepId = Planner.StepId(runId, 0);
