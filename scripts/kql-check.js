@@ -12,16 +12,6 @@ require(path.join(lib, 'bridge.js'));
 require(path.join(lib, 'Kusto.Language.Bridge.js'));
 const K = Kusto.Language, S = K.Symbols;
 
-// The workspace-based Application Insights table for custom events (Log Analytics "AppEvents").
-const appEvents = new S.TableSymbol.$ctor7('AppEvents', '(' + [
-  'TenantId:string', 'TimeGenerated:datetime', 'Name:string', 'Properties:dynamic', 'Measurements:dynamic',
-  'OperationName:string', 'OperationId:string', 'ParentId:string', 'SyntheticSource:string', 'SessionId:string',
-  'UserId:string', 'UserAuthenticatedId:string', 'UserAccountId:string', 'AppVersion:string', 'AppRoleName:string',
-  'AppRoleInstance:string', 'ClientType:string', 'ClientModel:string', 'ClientOS:string', 'ClientIP:string',
-  'ClientCity:string', 'ClientStateOrProvince:string', 'ClientCountryOrRegion:string', 'ClientBrowser:string',
-  'ResourceGUID:string', 'IKey:string', 'SDKVersion:string', 'ItemCount:int', 'ReferencedItemId:string',
-  'ReferencedType:string', 'SourceSystem:string', 'Type:string', '_ResourceId:string',
-].join(', ') + ')', null);
 // The columns every workspace-based Application Insights table shares after its own.
 const common = [
   'OperationName:string', 'OperationId:string', 'ParentId:string', 'SyntheticSource:string', 'SessionId:string',
@@ -31,6 +21,11 @@ const common = [
   'ResourceGUID:string', 'IKey:string', 'SDKVersion:string', 'ItemCount:int', 'ReferencedItemId:string',
   'ReferencedType:string', 'SourceSystem:string', 'Type:string', '_ResourceId:string',
 ];
+// The workspace-based Application Insights table for custom events (Log Analytics "AppEvents").
+const appEvents = new S.TableSymbol.$ctor7('AppEvents', '(' + [
+  'TenantId:string', 'TimeGenerated:datetime', 'Name:string', 'Properties:dynamic', 'Measurements:dynamic',
+  ...common,
+].join(', ') + ')', null);
 // ILogger entries: AppTraces, or AppExceptions when logged with an exception (Properties.EventId, Properties.CategoryName).
 const appTraces = new S.TableSymbol.$ctor7('AppTraces', '(' + [
   'TenantId:string', 'TimeGenerated:datetime', 'Message:string', 'SeverityLevel:int', 'Properties:dynamic', 'Measurements:dynamic',
