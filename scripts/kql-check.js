@@ -12,17 +12,33 @@ require(path.join(lib, 'bridge.js'));
 require(path.join(lib, 'Kusto.Language.Bridge.js'));
 const K = Kusto.Language, S = K.Symbols;
 
-// The workspace-based Application Insights table for custom events (Log Analytics "AppEvents").
-const appEvents = new S.TableSymbol.$ctor7('AppEvents', '(' + [
-  'TenantId:string', 'TimeGenerated:datetime', 'Name:string', 'Properties:dynamic', 'Measurements:dynamic',
+// The columns every workspace-based Application Insights table shares after its own.
+const common = [
   'OperationName:string', 'OperationId:string', 'ParentId:string', 'SyntheticSource:string', 'SessionId:string',
   'UserId:string', 'UserAuthenticatedId:string', 'UserAccountId:string', 'AppVersion:string', 'AppRoleName:string',
   'AppRoleInstance:string', 'ClientType:string', 'ClientModel:string', 'ClientOS:string', 'ClientIP:string',
   'ClientCity:string', 'ClientStateOrProvince:string', 'ClientCountryOrRegion:string', 'ClientBrowser:string',
   'ResourceGUID:string', 'IKey:string', 'SDKVersion:string', 'ItemCount:int', 'ReferencedItemId:string',
   'ReferencedType:string', 'SourceSystem:string', 'Type:string', '_ResourceId:string',
+];
+// The workspace-based Application Insights table for custom events (Log Analytics "AppEvents").
+const appEvents = new S.TableSymbol.$ctor7('AppEvents', '(' + [
+  'TenantId:string', 'TimeGenerated:datetime', 'Name:string', 'Properties:dynamic', 'Measurements:dynamic',
+  ...common,
 ].join(', ') + ')', null);
-const db = new S.DatabaseSymbol.ctor('workspace', [appEvents]);
+// ILogger entries: AppTraces, or AppExceptions when logged with an exception (Properties.EventId, Properties.CategoryName).
+const appTraces = new S.TableSymbol.$ctor7('AppTraces', '(' + [
+  'TenantId:string', 'TimeGenerated:datetime', 'Message:string', 'SeverityLevel:int', 'Properties:dynamic', 'Measurements:dynamic',
+  ...common,
+].join(', ') + ')', null);
+const appExceptions = new S.TableSymbol.$ctor7('AppExceptions', '(' + [
+  'TenantId:string', 'TimeGenerated:datetime', 'ProblemId:string', 'HandledAt:string', 'ExceptionType:string', 'Assembly:string',
+  'Method:string', 'OuterType:string', 'OuterMessage:string', 'OuterAssembly:string', 'OuterMethod:string', 'InnermostType:string',
+  'InnermostMessage:string', 'InnermostAssembly:string', 'InnermostMethod:string', 'SeverityLevel:int', 'Details:dynamic',
+  'Properties:dynamic', 'Measurements:dynamic',
+  ...common,
+].join(', ') + ')', null);
+const db = new S.DatabaseSymbol.ctor('workspace', [appEvents, appTraces, appExceptions]);
 const globals = K.GlobalState.Default.WithCluster(new S.ClusterSymbol.ctor('loganalytics', [db])).WithDatabase(db);
 
 function queriesOf(file) {

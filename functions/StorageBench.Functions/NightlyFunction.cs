@@ -18,16 +18,15 @@ public sealed class NightlyFunction(IConfiguration configuration, TimeProvider t
         var started = await new RunStarter(new DurableRunClient(client), time).StartNightlyAsync(spec, context.CancellationToken).ConfigureAwait(false);
         if (started.Started)
         {
-            log.LogInformation("Nightly run {RunId} started (timer past due: {PastDue})", started.RunId, timer.IsPastDue);
+            log.NightlyRunStarted(started.RunId, timer.IsPastDue);
         }
         else if (started.AlreadyExisted)
         {
-            // A second fire on the same date (restart, scale-out, manual trigger) starts nothing.
-            log.LogInformation("Nightly run {RunId} already exists; nothing started", started.RunId);
+            log.NightlyRunExists(started.RunId);
         }
         else
         {
-            log.LogError("Nightly spec rejected, nothing started: {Errors}", string.Join("; ", started.Errors));
+            log.NightlySpecRejected(string.Join("; ", started.Errors));
             throw new InvalidOperationException($"{Wiring.NightlySpec} was rejected: {string.Join("; ", started.Errors)}");
         }
     }

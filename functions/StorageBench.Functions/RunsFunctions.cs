@@ -3,6 +3,7 @@ using Microsoft.AspNetCore.Http;
 using Microsoft.AspNetCore.Mvc;
 using Microsoft.Azure.Functions.Worker;
 using Microsoft.DurableTask.Client;
+using Microsoft.Extensions.Logging;
 using StorageBench.Engine.Cleanup;
 using StorageBench.Engine.Cost;
 using StorageBench.Engine.ResultsStore;
@@ -11,15 +12,18 @@ using StorageBench.Orchestration;
 namespace StorageBench.Functions;
 
 /// <summary>The runs API (contract and tests: RunsApi). Each function forwards one request to it.</summary>
-public sealed class RunsFunctions(ResultsTableStore results, TargetCleaner cleaner, TimeProvider time, PriceTable prices)
+/// <param name="loggers">From the worker's DI: what the API logs (a call answered 500, a preflight refusal) reaches Application Insights.</param>
+public sealed class RunsFunctions(ResultsTableStore results, TargetCleaner cleaner, TimeProvider time, PriceTable prices, ILoggerFactory loggers)
 {
+    private readonly ILogger _log = loggers.CreateLogger<RunsApi>();
+
     [Function("StartRun")]
     public async Task<IActionResult> StartRun(
         [HttpTrigger(AuthorizationLevel.Function, "post", Route = "runs")] HttpRequest req,
         [DurableClient] DurableTaskClient client, FunctionContext context)
     {
         var (spec, tooLarge) = await RunsApi.ReadBodyAsync(req.Body, req.ContentLength, context.CancellationToken).ConfigureAwait(false);
-        var reply = tooLarge ?? await RunsApi.AnsweredAsync(() => Api(client).StartAsync(spec!, PublicBase(req), Query(req, "id"), context.CancellationToken), context.CancellationToken).ConfigureAwait(false);
+        var reply = tooLarge ?? await RunsApi.AnsweredAsync(() => Api(client).StartAsync(spec!, PublicBase(req), Query(req, "id"), context.CancellationToken), context.CancellationToken, _log).ConfigureAwait(false);
         if (reply is { StatusCode: 202, Body: JsonObject json } && json["id"]?.GetValue<string>() is { } id)
         {
             // Durable's own endpoints too; POST cancelPostUri is the way to stop a run that also cleans up.
@@ -41,22 +45,22 @@ public sealed class RunsFunctions(ResultsTableStore results, TargetCleaner clean
     public async Task<IActionResult> GetRun(
         [HttpTrigger(AuthorizationLevel.Function, "get", Route = "runs/{id}")] HttpRequest req, string id,
         [DurableClient] DurableTaskClient client, FunctionContext context) =>
-        Reply(req, await RunsApi.AnsweredAsync(() => Api(client).GetAsync(id, context.CancellationToken), context.CancellationToken).ConfigureAwait(false));
+        Reply(req, await RunsApi.AnsweredAsync(() => Api(client).GetAsync(id, context.CancellationToken), context.CancellationToken, _log).ConfigureAwait(false));
 
     [Function("ListRuns")]
     public async Task<IActionResult> ListRuns(
         [HttpTrigger(AuthorizationLevel.Function, "get", Route = "runs")] HttpRequest req,
         [DurableClient] DurableTaskClient client, FunctionContext context) =>
-        Reply(req, await RunsApi.AnsweredAsync(() => Api(client).ListAsync(Query(req, "scenario"), Query(req, "last"), context.CancellationToken), context.CancellationToken).ConfigureAwait(false));
+        Reply(req, await RunsApi.AnsweredAsync(() => Api(client).ListAsync(Query(req, "scenario"), Query(req, "last"), context.CancellationToken), context.CancellationToken, _log).ConfigureAwait(false));
 
     /// <summary>Signals the run, waits for it to stop, and past RunsApi.CancelGrace terminates it and cleans up.</summary>
     [Function("CancelRun")]
     public async Task<IActionResult> CancelRun(
         [HttpTrigger(AuthorizationLevel.Function, "post", Route = "runs/{id}/cancel")] HttpRequest req, string id,
         [DurableClient] DurableTaskClient client, FunctionContext context) =>
-        Reply(req, await RunsApi.AnsweredAsync(() => Api(client).CancelAsync(id, context.CancellationToken), context.CancellationToken).ConfigureAwait(false));
+        Reply(req, await RunsApi.AnsweredAsync(() => Api(client).CancelAsync(id, context.CancellationToken), context.CancellationToken, _log).ConfigureAwait(false));
 
-    private RunsApi Api(DurableTaskClient client) => new(new DurableRunClient(client), results, cleaner, time, "http", prices);
+    private RunsApi Api(DurableTaskClient client) => new(new DurableRunClient(client), results, cleaner, time, "http", prices, loggers);
 
     private static string? Query(HttpRequest req, string name) => req.Query[name].FirstOrDefault() is { Length: > 0 } value ? value : null;
 

@@ -2,6 +2,7 @@ using Azure.Core;
 using Azure.Identity;
 using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Logging;
 using StorageBench.Engine.Cleanup;
 using StorageBench.Engine.Cost;
 using StorageBench.Engine.ResultsStore;
@@ -14,7 +15,8 @@ namespace StorageBench.Functions;
 /// <summary>
 /// Builds the engine's objects from app settings (infra/bicep/modules/functionapp.bicep sets them in Azure,
 /// local.settings.json locally). Targets and results are reached by endpoint with the managed identity in
-/// Azure (AZURE_CLIENT_ID picks it), or by connection string for Azurite; no account keys.
+/// Azure (AZURE_CLIENT_ID picks it), or by connection string for Azurite; no account keys. The activities log through the
+/// worker's ILoggerFactory, so their warnings reach Application Insights (docs/function-app.md, "Logs").
 /// </summary>
 internal static class Wiring
 {
@@ -27,7 +29,7 @@ internal static class Wiring
         .AddSingleton(sp => new TargetCleaner(sp.GetRequiredService<IReadOnlyList<StorageTarget>>()))
         .AddSingleton(sp => Prices(Setting(sp)))
         .AddSingleton(sp => new BenchmarkActivities(sp.GetRequiredService<IReadOnlyList<StorageTarget>>(), sp.GetRequiredService<ResultsTableStore>(),
-            sp.GetRequiredService<TimeProvider>(), Telemetry(Setting(sp))));
+            sp.GetRequiredService<TimeProvider>(), Telemetry(Setting(sp)), loggers: sp.GetRequiredService<ILoggerFactory>()));
 
     /// <summary>App settings arrive as configuration (environment variables) in the worker.</summary>
     public static Func<string, string?> Setting(IServiceProvider sp)

@@ -107,6 +107,7 @@ public static class CliTargets
     public static ResultsTableStore ResultsStore(IReadOnlyList<StorageTarget> targets) =>
         new(TargetSettings.Results(Environment.GetEnvironmentVariable, targets[0]));
 
-    public static InProcessOrchestrationHost CreateHost(IReadOnlyList<StorageTarget> targets, ResultsTableStore results, TelemetryEmitter? telemetry, CancellationToken ct) =>
-        BenchmarkHost.Create(targets, results, TimeProvider.System, shutdown: ct, telemetry: telemetry);
+    public static InProcessOrchestrationHost CreateHost(IReadOnlyList<StorageTarget> targets, ResultsTableStore results, TelemetryEmitter? telemetry, CancellationToken ct,
+        Microsoft.Extensions.Logging.ILoggerFactory? loggers = null) =>
+        BenchmarkHost.Create(targets, results, TimeProvider.System, shutdown: ct, telemetry: telemetry, loggers: loggers);
 }

@@ -1,4 +1,6 @@
 using System.CommandLine;
+using Microsoft.Extensions.Logging;
+using Microsoft.Extensions.Logging.Abstractions;
 using System.Text.Json;
 using StorageBench.Engine;
 using StorageBench.Engine.Cost;
@@ -28,7 +30,7 @@ public static class RunCommand
         var force = new Option<bool>("--force") { Description = "let --out replace the reports of an earlier run in that folder" };
         var connectionString = CliTargets.ConnectionStringOption("storage account to test (default: the STORAGEBENCH_TARGET_* settings if set, else Azurite started on loopback)");
         var prices = CliTargets.PricesOption();
-        var verbose = new Option<bool>("--verbose", "-v") { Description = "also print the cost table, price sources and notes (all of summary.md)" };
+        var verbose = new Option<bool>("--verbose", "-v") { Description = "also print the cost table, price sources and notes (all of summary.md), and the log on stderr (failures the run survived, with their exceptions)" };
         var quiet = new Option<bool>("--quiet", "-q") { Description = "print only the final status line" };
         var json = new Option<bool>("--json") { Description = "write summary.json to stdout (and nothing else), for scripts" };
         var command = new Command("run", "Run a benchmark and write summary.json, summary.md and summary.html. " +
@@ -89,16 +91,19 @@ public static class RunCommand
 
         // What a person reads; --quiet and --json keep stdout for the one line or the JSON.
         var human = options.Output is RunOutput.Quiet or RunOutput.Json ? TextWriter.Null : stdout;
+        // --verbose: the log on stderr (docs/faults.md, "Logs"); otherwise none.
+        using ILoggerFactory loggers = options.Output == RunOutput.Verbose ? StderrLog.Factory(stderr) : NullLoggerFactory.Instance;
         return await CliTargets.WithTargetsAsync(options.ConnectionString, human, stderr, async targets =>
         {
             // One cheap authenticated request per account and to the results store before "started": a wrong key or
             // an unreachable endpoint is one line and nothing created.
-            if (await new StoragePreflight(targets, TargetSettings.Results(Environment.GetEnvironmentVariable, targets[0])).CheckAsync(spec, ct).ConfigureAwait(false) is { } refused)
+            if (await new StoragePreflight(targets, TargetSettings.Results(Environment.GetEnvironmentVariable, targets[0]), loggers.CreateLogger<StoragePreflight>())
+                .CheckAsync(spec, ct).ConfigureAwait(false) is { } refused)
             {
                 await stderr.WriteLineAsync("error: " + refused.Message).ConfigureAwait(false);
                 return 1;
             }
-            var summary = await RunOnInProcessHostAsync(spec, targets, prices, human, terminal, ct).ConfigureAwait(false);
+            var summary = await RunOnInProcessHostAsync(spec, targets, prices, human, terminal, loggers, ct).ConfigureAwait(false);
             return await ReportOutput.ReportAsync(summary, options.Out ?? Path.Combine("out", summary.RunId), options.Output, stdout, stderr).ConfigureAwait(false);
         }, ct).ConfigureAwait(false);
     }
@@ -106,14 +111,17 @@ public static class RunCommand
     public static int ExitCode(RunSummary summary) =>
         summary.Status == RunStatus.Completed && summary.Workloads.All(w => w.Verified.Matched) ? 0 : summary.Status == RunStatus.Invalid ? 2 : 1;
 
-    private static async Task<RunSummary> RunOnInProcessHostAsync(RunSpec spec, IReadOnlyList<StorageTarget> targets, PriceTable prices, TextWriter stdout, bool terminal, CancellationToken ct)
+    private static async Task<RunSummary> RunOnInProcessHostAsync(RunSpec spec, IReadOnlyList<StorageTarget> targets, PriceTable prices, TextWriter stdout, bool terminal,
+        ILoggerFactory loggers, CancellationToken ct)
     {
         using var telemetry = CliTargets.Telemetry();
         using var results = CliTargets.ResultsStore(targets);
-        var host = CliTargets.CreateHost(targets, results, telemetry, ct);
+        var host = CliTargets.CreateHost(targets, results, telemetry, ct, loggers);
+        var log = loggers.CreateLogger(typeof(RunCommand).FullName!);
         var started = await new RunStarter(host, TimeProvider.System).StartAsync(spec, "local-cli", null, ct).ConfigureAwait(false);
         string runId = started.RunId!;
         InterruptNotice.RunStarted(runId);
+        log.RunStarted(runId, spec.Scenario, targets[0].Kind, targets.Count);
         await stdout.WriteLineAsync($"Run {runId} started (scenario {spec.Scenario}).").ConfigureAwait(false);
 
         // Not canceled by Ctrl+C: the host cancels the slices, then the orchestration deletes what the
@@ -123,7 +131,7 @@ public static class RunCommand
         while (!completion.IsCompleted)
         {
             var now = DateTime.UtcNow;
-            if (await RunProgressReader.CurrentAsync(host, results, runId, now, CancellationToken.None).ConfigureAwait(false) is { } p)
+            if (await RunProgressReader.CurrentAsync(host, results, runId, now, CancellationToken.None, log).ConfigureAwait(false) is { } p)
             {
                 await display.ShowAsync(p, now).ConfigureAwait(false);
             }
@@ -131,7 +139,9 @@ public static class RunCommand
         }
         await display.EndAsync().ConfigureAwait(false);
         var final = await completion.ConfigureAwait(false);
-        return await RunResults.LoadAsync(host, results, runId, CancellationToken.None, prices).ConfigureAwait(false)
+        var summary = await RunResults.LoadAsync(host, results, runId, CancellationToken.None, prices).ConfigureAwait(false)
             ?? throw new InvalidOperationException($"orchestration {runId} ended {final.RuntimeStatus}: {final.FailureMessage}");
+        log.RunEnded(runId, summary.Status, summary.Errors.Count);
+        return summary;
     }
 }

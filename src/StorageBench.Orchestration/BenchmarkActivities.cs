@@ -1,5 +1,6 @@
 using System.Runtime.InteropServices;
-using Azure;
+using Microsoft.Extensions.Logging;
+using Microsoft.Extensions.Logging.Abstractions;
 using StorageBench.Engine.StorageCalls;
 using StorageBench.Engine.Cleanup;
 using StorageBench.Engine.Cost;
@@ -10,6 +11,7 @@ using StorageBench.Engine.Statistics;
 using StorageBench.Engine.Telemetry;
 using StorageBench.Engine.Verification;
 using StorageBench.Engine.Workloads;
+using StorageBench.Orchestration.Activities;
 
 namespace StorageBench.Orchestration;
 
@@ -21,12 +23,16 @@ namespace StorageBench.Orchestration;
 /// <param name="targets">The target accounts; a slice's plan names the one it writes to.</param>
 /// <param name="telemetry">Null when no Application Insights connection is configured: telemetry is then skipped.</param>
 /// <param name="policy">Deadlines of the storage calls outside the measured path (default: the results store's).</param>
+/// <param name="loggers">Where failures the run survives are logged (docs/faults.md, "Logs"); none when not given.</param>
 public sealed class BenchmarkActivities(IReadOnlyList<StorageTarget> targets, ResultsTableStore results, TimeProvider time, TelemetryEmitter? telemetry = null,
-    RegressionRule? regressionRule = null, StorageCallPolicy? policy = null)
+    RegressionRule? regressionRule = null, StorageCallPolicy? policy = null, ILoggerFactory? loggers = null)
 {
     private readonly RegressionRule _rule = regressionRule ?? new RegressionRule();
+    private readonly ILogger _logger = (loggers ?? NullLoggerFactory.Instance).CreateLogger<BenchmarkActivities>();
 
     private StorageCallPolicy Policy => policy ?? results.Policy;
+
+    private SliceRunner Slices => new(results, time, Policy, _logger);
 
     /// <summary>Deletes this tool's tables and containers (by the naming rule only) created more than the given hours ago.</summary>
     public async Task<CleanupResult> CleanupLeftoversAsync(double olderThanHours, CancellationToken ct)
@@ -52,170 +58,30 @@ public sealed class BenchmarkActivities(IReadOnlyList<StorageTarget> targets, Re
 
     /// <summary>Creates the step's table and/or container in every target account; returns the requests that took, counted on the wire.</summary>
     public Task<TargetRequests> PrepareTargetsAsync(StepTargets input, CancellationToken ct) =>
-        StorageCall.RunAsync("creating the step's table and container", Policy.Setup, t => CreateStepTargetsAsync(input, t), ct);
+        StorageCall.RunAsync("creating the step's table and container", Policy.Setup, t => StepStorage.CreateAsync(targets, input, t), ct);
 
-    private async Task<TargetRequests> CreateStepTargetsAsync(StepTargets input, CancellationToken ct)
-    {
-        long tables = 0, containers = 0;
-        string? server = null;
-        foreach (var target in targets)
-        {
-            using var clients = target.CreateClients(new() { SdkRetries = true });
-            if (input.Table)
-            {
-                await clients.Tables.CreateTableIfNotExistsAsync(input.TableName, ct).ConfigureAwait(false);
-            }
-            if (input.Blob)
-            {
-                await clients.Blobs.GetBlobContainerClient(input.ContainerName).CreateIfNotExistsAsync(cancellationToken: ct).ConfigureAwait(false);
-            }
-            tables += clients.TableWire.Sent;
-            containers += clients.BlobWire.Sent;
-            server ??= clients.TableWire.Server ?? clients.BlobWire.Server;
-        }
-        return new TargetRequests(tables, containers) { Server = server };
-    }
-
+    /// <summary>A table slice, with its cancel polls, progress and slice row (<see cref="SliceRunner"/>).</summary>
     public Task<SliceResult> RunTableSliceAsync(TableSlicePlan plan, CancellationToken ct) =>
-        RunSliceAsync(new SliceProgress(plan.StepId, TableInsertWorkload.Name, plan.SliceIndex, default, 0,
+        Slices.RunAsync(new SliceProgress(plan.StepId, TableInsertWorkload.Name, plan.SliceIndex, default, 0,
                 plan.Workload.DurationSeconds > 0 ? 0 : plan.EntityCount, plan.Workload.DurationSeconds, plan.StartAtUtc, default, false),
-            plan.RunId, (stop, live) => TableInsertWorkload.RunAsync(plan, targets[plan.TargetIndex], time, stop, live), ct);
+            plan.RunId, (stop, live) => TableInsertWorkload.RunAsync(plan, targets[plan.TargetIndex], time, stop, live, _logger), ct);
 
     public Task<SliceResult> RunBlobSliceAsync(BlobSlicePlan plan, CancellationToken ct) =>
-        RunSliceAsync(new SliceProgress(plan.StepId, BlobUploadWorkload.Name, plan.SliceIndex, default, 0,
+        Slices.RunAsync(new SliceProgress(plan.StepId, BlobUploadWorkload.Name, plan.SliceIndex, default, 0,
                 plan.Workload.DurationSeconds > 0 ? 0 : plan.BlobCount * plan.Workload.BlobSizeBytes, plan.Workload.DurationSeconds, plan.StartAtUtc, default, false),
-            plan.RunId, (stop, live) => BlobUploadWorkload.RunAsync(plan, targets[plan.TargetIndex], time, stop, live), ct);
-
-    /// <summary>
-    /// Runs a slice until it is done, the host stops it, or its run is canceled, then writes its slice
-    /// row under its attempt id. Meanwhile, about once a second, it looks for its run's cancel request
-    /// and publishes its progress — both in the results store, so they work across machines. None of that
-    /// bookkeeping can fault the slice or lose its figures: what failed is in the result's notes.
-    /// </summary>
-    private async Task<SliceResult> RunSliceAsync(SliceProgress progress, string runId, Func<CancellationToken, LiveSlice, Task<SliceResult>> run, CancellationToken ct)
-    {
-        using var stop = CancellationTokenSource.CreateLinkedTokenSource(ct);
-        using var done = new CancellationTokenSource();
-        var live = new LiveSlice();
-        var misses = new BookkeepingMisses();
-        var watch = WatchAsync(runId, progress, live, stop, done.Token, misses);
-        SliceResult result;
-        try
-        {
-            result = await run(stop.Token, live).ConfigureAwait(false);
-        }
-        finally
-        {
-            await done.CancelAsync().ConfigureAwait(false);
-            await watch.ConfigureAwait(false);   // never faults: WatchAsync catches everything
-        }
-        await BookkeepingAsync(misses, "final progress update skipped", Policy.Quick,
-            t => results.SaveProgressAsync(runId, progress with { Counts = live.Read(), UpdatedUtc = time.GetUtcNow().UtcDateTime, Done = true }, t)).ConfigureAwait(false);
-        // When this fails, the figures still travel back in the result; only the per-slice row is missing (the notes say so).
-        await BookkeepingAsync(misses, "slice row not stored (figures kept in the step's result)", Policy.Results,
-            t => results.SaveSliceAsync(runId, result, t)).ConfigureAwait(false);
-        return result with { Notes = misses.Lines() };
-    }
-
-    private async Task WatchAsync(string runId, SliceProgress progress, LiveSlice live, CancellationTokenSource stop, CancellationToken done, BookkeepingMisses misses)
-    {
-        var last = (Units: 0L, At: time.GetTimestamp());
-        while (!done.IsCancellationRequested && !stop.IsCancellationRequested)
-        {
-            try
-            {
-                // Unanswered in time: no cancel seen, keep going.
-                var (canceled, unanswered) = await StorageCall.TryAsync("cancel poll", Policy.Quick, t => results.IsCancelRequestedAsync(runId, t), done).ConfigureAwait(false);
-                if (unanswered is not null)
-                {
-                    misses.Add("cancel poll unanswered (no cancel seen)", unanswered.Text);
-                }
-                else if (canceled)
-                {
-                    await stop.CancelAsync().ConfigureAwait(false);
-                    return;
-                }
-                // Nothing is measured before the start instant: no progress to publish yet.
-                if (time.GetUtcNow().UtcDateTime >= progress.StartAtUtc)
-                {
-                    var counts = live.Read();
-                    long now = time.GetTimestamp();
-                    double seconds = time.GetElapsedTime(last.At, now).TotalSeconds;
-                    double rate = seconds > 0 ? (counts.Units - last.Units) / seconds : 0;
-                    last = (counts.Units, now);
-                    // Not stored in time: this update is skipped; the next one carries the counts.
-                    var (_, skipped) = await StorageCall.TryAsync("progress", Policy.Quick, async t =>
-                    {
-                        await results.SaveProgressAsync(runId, progress with { Counts = counts, UnitsPerSecond = rate, UpdatedUtc = time.GetUtcNow().UtcDateTime }, t).ConfigureAwait(false);
-                        return true;
-                    }, done).ConfigureAwait(false);
-                    if (skipped is not null)
-                    {
-                        misses.Add("progress update skipped", skipped.Text);
-                    }
-                }
-            }
-            catch (OperationCanceledException) when (done.IsCancellationRequested)
-            {
-                return;
-            }
-            catch (Exception ex)
-            {
-                // Not a storage failure (a bug, a store disposed under it): the slice goes on, and so does the watch.
-                misses.Add("progress or cancel poll failed (not a storage failure)", $"{ex.GetType().FullName}: {ex.Message.ReplaceLineEndings(" ")}");
-            }
-            try
-            {
-                await Task.Delay(UntilNextWatch(progress), time, done).ConfigureAwait(false);
-            }
-            catch (OperationCanceledException)
-            {
-                return;
-            }
-        }
-    }
-
-    /// <summary>
-    /// About a second: the watch ticks 0.3–0.65 s (a per-slice offset) after each whole second from the
-    /// start instant — never within 0.3 s of the instant itself, when every slice sends its first
-    /// request, and not all slices at once.
-    /// </summary>
-    private TimeSpan UntilNextWatch(SliceProgress p)
-    {
-        double phase = 0.3 + p.Slice % 8 * 0.05;
-        double since = (time.GetUtcNow().UtcDateTime - p.StartAtUtc).TotalSeconds - phase;
-        double wait = Math.Ceiling(since) - since;
-        return TimeSpan.FromSeconds(wait < 0.1 ? wait + 1 : wait);
-    }
-
-    /// <summary>Bookkeeping that must not fail the slice: the results store may be slow or unreachable. A failure is noted, not swallowed.</summary>
-    private static async Task BookkeepingAsync(BookkeepingMisses misses, string what, TimeSpan deadline, Func<CancellationToken, Task> write)
-    {
-        try
-        {
-            await StorageCall.RunAsync(what, deadline, write, CancellationToken.None).ConfigureAwait(false);
-        }
-        catch (StorageCallFailedException ex)
-        {
-            misses.Add(what, ex.Failure.Text);
-        }
-        catch (Exception ex)
-        {
-            misses.Add(what, $"{ex.GetType().FullName}: {ex.Message.ReplaceLineEndings(" ")}");
-        }
-    }
+            plan.RunId, (stop, live) => BlobUploadWorkload.RunAsync(plan, targets[plan.TargetIndex], time, stop, live, _logger), ct);
 
     /// <summary>
     /// Verification: counted in storage under its deadline. Storage that cannot be read (dead, slow, refusing) gives
     /// "not verified" with the reason, and the measured figures are kept.
     /// </summary>
     public Task<VerificationResult> VerifyTableAsync(VerifyTableInput input, CancellationToken ct) =>
-        VerifyAsync(t => GroundTruth.VerifyTableAsync(targets, input.TableName, input.AcceptedAttempts, input.ReportedEntities, t), ct);
+        VerifyAsync(input.TableName, t => GroundTruth.VerifyTableAsync(targets, input.TableName, input.AcceptedAttempts, input.ReportedEntities, t), ct);
 
     public Task<VerificationResult> VerifyBlobsAsync(VerifyBlobsInput input, CancellationToken ct) =>
-        VerifyAsync(t => GroundTruth.VerifyBlobsAsync(targets, input.ContainerName, input.AcceptedAttempts, input.ReportedBlobs, input.BlobSizeBytes, input.ContentMd5ByAttempt, t), ct);
+        VerifyAsync(input.ContainerName, t => GroundTruth.VerifyBlobsAsync(targets, input.ContainerName, input.AcceptedAttempts, input.ReportedBlobs, input.BlobSizeBytes, input.ContentMd5ByAttempt, t), ct);
 
-    private async Task<VerificationResult> VerifyAsync(Func<CancellationToken, Task<VerificationResult>> verify, CancellationToken ct)
+    private async Task<VerificationResult> VerifyAsync(string what, Func<CancellationToken, Task<VerificationResult>> verify, CancellationToken ct)
     {
         try
         {
@@ -223,6 +89,7 @@ public sealed class BenchmarkActivities(IReadOnlyList<StorageTarget> targets, Re
         }
         catch (StorageCallFailedException ex)
         {
+            _logger.NotVerified(ex.InnerException ?? ex, what, ex.Failure.Text);
             return VerificationResult.Skipped(NotVerified + ex.Failure.Text + ")");
         }
     }
@@ -235,35 +102,7 @@ public sealed class BenchmarkActivities(IReadOnlyList<StorageTarget> targets, Re
     /// uses: it creates no other). Safe after any failure. Returns the requests that took, counted on the wire.
     /// </summary>
     public Task<TargetRequests> DeleteTargetsAsync(StepTargets input, CancellationToken ct) =>
-        StorageCall.RunAsync("deleting the step's table and container", Policy.Cleanup, t => DeleteStepTargetsAsync(input, t), ct);
-
-    private async Task<TargetRequests> DeleteStepTargetsAsync(StepTargets input, CancellationToken ct)
-    {
-        long tables = 0, containers = 0;
-        string? server = null;
-        foreach (var target in targets)
-        {
-            using var clients = target.CreateClients(new() { SdkRetries = true });
-            if (input.Table)
-            {
-                try
-                {
-                    await clients.Tables.DeleteTableAsync(input.TableName, ct).ConfigureAwait(false);
-                }
-                catch (RequestFailedException ex) when (ex.Status == 404)
-                {
-                }
-            }
-            if (input.Blob)
-            {
-                await clients.Blobs.GetBlobContainerClient(input.ContainerName).DeleteIfExistsAsync(cancellationToken: ct).ConfigureAwait(false);
-            }
-            tables += clients.TableWire.Sent;
-            containers += clients.BlobWire.Sent;
-            server ??= clients.TableWire.Server ?? clients.BlobWire.Server;
-        }
-        return new TargetRequests(tables, containers) { Server = server };
-    }
+        StorageCall.RunAsync("deleting the step's table and container", Policy.Cleanup, t => StepStorage.DeleteAsync(targets, input, t), ct);
 
     /// <summary>Stores the step's row and deletes the slice rows of executions whose results were not used.</summary>
     /// <remarks>Retried by the SDK within <see cref="StorageCallPolicy.Results"/>; past it the step keeps its local figures and names the error.</remarks>
@@ -303,28 +142,5 @@ public sealed class BenchmarkActivities(IReadOnlyList<StorageTarget> targets, Re
         }
         await telemetry.EmitAsync(events, ct).ConfigureAwait(false);
         return true;
-    }
-}
-
-/// <summary>A slice's bookkeeping calls that failed, by kind: how often and the last reason, one line each in the slice's notes.</summary>
-internal sealed class BookkeepingMisses
-{
-    private readonly Dictionary<string, (int Count, string Last)> _byKind = [];
-
-    public void Add(string kind, string reason)
-    {
-        lock (_byKind)
-        {
-            _byKind[kind] = (_byKind.GetValueOrDefault(kind).Count + 1, reason);
-        }
-    }
-
-    public IReadOnlyList<string> Lines()
-    {
-        lock (_byKind)
-        {
-            // "kind: detail" (the kind has no ": "), so the step can put the same kind of every slice on one line.
-            return [.. _byKind.Select(k => k.Value.Count == 1 ? $"{k.Key}: {k.Value.Last}" : $"{k.Key}: {k.Value.Count} times, last {k.Value.Last}")];
-        }
     }
 }

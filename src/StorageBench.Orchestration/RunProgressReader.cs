@@ -1,4 +1,5 @@
 using System.Text.Json;
+using Microsoft.Extensions.Logging;
 using StorageBench.Engine;
 using StorageBench.Engine.Measurement;
 using StorageBench.Engine.Planning;
@@ -14,7 +15,9 @@ namespace StorageBench.Orchestration;
 public static class RunProgressReader
 {
     /// <param name="results">Where slices report progress; null to leave live figures out.</param>
-    public static async Task<RunProgress?> CurrentAsync(IRunOrchestrationClient client, ResultsTableStore? results, string runId, DateTime nowUtc, CancellationToken ct)
+    /// <param name="logger">Where a progress read that was skipped is logged; none when not given.</param>
+    public static async Task<RunProgress?> CurrentAsync(IRunOrchestrationClient client, ResultsTableStore? results, string runId, DateTime nowUtc, CancellationToken ct,
+        ILogger? logger = null)
     {
         var run = await ProgressOf(client, runId, ct).ConfigureAwait(false);
         if (run is not { Phase: "step" })
@@ -33,7 +36,7 @@ public static class RunProgressReader
             return step;
         }
         // Not answered in time (or refused): this update shows the phase without live figures; the next one tries again.
-        var (slices, _) = await StorageCall.TryAsync("progress", results.Policy.Quick, t => results.ProgressAsync(runId, stepId, t), ct).ConfigureAwait(false);
+        var (slices, _) = await StorageCall.TryAsync("progress", results.Policy.Quick, t => results.ProgressAsync(runId, stepId, t), ct, logger).ConfigureAwait(false);
         return slices is null ? step : step with { Live = WorkloadProgress.Of(slices, workload, nowUtc) };
     }
 

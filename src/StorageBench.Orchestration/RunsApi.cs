@@ -1,3 +1,5 @@
+using Microsoft.Extensions.Logging;
+using Microsoft.Extensions.Logging.Abstractions;
 using System.Globalization;
 using System.Text.Json;
 using System.Text.Json.Nodes;
@@ -51,9 +53,12 @@ public sealed record ApiResponse(int StatusCode, JsonNode Body, string? Location
 /// </list>
 /// </summary>
 /// <param name="prices">Prices the cost estimate of every result (default: the built-in table).</param>
+/// <param name="loggers">Where preflight refusals and skipped progress reads are logged; none when not given.</param>
 public sealed class RunsApi(IRunOrchestrationClient client, ResultsTableStore results, TargetCleaner cleaner, TimeProvider time, string host,
-    PriceTable? prices = null)
+    PriceTable? prices = null, ILoggerFactory? loggers = null)
 {
+    private readonly ILogger _logger = (loggers ?? NullLoggerFactory.Instance).CreateLogger<RunsApi>();
+
     /// <summary>How long a canceled run gets to stop by itself before it is terminated and cleaned up from outside.</summary>
     public TimeSpan CancelGrace { get; init; } = TimeSpan.FromSeconds(30);
 
@@ -96,8 +101,11 @@ public sealed class RunsApi(IRunOrchestrationClient client, ResultsTableStore re
         return (await reader.ReadToEndAsync(ct).ConfigureAwait(false), null);
     }
 
-    /// <summary>The call's answer, or a 500 in the one error shape when it failed with an exception (not when the request was aborted).</summary>
-    public static async Task<ApiResponse> AnsweredAsync(Func<Task<ApiResponse>> call, CancellationToken ct)
+    /// <summary>
+    /// The call's answer, or a 500 in the one error shape when it failed with an exception (not when the request was aborted);
+    /// the exception is logged whole, as the answer carries only its type and compacted message.
+    /// </summary>
+    public static async Task<ApiResponse> AnsweredAsync(Func<Task<ApiResponse>> call, CancellationToken ct, ILogger? logger = null)
     {
         try
         {
@@ -105,6 +113,7 @@ public sealed class RunsApi(IRunOrchestrationClient client, ResultsTableStore re
         }
         catch (Exception ex) when (!ct.IsCancellationRequested)
         {
+            logger?.ApiCallFailed(ex);
             return ApiResponse.Error(500, $"{ex.GetType().Name}: {ErrorText.Compact(ex.Message)}");
         }
     }
@@ -112,7 +121,7 @@ public sealed class RunsApi(IRunOrchestrationClient client, ResultsTableStore re
     public async Task<ApiResponse> StartAsync(string body, Uri baseUri, string? instanceId, CancellationToken ct)
     {
         // Before a run is accepted, every account it would use must answer and accept the credentials.
-        var starter = new RunStarter(client, time) { Preflight = new StoragePreflight(cleaner.Targets, results.Target) };
+        var starter = new RunStarter(client, time) { Preflight = new StoragePreflight(cleaner.Targets, results.Target, _logger) };
         var started = await starter.StartAsync(body, host, instanceId, ct).ConfigureAwait(false);
         if (started.AlreadyExisted)
         {
@@ -150,7 +159,7 @@ public sealed class RunsApi(IRunOrchestrationClient client, ResultsTableStore re
             ["createdUtc"] = state.CreatedUtc,
             ["lastUpdatedUtc"] = state.LastUpdatedUtc,
             ["progress"] = await RunProgressReader.CurrentAsync(client, RuntimeStatus.IsDone(state.RuntimeStatus) ? null : results, id,
-                    time.GetUtcNow().UtcDateTime, ct).ConfigureAwait(false) is { } progress
+                    time.GetUtcNow().UtcDateTime, ct, _logger).ConfigureAwait(false) is { } progress
                 ? JsonSerializer.SerializeToNode(progress, JsonDefaults.Options)
                 : null,
         };

@@ -1,4 +1,7 @@
 using Azure;
+using Microsoft.Extensions.Logging;
+using Microsoft.Extensions.Logging.Abstractions;
+using StorageBench.Engine.Logging;
 using StorageBench.Engine.Spec;
 using StorageBench.Engine.StorageCalls;
 using StorageBench.Engine.Workloads;
@@ -22,8 +25,10 @@ public sealed record PreflightFailure(string Account, string Service, Uri Endpoi
 /// results table, all at once, each with a short deadline and no retries. A wrong key or an unreachable
 /// account is then one line within seconds, instead of a started run that fails in every activity.
 /// </summary>
-public sealed class StoragePreflight(IReadOnlyList<StorageTarget> targets, StorageTarget results)
+public sealed class StoragePreflight(IReadOnlyList<StorageTarget> targets, StorageTarget results, ILogger? logger = null)
 {
+    private readonly ILogger _logger = logger ?? NullLogger.Instance;
+
     /// <summary>Each request's deadline: an endpoint that has not answered by then is unreachable.</summary>
     public static readonly TimeSpan RequestTimeout = TimeSpan.FromSeconds(5);
 
@@ -52,7 +57,7 @@ public sealed class StoragePreflight(IReadOnlyList<StorageTarget> targets, Stora
         return failures.FirstOrDefault(f => f is not null);
     }
 
-    private static async Task<PreflightFailure?> CheckAsync(StorageTarget target, bool table, CancellationToken ct)
+    private async Task<PreflightFailure?> CheckAsync(StorageTarget target, bool table, CancellationToken ct)
     {
         using var clients = target.CreateClients(new ClientSettings { SdkRetries = false, RequestTimeoutSeconds = RequestTimeout.TotalSeconds });
         // A token (managed identity) is fetched outside the request's own network timeout: bound the whole check too.
@@ -81,7 +86,9 @@ public sealed class StoragePreflight(IReadOnlyList<StorageTarget> targets, Stora
         catch (Exception ex) when (!ct.IsCancellationRequested)
         {
             var (refused, cause, hint) = Explain(ex);
-            return new PreflightFailure(account, table ? "table" : "blob", endpoint, refused, cause, hint);
+            var failure = new PreflightFailure(account, table ? "table" : "blob", endpoint, refused, cause, hint);
+            _logger.PreflightRefused(ex, failure.Message);
+            return failure;
         }
     }
 

@@ -1,3 +1,6 @@
+using Microsoft.Extensions.Logging;
+using StorageBench.Engine.Logging;
+
 namespace StorageBench.Engine.StorageCalls;
 
 /// <summary>
@@ -68,8 +71,12 @@ public static class StorageCall
             return true;
         }, ct);
 
-    /// <summary>For calls whose outcome on failure is to go on without them: the value, or the failure.</summary>
-    public static async Task<(T? Value, StorageFailure? Failure)> TryAsync<T>(string call, TimeSpan deadline, Func<CancellationToken, Task<T>> run, CancellationToken ct)
+    /// <summary>
+    /// For calls whose outcome on failure is to go on without them: the value, or the failure. A failure is logged
+    /// here, once, with its exception (<see cref="Logs.StorageCallSkipped"/>): the caller only notes it.
+    /// </summary>
+    public static async Task<(T? Value, StorageFailure? Failure)> TryAsync<T>(string call, TimeSpan deadline, Func<CancellationToken, Task<T>> run, CancellationToken ct,
+        ILogger? logger = null)
     {
         try
         {
@@ -77,6 +84,7 @@ public static class StorageCall
         }
         catch (StorageCallFailedException ex)
         {
+            logger?.StorageCallSkipped(ex.InnerException ?? ex, call, ex.Failure.Text);
             return (default, ex.Failure);
         }
     }

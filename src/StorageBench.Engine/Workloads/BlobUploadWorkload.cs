@@ -3,6 +3,9 @@ using System.Security.Cryptography;
 using System.Text;
 using Azure.Storage.Blobs;
 using Azure.Storage.Blobs.Specialized;
+using Microsoft.Extensions.Logging;
+using Microsoft.Extensions.Logging.Abstractions;
+using StorageBench.Engine.Logging;
 using StorageBench.Engine.Measurement;
 using StorageBench.Engine.Planning;
 using StorageBench.Engine.Spec;
@@ -13,9 +16,9 @@ namespace StorageBench.Engine.Workloads;
 /// <summary>
 /// Uploads one slice's blobs one after another; within a blob, ParallelBlocks Put Block requests are
 /// in flight, then Put Block List commits them (as the seeds' storage client did). A Put Block or Put
-/// Block List that is throttled or fails transiently is sent again up to BlockRetries times with an
-/// exponential back-off, as storage clients do; every attempt is counted (a throttled one as
-/// throttled) and only successful ones are timed. A blob whose block or commit still fails is a failed
+/// Block List that is throttled or fails transiently is sent again up to BlockRetries times after a
+/// jittered back-off that honours the service's retry-after headers (<see cref="BlockRetryDelays"/>), as
+/// storage clients do; every attempt is counted (a throttled one as throttled) and only successful ones are timed. A blob whose block or commit still fails is a failed
 /// blob: it is not committed, and the bytes it staged are reported as sent for failed blobs.
 /// A fixed-duration slice starts no new blob once its time is up, so every blob it commits is whole.
 /// Blob names start with this execution's attempt id (activities run at least once). Canceling
@@ -26,12 +29,12 @@ public static class BlobUploadWorkload
 {
     public const string Name = "blobUpload";
 
-    /// <summary>Back-off before a retry: 100 ms, doubling, at most 3.2 s.</summary>
-    public static TimeSpan RetryDelay(int retry) => TimeSpan.FromMilliseconds(100 * (1 << Math.Min(retry - 1, 5)));
-
     /// <param name="live">Shown the block and commit recorders once they exist, for progress; null when nobody watches.</param>
-    public static async Task<SliceResult> RunAsync(BlobSlicePlan plan, StorageTarget target, TimeProvider time, CancellationToken ct, LiveSlice? live = null)
+    /// <param name="retryDelays">Chooses (and keeps) the waits before retries; a new one per slice when not given.</param>
+    public static async Task<SliceResult> RunAsync(BlobSlicePlan plan, StorageTarget target, TimeProvider time, CancellationToken ct, LiveSlice? live = null,
+        ILogger? logger = null, BlockRetryDelays? retryDelays = null)
     {
+        logger ??= NullLogger.Instance;
         var spec = plan.Workload;
         using var clients = target.CreateClients(plan.Client);
         var container = clients.Blobs.GetBlobContainerClient(plan.ContainerName);
@@ -43,14 +46,16 @@ public static class BlobUploadWorkload
 
         // Null on the SDK driver (client.driver "sdk"): then the BlockBlobClient sends every request.
         using var lean = plan.Client.Driver == ClientSettings.SdkDriver ? null : new LeanBlockUploads(clients.Lean, clients.BlobWire, plan.ContainerName, blockIds, Math.Min(spec.ParallelBlocks, blockCount));
-        var priming = await PrimeAsync(container, plan, block, blockIds[0], Math.Min(spec.ParallelBlocks, blockCount), time, lean).ConfigureAwait(false);
+        var priming = await PrimeAsync(container, plan, block, blockIds[0], Math.Min(spec.ParallelBlocks, blockCount), time, lean, logger).ConfigureAwait(false);
 
         var clock = await SliceClock.StartAtAsync(plan.StartAtUtc, time, ct).ConfigureAwait(false);
         double cpuAtStart = SliceResult.ProcessCpuSeconds();
         var workers = new WorkerRecorder[Math.Min(spec.ParallelBlocks, blockCount)];
         using var stop = CancellationTokenSource.CreateLinkedTokenSource(ct);
         var breaker = new UnreachableBreaker(workers.Length, stop);
-        var upload = new Upload(spec.BlockRetries, new OperationSchedule(spec, long.MaxValue, 0, clock.StartTimestamp), breaker, stop.Token);
+        var upload = new Upload(spec.BlockRetries, new OperationSchedule(spec, long.MaxValue, 0, clock.StartTimestamp), breaker, retryDelays ?? new BlockRetryDelays(),
+            (failure, outcome, chosen) => logger.BlockRetryScheduled(failure, plan.SliceIndex, outcome.ToString(), chosen.Retry, chosen.Wait.TotalMilliseconds, chosen.ServerDelay?.TotalMilliseconds),
+            stop.Token);
         for (int w = 0; w < workers.Length; w++)
         {
             workers[w] = clock.NewRecorder();
@@ -123,9 +128,10 @@ public static class BlobUploadWorkload
     /// the measured requests' code path and connections, warm, with nothing left behind; it stops when the
     /// start instant comes near. Returns what it sent, for the cost estimate.
     /// </summary>
-    private static async Task<SliceRequests> PrimeAsync(BlobContainerClient container, BlobSlicePlan plan, byte[] block, string blockId, int loops, TimeProvider time, LeanBlockUploads? lean)
+    private static async Task<SliceRequests> PrimeAsync(BlobContainerClient container, BlobSlicePlan plan, byte[] block, string blockId, int loops, TimeProvider time,
+        LeanBlockUploads? lean, ILogger logger)
     {
-        var tally = new PrimingTally();
+        var tally = new PrimingTally(logger, plan.SliceIndex);
         await tally.Quietly(container.GetPropertiesAsync()).ConfigureAwait(false);
         int[] rounds = await Task.WhenAll(Enumerable.Range(0, plan.Client.PrimeRounds > 0 ? Math.Min(loops, Priming.MaxLoops) : 0).Select(loop => Task.Run(async () =>
         {
@@ -181,7 +187,9 @@ public static class BlobUploadWorkload
     }
 
     /// <summary>One slice's request loop: send, record the outcome, and retry what the service may accept later.</summary>
-    private sealed class Upload(int retries, OperationSchedule schedule, UnreachableBreaker breaker, CancellationToken ct)
+    /// <param name="retrying">Told of every retry: the failure, its outcome and the wait chosen (logged).</param>
+    private sealed class Upload(int retries, OperationSchedule schedule, UnreachableBreaker breaker, BlockRetryDelays delays,
+        Action<Exception, Outcome, ChosenRetryDelay> retrying, CancellationToken ct)
     {
         private long _operationIndex = -1;
 
@@ -197,6 +205,7 @@ public static class BlobUploadWorkload
             {
                 long start = Stopwatch.GetTimestamp();
                 Outcome outcome;
+                Exception? failure = null;
                 try
                 {
                     await request().ConfigureAwait(false);
@@ -205,6 +214,7 @@ public static class BlobUploadWorkload
                 catch (Exception ex) when (OutcomeClassifier.Classify(ex, CancellationToken.None) is { } failed)
                 {
                     outcome = failed;
+                    failure = ex;
                 }
                 long index = countsAsBlock ? Interlocked.Increment(ref _operationIndex) : long.MaxValue;
                 recorder.Record(outcome, start, units, schedule.IsWarmup(index, start));
@@ -217,9 +227,11 @@ public static class BlobUploadWorkload
                 {
                     return false;
                 }
+                var wait = delays.Next(attempt + 1, failure);
+                retrying(failure!, outcome, wait);
                 try
                 {
-                    await Task.Delay(RetryDelay(attempt + 1), ct).ConfigureAwait(false);
+                    await Task.Delay(wait.Wait, ct).ConfigureAwait(false);
                 }
                 catch (OperationCanceledException)
                 {

@@ -1,3 +1,5 @@
+using Microsoft.Extensions.Logging;
+using StorageBench.Engine.Logging;
 using StorageBench.Engine.Measurement;
 
 namespace StorageBench.Engine.Workloads;
@@ -22,34 +24,21 @@ internal static class Priming
     public static bool HasTime(DateTime startAtUtc, TimeProvider time, TimeSpan lastRound) =>
         time.GetUtcNow().UtcDateTime + lastRound < startAtUtc - Margin;
 
-    /// <summary>
-    /// Awaits a priming request and ignores what storage answered (a 404, or a 503 that the measured
-    /// requests will meet and count). Only failures that are bugs, not storage answers, escape.
-    /// </summary>
-    public static async Task Quietly(Task request)
-    {
-        try
-        {
-            await request.ConfigureAwait(false);
-        }
-        catch (Exception ex) when (OutcomeClassifier.Classify(ex, CancellationToken.None) is not null)
-        {
-        }
-    }
 }
 
 /// <summary>
 /// What a slice's priming requests met, kept apart from the measured window: how many were sent, how many
 /// the service throttled (503, 500 OperationTimedOut) and how many failed otherwise. A 404 (the probe's
-/// expected answer) is an answer, not a failure. Thread-safe: the primed loops run at once.
+/// expected answer) is an answer, not a failure. Thread-safe: the primed loops run at once. The first failure
+/// is logged with its exception (the counts say how many there were).
 /// </summary>
-internal sealed class PrimingTally
+internal sealed class PrimingTally(ILogger? logger = null, int slice = 0)
 {
     private long _requests;
     private long _throttled;
     private long _failed;
 
-    /// <summary>Awaits a priming request, counts how it ended, and lets only bugs escape (as <see cref="Priming.Quietly"/>).</summary>
+    /// <summary>Awaits a priming request, counts how it ended, and lets only bugs escape: what storage answered (a 404, or a 503 the measured requests will meet and count) is not a priming failure to stop for.</summary>
     public async Task Quietly(Task request)
     {
         Interlocked.Increment(ref _requests);
@@ -63,7 +52,10 @@ internal sealed class PrimingTally
             {
                 return;
             }
-            Interlocked.Increment(ref _failed);
+            if (Interlocked.Increment(ref _failed) == 1)
+            {
+                logger?.PrimingRequestFailed(ex, slice, outcome.ToString());
+            }
             if (outcome == Outcome.Throttled)
             {
                 Interlocked.Increment(ref _throttled);

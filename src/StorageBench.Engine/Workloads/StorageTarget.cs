@@ -88,6 +88,9 @@ public sealed record StorageTarget(string? ConnectionString, Uri? TableEndpoint 
 
     public static StorageTarget FromEndpoints(Uri tableEndpoint, Uri blobEndpoint) => new(null, tableEndpoint, blobEndpoint);
 
+    /// <summary>The credential for endpoints without a connection string; null: DefaultAzureCredential (managed identity in Azure).</summary>
+    public TokenCredential? Credential { get; init; }
+
     /// <summary>"Azurite" (the development account, or an emulator on this machine) or "AzureStorage": every summary says what it measured.</summary>
     public string Kind =>
         ConnectionString is { } cs && new[] { "devstoreaccount1", "UseDevelopmentStorage=true", "//127.0.0.1:", "//localhost:" }.Any(m => cs.Contains(m, StringComparison.OrdinalIgnoreCase))
@@ -134,10 +137,10 @@ public sealed class StorageClients : IDisposable
         }
         else
         {
-            Tables = new TableServiceClient(target.TableEndpoint ?? throw new ArgumentException("TableEndpoint is required without a connection string"), Credential, tableOptions);
-            Blobs = new BlobServiceClient(target.BlobEndpoint ?? throw new ArgumentException("BlobEndpoint is required without a connection string"), Credential, blobOptions);
+            Tables = new TableServiceClient(target.TableEndpoint ?? throw new ArgumentException("TableEndpoint is required without a connection string"), target.Credential ?? Credential, tableOptions);
+            Blobs = new BlobServiceClient(target.BlobEndpoint ?? throw new ArgumentException("BlobEndpoint is required without a connection string"), target.Credential ?? Credential, blobOptions);
         }
-        _lean = new(() => new LeanTransport(settings, LeanAccount.From(target.ConnectionString, Tables.AccountName, Tables.Uri, Blobs.Uri), Credential));
+        _lean = new(() => new LeanTransport(settings, LeanAccount.From(target.ConnectionString, Tables.AccountName, Tables.Uri, Blobs.Uri), target.Credential ?? Credential));
     }
 
     /// <summary>The lean driver's transport (<c>client.driver: "lean"</c>), made on first use; it counts on TableWire/BlobWire too.</summary>

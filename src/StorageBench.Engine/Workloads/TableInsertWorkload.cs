@@ -1,5 +1,6 @@
 using System.Diagnostics;
 using Azure.Data.Tables;
+using Microsoft.Extensions.Logging;
 using StorageBench.Engine.Measurement;
 using StorageBench.Engine.Planning;
 
@@ -18,7 +19,9 @@ public static class TableInsertWorkload
     public const string Name = "tableInsert";
 
     /// <param name="live">Shown the workers' recorders once they exist, for progress; null when nobody watches.</param>
-    public static async Task<SliceResult> RunAsync(TableSlicePlan plan, StorageTarget target, TimeProvider time, CancellationToken ct, LiveSlice? live = null)
+    /// <param name="logger">Where the slice's swallowed failures go (its first failed priming request); none when not given.</param>
+    public static async Task<SliceResult> RunAsync(TableSlicePlan plan, StorageTarget target, TimeProvider time, CancellationToken ct, LiveSlice? live = null,
+        ILogger? logger = null)
     {
         var spec = plan.Workload;
         using var clients = target.CreateClients(plan.Client);
@@ -30,7 +33,7 @@ public static class TableInsertWorkload
         int loopCount = spec.DurationSeconds > 0 ? spec.Concurrency : (int)Math.Min(spec.Concurrency, batchCount);
         // Each in-flight loop's request, on the driver the spec chose (client.driver).
         ITableInserts NewInserts() => ITableInserts.For(plan.Client, clients, table, payload, spec.BatchSize);
-        var priming = await PrimeAsync(table, payload, plan, loopCount, time, NewInserts).ConfigureAwait(false);
+        var priming = await PrimeAsync(table, payload, plan, loopCount, time, NewInserts, logger).ConfigureAwait(false);
 
         var clock = await SliceClock.StartAtAsync(plan.StartAtUtc, time, ct).ConfigureAwait(false);
         double cpuAtStart = SliceResult.ProcessCpuSeconds();
@@ -65,9 +68,10 @@ public static class TableInsertWorkload
     /// stop when the start instant comes near (<see cref="Priming.Margin"/>), so priming never delays it.
     /// Returns what it sent: billed like any request, so the cost estimate counts it.
     /// </summary>
-    private static async Task<SliceRequests> PrimeAsync(TableClient table, EntityPayload payload, TableSlicePlan plan, int loops, TimeProvider time, Func<ITableInserts> newInserts)
+    private static async Task<SliceRequests> PrimeAsync(TableClient table, EntityPayload payload, TableSlicePlan plan, int loops, TimeProvider time, Func<ITableInserts> newInserts,
+        ILogger? logger)
     {
-        var tally = new PrimingTally();
+        var tally = new PrimingTally(logger, plan.SliceIndex);
         var spec = plan.Workload;
         string partition = plan.Partitions.KeyOf(0);
         var probe = payload.NewEntity(partition, $"preflight-{plan.SliceIndex:D3}");

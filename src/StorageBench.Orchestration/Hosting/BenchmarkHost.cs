@@ -1,3 +1,4 @@
+using Microsoft.Extensions.Logging;
 using StorageBench.Engine.Cost;
 using StorageBench.Engine.Measurement;
 using StorageBench.Engine.Planning;
@@ -13,17 +14,19 @@ namespace StorageBench.Orchestration.Hosting;
 public static class BenchmarkHost
 {
     public static InProcessOrchestrationHost Create(StorageTarget target, ResultsTableStore results, TimeProvider time,
-        int maxConcurrentActivities = 0, CancellationToken shutdown = default, TelemetryEmitter? telemetry = null) =>
-        Create([target], results, time, maxConcurrentActivities, shutdown, telemetry);
+        int maxConcurrentActivities = 0, CancellationToken shutdown = default, TelemetryEmitter? telemetry = null, ILoggerFactory? loggers = null) =>
+        Create([target], results, time, maxConcurrentActivities, shutdown, telemetry, loggers);
 
     /// <summary>Slices are spread over <paramref name="targets"/> (slice i writes to account i mod count).</summary>
+    /// <param name="loggers">Where the host and the activities log (docs/faults.md, "Logs"); none when not given.</param>
     public static InProcessOrchestrationHost Create(IReadOnlyList<StorageTarget> targets, ResultsTableStore results, TimeProvider time,
-        int maxConcurrentActivities = 0, CancellationToken shutdown = default, TelemetryEmitter? telemetry = null)
+        int maxConcurrentActivities = 0, CancellationToken shutdown = default, TelemetryEmitter? telemetry = null, ILoggerFactory? loggers = null)
     {
-        var a = new BenchmarkActivities(targets, results, time, telemetry);
+        var a = new BenchmarkActivities(targets, results, time, telemetry, loggers: loggers);
         // By default every slice of a workload can run at once (plus the control activities), so the
         // synchronized start holds; a Function App bounds this per instance in host.json instead.
-        var host = new InProcessOrchestrationHost(maxConcurrentActivities > 0 ? maxConcurrentActivities : ServiceLimits.MaxSlices + 8, time, shutdown);
+        var host = new InProcessOrchestrationHost(maxConcurrentActivities > 0 ? maxConcurrentActivities : ServiceLimits.MaxSlices + 8, time, shutdown,
+            loggers?.CreateLogger<InProcessOrchestrationHost>());
         return Register(host, a);
     }
 

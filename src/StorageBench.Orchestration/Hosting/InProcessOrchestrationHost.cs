@@ -26,10 +26,13 @@ public sealed class InProcessOrchestrationHost : IRunOrchestrationClient
     private readonly SemaphoreSlim _activitySlots;
     private readonly TimeProvider _time;
     private readonly CancellationToken _shutdown;
+    private readonly Microsoft.Extensions.Logging.ILogger _logger;
 
     /// <param name="maxConcurrentActivities">Like Durable Functions' maxConcurrentActivityFunctions: a slice waits for a slot.</param>
-    public InProcessOrchestrationHost(int maxConcurrentActivities, TimeProvider time, CancellationToken shutdown = default)
+    /// <param name="logger">Where an activity's exception is logged, as the Functions host logs a failed activity.</param>
+    public InProcessOrchestrationHost(int maxConcurrentActivities, TimeProvider time, CancellationToken shutdown = default, Microsoft.Extensions.Logging.ILogger? logger = null)
     {
+        _logger = logger ?? Microsoft.Extensions.Logging.Abstractions.NullLogger.Instance;
         _activitySlots = new SemaphoreSlim(maxConcurrentActivities);
         _time = time;
         _shutdown = shutdown;
@@ -299,6 +302,7 @@ public sealed class InProcessOrchestrationHost : IRunOrchestrationClient
         {
             // Type, message, stack and inner failure: what Durable Task keeps of an activity's exception.
             result = new TaskFailed(action.Id, FailureDetails.FromException(ex));
+            _logger.ActivityFailed(ex, action.Name, instance.Id);
         }
         instance.Inbox.Writer.TryWrite(result);
     }

@@ -49,4 +49,21 @@ public class RunOutputTests(AzuriteFixture azurite)
         Assert.Matches($@"^error: --out: the reports of run [a-z0-9-]+ could not be written to ""{System.Text.RegularExpressions.Regex.Escape(blocked)}"": .+ \(the summary above is complete; the results table has the run's row\)$",
             stderr.ToString().Trim());
     }
+
+    /// <summary>--verbose shows the log on stderr (event id, category, message); without it the same run prints no log.</summary>
+    [Fact]
+    public async Task VerboseShowsTheLogOnStderrAndTheDefaultShowsNone()
+    {
+        string dir = Directory.CreateTempSubdirectory("sb-out").FullName;
+        string spec = Path.Combine(dir, "spec.json");
+        await File.WriteAllTextAsync(spec, Spec);
+        var (quiet, verbose) = (new StringWriter(), new StringWriter());
+
+        Assert.Equal(0, await CliApp.RunAsync(["run", "--spec", spec, "--connection-string", azurite.ConnectionString, "--out", Path.Combine(dir, "a")], new StringWriter(), quiet, default));
+        Assert.Equal(0, await CliApp.RunAsync(["run", "--spec", spec, "--connection-string", azurite.ConnectionString, "--out", Path.Combine(dir, "b"), "--verbose"], new StringWriter(), verbose, default));
+
+        Assert.Equal("", quiet.ToString());
+        Assert.Matches(@"(?m)^info: 3001 StorageBench\.Cli\.RunCommand: Run [a-z0-9-]+ started: scenario out-dir, target Azurite, 1 account\(s\)$", verbose.ToString());
+        Assert.Matches(@"(?m)^info: 3002 StorageBench\.Cli\.RunCommand: Run [a-z0-9-]+ ended Completed with 0 error\(s\)$", verbose.ToString());
+    }
 }

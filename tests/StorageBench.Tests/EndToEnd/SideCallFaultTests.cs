@@ -185,7 +185,8 @@ public class SideCallFaultTests(AzuriteFixture azurite, ITestOutputHelper output
     public async Task AWatchLoopThatFaultsLosesNoFigures()
     {
         var results = new ResultsTableStore(azurite.Target, policy: Short);
-        var host = BenchmarkHost.Create(azurite.Target, results, TimeProvider.System);
+        var log = new LogCapture();
+        var host = BenchmarkHost.Create(azurite.Target, results, TimeProvider.System, loggers: log.Factory);
         var clock = Stopwatch.StartNew();
         var started = await new RunStarter(host, TimeProvider.System).StartAsync(RunSpecParser.ParseOrThrow(Spec), "test", null, default);
         string stepId = Planner.StepId(started.RunId!, 0);
@@ -207,17 +208,75 @@ public class SideCallFaultTests(AzuriteFixture azurite, ITestOutputHelper output
             && e.Contains(typeof(ObjectDisposedException).FullName!));
         Assert.Equal(RunStatus.Completed, summary.Status);
         Assert.Empty(await azurite.LeftoversOfAsync(summary.RunId));
+        // Logged with the exception itself (event 2002), as an error: it is a bug, not a storage failure.
+        Assert.Contains(log.WithId(2002), e => e.Exception is ObjectDisposedException && e.Level == Microsoft.Extensions.Logging.LogLevel.Error);
     }
 
     /// <summary>
-    /// A credential that gets no token (here the real DefaultAzureCredential: no identity exists on this machine)
-    /// fails every request before it is sent; the slice counts each as a failure and its figures come back whole.
+    /// A watch loop whose results store gets no token (its credential throws Azure.Identity's AuthenticationFailedException,
+    /// as a managed identity without access does): every cancel poll, progress write and the slice row fail before anything
+    /// is sent. The slice's measured figures come back whole and are in storage; each failure is in its notes and in the log.
+    /// </summary>
+    [Fact]
+    public async Task AWatchLoopWhoseResultsStoreGetsNoTokenLosesNoFigures()
+    {
+        // An https endpoint: the token is asked for before any connection, so nothing needs to listen there.
+        var noToken = StorageTarget.FromEndpoints(new Uri("https://127.0.0.1:9/devstoreaccount1"), new Uri("https://127.0.0.1:9/devstoreaccount1")) with
+        {
+            Credential = new NoTokenCredential(),
+        };
+        using var results = new ResultsTableStore(noToken, policy: Short);
+        var log = new LogCapture();
+        var activities = new BenchmarkActivities([azurite.Target], results, TimeProvider.System, loggers: log.Factory);
+        string runId = Planner.NewRunId(DateTime.UtcNow);
+        string table = "sbtnotoken" + Guid.NewGuid().ToString("N")[..8];
+        await azurite.Tables.CreateTableAsync(table);
+        var spec = RunSpecParser.ParseOrThrow("""
+            { "scenario": "no-token", "startDelaySeconds": 0, "client": { "primeRounds": 0 },
+              "tableInsert": { "entitySizeBytes": 128, "batchSize": 10, "concurrency": 2, "durationSeconds": 2 } }
+            """);
+        var plan = Planner.PlanTable(runId, Planner.StepId(runId, 0), table, spec.TableInsert!, spec.Client, DateTime.UtcNow, 1).Single();
+
+        var slice = await activities.RunTableSliceAsync(plan, default).WaitAsync(TimeSpan.FromMinutes(2));
+
+        output.WriteLine($"no token for the results store: {slice.Units} entities, {slice.Counts.Failed} failed; notes: {string.Join(" | ", slice.Notes)}");
+        Assert.True(slice.Units > 0 && slice.Counts.Failed == 0, "the slice measured its writes");
+        var verified = await Engine.Verification.GroundTruth.VerifyTableAsync([azurite.Target], table, [slice.AttemptId], slice.Units + slice.WarmupUnits, default);
+        Assert.True(verified.Matched, verified.Detail);
+        Assert.Contains(slice.Notes, n => n.StartsWith("cancel poll unanswered (no cancel seen): ", StringComparison.Ordinal) && n.Contains("authentication failed: "));
+        Assert.Contains(slice.Notes, n => n.StartsWith("progress update skipped: ", StringComparison.Ordinal) && n.Contains("authentication failed: "));
+        Assert.Contains(slice.Notes, n => n.StartsWith("slice row not stored (figures kept in the step's result): authentication failed: ", StringComparison.Ordinal));
+        Assert.DoesNotContain(slice.Notes, n => n.Contains("not a storage failure"));
+        // In the log, each with the credential's exception: the skipped polls and updates (1001), the slice row (2001).
+        Assert.Contains(log.WithId(1001), e => e.Message.StartsWith("Storage call 'cancel poll' skipped", StringComparison.Ordinal) && e.Exception is AuthenticationFailedException);
+        Assert.Contains(log.WithId(1001), e => e.Message.StartsWith("Storage call 'progress' skipped", StringComparison.Ordinal) && e.Exception is AuthenticationFailedException);
+        Assert.Contains(log.WithId(2001), e => e.Message.Contains("slice row not stored") && e.Exception?.InnerException is AuthenticationFailedException);
+        await azurite.Tables.DeleteTableAsync(table);
+    }
+
+    /// <summary>A credential that never gets a token, as Azure.Identity's credentials fail: AuthenticationFailedException.</summary>
+    private sealed class NoTokenCredential : Azure.Core.TokenCredential
+    {
+        public override Azure.Core.AccessToken GetToken(Azure.Core.TokenRequestContext requestContext, CancellationToken cancellationToken) =>
+            throw new AuthenticationFailedException("NoTokenCredential: no identity has access (test)");
+
+        public override ValueTask<Azure.Core.AccessToken> GetTokenAsync(Azure.Core.TokenRequestContext requestContext, CancellationToken cancellationToken) =>
+            throw new AuthenticationFailedException("NoTokenCredential: no identity has access (test)");
+    }
+
+    /// <summary>
+    /// A credential that gets no token (AuthenticationFailedException, as Azure.Identity's credentials fail) fails every
+    /// request before it is sent; the slice counts each as a failure and its figures come back whole.
     /// </summary>
     [Fact]
     public async Task AnAuthenticationFailureInTheWorkloadLoopIsCountedAndTheSliceFiguresSurvive()
     {
         // An https endpoint: the token is asked for before any connection, so nothing needs to listen there.
-        var unauthenticated = StorageTarget.FromEndpoints(new Uri("https://127.0.0.1:9/devstoreaccount1"), new Uri("https://127.0.0.1:9/devstoreaccount1"));
+        // (A credential that throws, rather than DefaultAzureCredential, whose managed-identity probe would leave loopback.)
+        var unauthenticated = StorageTarget.FromEndpoints(new Uri("https://127.0.0.1:9/devstoreaccount1"), new Uri("https://127.0.0.1:9/devstoreaccount1")) with
+        {
+            Credential = new NoTokenCredential(),
+        };
         var activities = new BenchmarkActivities([unauthenticated], azurite.Results, TimeProvider.System);
         string runId = Planner.NewRunId(DateTime.UtcNow);
         string stepId = Planner.StepId(runId, 0);

@@ -63,15 +63,16 @@ public class FailureClassificationTests
 
     /// <summary>
     /// An activity that fails with an inner exception: its type, message, inner failure and stack reach the step's
-    /// errors through the replaying host's history.
+    /// errors through the replaying host's history, and the log (event 2004) holds the exception itself.
     /// </summary>
     [Fact]
-    public async Task AnActivityFailureKeepsItsTypeMessageInnerFailureAndStackInTheStepsErrors()
+    public async Task AnActivityFailureKeepsItsTypeMessageInnerFailureAndStackInTheStepsErrorsAndTheLog()
     {
         // Storage is never reached: the slice activity fails first, and the verify/delete/store activities are not run against it.
         var target = StorageTarget.FromConnectionString("DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==;TableEndpoint=http://127.0.0.1:9/devstoreaccount1;BlobEndpoint=http://127.0.0.1:9/devstoreaccount1");
         using var results = new ResultsTableStore(target);
-        var host = BenchmarkHost.Create(target, results, TimeProvider.System);
+        var log = new LogCapture();
+        var host = BenchmarkHost.Create(target, results, TimeProvider.System, loggers: log.Factory);
         host.ReplaceActivity<object, TargetRequests>(ActivityNames.PrepareTargets, (_, _) => Task.FromResult(new TargetRequests(0, 0)));
         host.ReplaceActivity<object, TargetRequests>(ActivityNames.DeleteTargets, (_, _) => Task.FromResult(new TargetRequests(0, 0)));
         host.ReplaceActivity<Engine.Planning.TableSlicePlan, Engine.Measurement.SliceResult>(ActivityNames.RunTableSlice, (_, _) => CrashingSliceHostAsync());
@@ -90,6 +91,15 @@ public class FailureClassificationTests
         Assert.Equal(typeof(InvalidOperationException).FullName, failed.Failure.ErrorType);
         Assert.Equal(typeof(IOException).FullName, failed.Failure.InnerFailure?.ErrorType);
         Assert.Contains(nameof(CrashingSliceHostAsync), failed.Failure.StackTrace);
+
+        // The log has it once, as the exception itself: type, message, inner exception and stack.
+        var logged = Assert.Single(log.WithId(2004));
+        Assert.Equal(Microsoft.Extensions.Logging.LogLevel.Error, logged.Level);
+        Assert.StartsWith($"Activity {ActivityNames.RunTableSlice} of {summary.RunId}-s000 failed", logged.Message);
+        var exception = Assert.IsType<InvalidOperationException>(logged.Exception);
+        Assert.Equal("the slice host broke", exception.Message);
+        Assert.Equal("disk gone", Assert.IsType<IOException>(exception.InnerException).Message);
+        Assert.Contains(nameof(CrashingSliceHostAsync), exception.StackTrace);
     }
 
     private static async Task<Engine.Measurement.SliceResult> CrashingSliceHostAsync()

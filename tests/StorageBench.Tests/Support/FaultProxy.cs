@@ -56,6 +56,9 @@ public sealed class FaultProxy : IAsyncDisposable
     private long _nextFreeTimestamp;
     private readonly Lock _pace = new();
 
+    /// <summary>Headers every injected 503 carries besides its error code, e.g. x-ms-retry-after-ms (set before requests arrive).</summary>
+    public IReadOnlyDictionary<string, string> ThrottleHeaders { get; set; } = new Dictionary<string, string>();
+
     /// <summary>503s injected.</summary>
     public long Injected => Count(Fault.Throttle);
 
@@ -72,11 +75,16 @@ public sealed class FaultProxy : IAsyncDisposable
     /// A proxy in front of one endpoint ("TableEndpoint", "BlobEndpoint") of the Azurite <paramref name="connectionString"/>
     /// names, and a target that reaches that endpoint through it (the other endpoints directly).
     /// </summary>
-    public static async Task<(FaultProxy Proxy, StorageTarget Target)> InFrontOfAsync(string connectionString, string endpoint, int everyNth,
-        Func<HttpRequest, bool> selects, long maxInFlight = long.MaxValue)
+    public static Task<(FaultProxy Proxy, StorageTarget Target)> InFrontOfAsync(string connectionString, string endpoint, int everyNth,
+        Func<HttpRequest, bool> selects, long maxInFlight = long.MaxValue) =>
+        InFrontOfAsync(connectionString, endpoint, selects, n => n % everyNth == 0 ? Fault.Throttle : Fault.None, maxInFlight);
+
+    /// <summary>As above, with the fault of the nth selected request (from 1) given by <paramref name="schedule"/>.</summary>
+    public static async Task<(FaultProxy Proxy, StorageTarget Target)> InFrontOfAsync(string connectionString, string endpoint,
+        Func<HttpRequest, bool> selects, Func<long, Fault> schedule, long maxInFlight = long.MaxValue)
     {
         string direct = connectionString.Split(';').Single(p => p.StartsWith(endpoint + "=", StringComparison.Ordinal))[(endpoint.Length + 1)..];
-        var proxy = await StartAsync(new Uri($"http://127.0.0.1:{new Uri(direct).Port}/"), everyNth, selects, maxInFlight);
+        var proxy = await StartAsync(new Uri($"http://127.0.0.1:{new Uri(direct).Port}/"), selects, schedule, maxInFlight);
         return (proxy, StorageTarget.FromConnectionString(connectionString.Replace(direct, $"{proxy.Address.ToString().TrimEnd('/')}/devstoreaccount1")));
     }
 
@@ -196,10 +204,14 @@ public sealed class FaultProxy : IAsyncDisposable
     }
 
     /// <summary>503 ServerBusy in the service's own error format: JSON for the table service (it asks for JSON), XML for blobs.</summary>
-    private static async Task ThrottleAsync(HttpContext context)
+    private async Task ThrottleAsync(HttpContext context)
     {
         context.Response.StatusCode = 503;
         context.Response.Headers["x-ms-error-code"] = "ServerBusy";
+        foreach (var (name, value) in ThrottleHeaders)
+        {
+            context.Response.Headers[name] = value;
+        }
         if (context.Request.Headers.Accept.ToString().Contains("json", StringComparison.OrdinalIgnoreCase))
         {
             context.Response.ContentType = "application/json";

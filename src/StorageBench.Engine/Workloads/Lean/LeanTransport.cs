@@ -169,7 +169,10 @@ public sealed class LeanTransport : IDisposable
         {
             string body = await response.Content.ReadAsStringAsync().ConfigureAwait(false);
             string? code = response.Headers.TryGetValues("x-ms-error-code", out var values) ? values.FirstOrDefault() : ErrorCodeIn(body);
-            return new RequestFailedException((int)response.StatusCode, $"Service request failed.\nStatus: {(int)response.StatusCode} ({response.ReasonPhrase})\nErrorCode: {code}\n\n{body}", code, null);
+            var failure = new RequestFailedException((int)response.StatusCode, $"Service request failed.\nStatus: {(int)response.StatusCode} ({response.ReasonPhrase})\nErrorCode: {code}\n\n{body}", code, null);
+            // No Azure.Core response to read it from later: the service's retry-after travels with the failure (BlockRetryDelays honours it).
+            failure.Data[BlockRetryDelays.ServerDelayKey] = RetryAfter(response);
+            return failure;
         }
     }
 

@@ -1,0 +1,146 @@
+using Microsoft.Extensions.Logging;
+using StorageBench.Engine.Measurement;
+using StorageBench.Engine.ResultsStore;
+using StorageBench.Engine.StorageCalls;
+
+namespace StorageBench.Orchestration.Activities;
+
+/// <summary>
+/// Runs one slice until it is done, the host stops it, or its run is canceled, then writes its slice row under its
+/// attempt id. Meanwhile, about once a second, its watch loop looks for the run's cancel request and publishes the
+/// slice's progress — both in the results store, so they work across machines. None of that bookkeeping can fault the
+/// slice or lose its figures: what failed is in the result's notes, and in the log with its exception.
+/// </summary>
+internal sealed class SliceRunner(ResultsTableStore results, TimeProvider time, StorageCallPolicy policy, ILogger logger)
+{
+    public async Task<SliceResult> RunAsync(SliceProgress progress, string runId, Func<CancellationToken, LiveSlice, Task<SliceResult>> run, CancellationToken ct)
+    {
+        using var stop = CancellationTokenSource.CreateLinkedTokenSource(ct);
+        using var done = new CancellationTokenSource();
+        var live = new LiveSlice();
+        var misses = new BookkeepingMisses();
+        var watch = WatchAsync(runId, progress, live, stop, done.Token, misses);
+        SliceResult result;
+        try
+        {
+            result = await run(stop.Token, live).ConfigureAwait(false);
+        }
+        finally
+        {
+            await done.CancelAsync().ConfigureAwait(false);
+            await EndWatchAsync(watch, progress, misses).ConfigureAwait(false);
+        }
+        await BookkeepingAsync(progress, misses, "final progress update skipped", policy.Quick,
+            t => results.SaveProgressAsync(runId, progress with { Counts = live.Read(), UpdatedUtc = time.GetUtcNow().UtcDateTime, Done = true }, t)).ConfigureAwait(false);
+        // When this fails, the figures still travel back in the result; only the per-slice row is missing (the notes say so).
+        await BookkeepingAsync(progress, misses, "slice row not stored (figures kept in the step's result)", policy.Results,
+            t => results.SaveSliceAsync(runId, result, t)).ConfigureAwait(false);
+        return result with { Notes = misses.Lines() };
+    }
+
+    /// <summary>The watch catches everything itself; should it still fault, that is noted and logged, and the slice's figures stand.</summary>
+    private async Task EndWatchAsync(Task watch, SliceProgress progress, BookkeepingMisses misses)
+    {
+        try
+        {
+            await watch.ConfigureAwait(false);
+        }
+        catch (Exception ex)
+        {
+            Noted(progress, misses, ex);
+        }
+    }
+
+    private async Task WatchAsync(string runId, SliceProgress progress, LiveSlice live, CancellationTokenSource stop, CancellationToken done, BookkeepingMisses misses)
+    {
+        var last = (Units: 0L, At: time.GetTimestamp());
+        while (!done.IsCancellationRequested && !stop.IsCancellationRequested)
+        {
+            try
+            {
+                // Unanswered in time: no cancel seen, keep going (StorageCall logs the failure).
+                var (canceled, unanswered) = await StorageCall.TryAsync("cancel poll", policy.Quick, t => results.IsCancelRequestedAsync(runId, t), done, logger).ConfigureAwait(false);
+                if (unanswered is not null)
+                {
+                    misses.Add("cancel poll unanswered (no cancel seen)", unanswered.Text);
+                }
+                else if (canceled)
+                {
+                    await stop.CancelAsync().ConfigureAwait(false);
+                    return;
+                }
+                // Nothing is measured before the start instant: no progress to publish yet.
+                if (time.GetUtcNow().UtcDateTime >= progress.StartAtUtc)
+                {
+                    var counts = live.Read();
+                    long now = time.GetTimestamp();
+                    double seconds = time.GetElapsedTime(last.At, now).TotalSeconds;
+                    double rate = seconds > 0 ? (counts.Units - last.Units) / seconds : 0;
+                    last = (counts.Units, now);
+                    // Not stored in time: this update is skipped; the next one carries the counts.
+                    var (_, skipped) = await StorageCall.TryAsync("progress", policy.Quick, async t =>
+                    {
+                        await results.SaveProgressAsync(runId, progress with { Counts = counts, UnitsPerSecond = rate, UpdatedUtc = time.GetUtcNow().UtcDateTime }, t).ConfigureAwait(false);
+                        return true;
+                    }, done, logger).ConfigureAwait(false);
+                    if (skipped is not null)
+                    {
+                        misses.Add("progress update skipped", skipped.Text);
+                    }
+                }
+            }
+            catch (Exception ex) when (done.IsCancellationRequested && (ex is OperationCanceledException || StorageFailures.Classify(ex, CancellationToken.None) is not null))
+            {
+                // The slice has ended: a poll cut short, or a storage failure met just then, no longer matters (the final update follows).
+                return;
+            }
+            catch (Exception ex)
+            {
+                // Not a storage failure (a bug, a store disposed under it): the slice goes on, and so does the watch.
+                Noted(progress, misses, ex);
+            }
+            try
+            {
+                await Task.Delay(UntilNextWatch(progress), time, done).ConfigureAwait(false);
+            }
+            catch (OperationCanceledException)
+            {
+                return;
+            }
+        }
+    }
+
+    private void Noted(SliceProgress progress, BookkeepingMisses misses, Exception ex)
+    {
+        logger.SliceWatchFailed(ex, progress.Slice, progress.StepId);
+        misses.Add("progress or cancel poll failed (not a storage failure)", $"{ex.GetType().FullName}: {ex.Message.ReplaceLineEndings(" ")}");
+    }
+
+    /// <summary>
+    /// About a second: the watch ticks 0.3–0.65 s (a per-slice offset) after each whole second from the
+    /// start instant — never within 0.3 s of the instant itself, when every slice sends its first
+    /// request, and not all slices at once.
+    /// </summary>
+    private TimeSpan UntilNextWatch(SliceProgress p)
+    {
+        double phase = 0.3 + p.Slice % 8 * 0.05;
+        double since = (time.GetUtcNow().UtcDateTime - p.StartAtUtc).TotalSeconds - phase;
+        double wait = Math.Ceiling(since) - since;
+        return TimeSpan.FromSeconds(wait < 0.1 ? wait + 1 : wait);
+    }
+
+    /// <summary>Bookkeeping that must not fail the slice: the results store may be slow or unreachable. A failure is noted and logged, not swallowed.</summary>
+    private async Task BookkeepingAsync(SliceProgress progress, BookkeepingMisses misses, string what, TimeSpan deadline, Func<CancellationToken, Task> write)
+    {
+        try
+        {
+            await StorageCall.RunAsync(what, deadline, write, CancellationToken.None).ConfigureAwait(false);
+        }
+        catch (Exception ex)
+        {
+            string reason = ex is StorageCallFailedException failed ? failed.Failure.Text : $"{ex.GetType().FullName}: {ex.Message.ReplaceLineEndings(" ")}";
+            logger.SliceBookkeepingSkipped(ex, progress.Slice, progress.StepId, what, reason);
+            misses.Add(what, reason);
+        }
+    }
+}
