@@ -10,6 +10,7 @@ using StorageBench.Engine.Planning;
 using StorageBench.Engine.ResultsStore;
 using StorageBench.Engine.Spec;
 using StorageBench.Engine.Statistics;
+using StorageBench.Engine.Targets;
 using StorageBench.Engine.Verification;
 using StorageBench.Engine.Workloads;
 using StorageBench.Orchestration;

@@ -1,7 +1,7 @@
 using Azure;
 using StorageBench.Engine.Spec;
 using StorageBench.Engine.StorageCalls;
-using StorageBench.Engine.Workloads;
+using StorageBench.Engine.Targets;
 
 namespace StorageBench.Engine.Preflight;
 

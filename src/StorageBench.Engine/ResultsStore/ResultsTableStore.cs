@@ -4,6 +4,7 @@ using StorageBench.Engine.Comparison;
 using StorageBench.Engine.Measurement;
 using StorageBench.Engine.Statistics;
 using StorageBench.Engine.StorageCalls;
+using StorageBench.Engine.Targets;
 using StorageBench.Engine.Workloads;
 
 namespace StorageBench.Engine.ResultsStore;

@@ -3,6 +3,7 @@ using Azure.Data.Tables;
 using Azure.Storage.Blobs;
 using Azure.Storage.Blobs.Models;
 using StorageBench.Engine.Statistics;
+using StorageBench.Engine.Targets;
 using StorageBench.Engine.Workloads;
 
 namespace StorageBench.Engine.Verification;

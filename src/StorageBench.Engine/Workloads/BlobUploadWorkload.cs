@@ -6,6 +6,7 @@ using Azure.Storage.Blobs.Specialized;
 using StorageBench.Engine.Measurement;
 using StorageBench.Engine.Planning;
 using StorageBench.Engine.Spec;
+using StorageBench.Engine.Targets;
 using StorageBench.Engine.Workloads.Lean;
 
 namespace StorageBench.Engine.Workloads;

@@ -2,6 +2,7 @@ using System.Diagnostics;
 using Azure.Data.Tables;
 using StorageBench.Engine.Measurement;
 using StorageBench.Engine.Planning;
+using StorageBench.Engine.Targets;
 
 namespace StorageBench.Engine.Workloads;
 

@@ -174,7 +174,7 @@ public class CtrlCTests(ITestOutputHelper output)
             string script = Path.Combine(t.Dir, "run.sh");
             await File.WriteAllTextAsync(script, $"""
                 cd '{Repo.Root()}'
-                env -u CI -u {Engine.Workloads.TargetSettings.TargetConnectionString} -u {Engine.Workloads.TargetSettings.TargetTableEndpoints} dotnet '{cli}' run --spec '{specFile}' --out '{t.Dir}'
+                env -u CI -u {Engine.Targets.TargetSettings.TargetConnectionString} -u {Engine.Targets.TargetSettings.TargetTableEndpoints} dotnet '{cli}' run --spec '{specFile}' --out '{t.Dir}'
                 echo EXIT=$?
                 sleep 600
                 """);

@@ -6,7 +6,7 @@ using StorageBench.Engine.Cleanup;
 using StorageBench.Engine.Preflight;
 using StorageBench.Engine.ResultsStore;
 using StorageBench.Engine.Spec;
-using StorageBench.Engine.Workloads;
+using StorageBench.Engine.Targets;
 using StorageBench.Orchestration;
 using Xunit.Abstractions;
 

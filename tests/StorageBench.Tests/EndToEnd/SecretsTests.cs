@@ -5,7 +5,7 @@ using Azure.Data.Tables;
 using StorageBench.Cli;
 using StorageBench.Engine.Cleanup;
 using StorageBench.Engine.ResultsStore;
-using StorageBench.Engine.Workloads;
+using StorageBench.Engine.Targets;
 using StorageBench.Orchestration;
 using StorageBench.Orchestration.Hosting;
 

@@ -1,6 +1,7 @@
 using Azure;
 using StorageBench.Engine.Measurement;
 using StorageBench.Engine.Spec;
+using StorageBench.Engine.Targets;
 using StorageBench.Engine.Verification;
 using StorageBench.Engine.Workloads;
 using StorageBench.Engine.Workloads.Lean;

@@ -1,4 +1,4 @@
-using StorageBench.Engine.Workloads;
+using StorageBench.Engine.Targets;
 
 namespace StorageBench.Tests;
 
