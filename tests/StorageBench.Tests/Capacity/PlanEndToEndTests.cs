@@ -12,6 +12,7 @@ namespace StorageBench.Tests;
 /// running happen in the same test, minutes apart, so both see the same machine; the written spec holds the target with
 /// an open loop (a slice behind schedule catches up) and in-flight room beyond what the measured p99 needs.
 /// </summary>
+[Trait("Category", "EndToEnd")]
 [Collection(QuietAzuriteCollection.Name)]
 public class PlanEndToEndTests(AzuriteFixture azurite, ITestOutputHelper output)
 {

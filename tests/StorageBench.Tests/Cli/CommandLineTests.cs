@@ -9,6 +9,7 @@ namespace StorageBench.Tests;
 /// usage errors on stderr that name the token and suggest the close one, exit 2, and every command and option the
 /// hand-written parser took still taken.
 /// </summary>
+[Trait("Category", "Unit")]
 public class CommandLineTests
 {
     private static async Task<(int Exit, string Stdout, string Stderr)> RunAsync(params string[] args)

@@ -8,6 +8,7 @@ using Xunit.Abstractions;
 namespace StorageBench.Tests;
 
 /// <summary>Live progress on the console: in place in a terminal (checked in a real one, tmux), plain lines otherwise.</summary>
+[Trait("Category", "EndToEnd")]
 public class ProgressTests(ITestOutputHelper output)
 {
     private static readonly DateTime T0 = new(2026, 11, 23, 6, 0, 0, DateTimeKind.Utc);

@@ -17,6 +17,7 @@ namespace StorageBench.Tests;
 /// <see cref="Rules"/> with the reason; a command no rule covers fails the test, so a new one in the
 /// docs is a decision, not an accident.
 /// </summary>
+[Trait("Category", "EndToEnd")]
 [Collection(BuildsCollection.Name)]
 public class DocsCommandsTests(ITestOutputHelper output)
 {

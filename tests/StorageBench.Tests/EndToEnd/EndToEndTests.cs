@@ -16,6 +16,7 @@ namespace StorageBench.Tests;
 /// Spec → starter → orchestrator → activities → results table, against Azurite. The orchestration
 /// runs on the in-process host (the Durable Task engine is not installable here; see docs/architecture.md).
 /// </summary>
+[Trait("Category", "EndToEnd")]
 [Collection(AzuriteCollection.Name)]
 public class EndToEndTests(AzuriteFixture azurite)
 {

@@ -22,6 +22,7 @@ namespace StorageBench.Tests;
 /// what was measured so far, and nothing left behind. Tests that kill or restart storage use an Azurite
 /// of their own.
 /// </summary>
+[Trait("Category", "EndToEnd")]
 [Collection(AzuriteCollection.Name)]
 public class FaultTests(AzuriteFixture azurite, ITestOutputHelper output)
 {

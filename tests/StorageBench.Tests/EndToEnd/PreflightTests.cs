@@ -18,6 +18,7 @@ namespace StorageBench.Tests;
 /// from the CLI (exit 1) and the API (400 for a refusal, 503 for no answer), and nothing is created.
 /// </summary>
 /// <remarks>An Azurite of its own, so the snapshot is everything in it.</remarks>
+[Trait("Category", "EndToEnd")]
 public class PreflightTests(AzuriteFixture azurite, ITestOutputHelper output) : IClassFixture<AzuriteFixture>, IAsyncLifetime
 {
     private const string Spec = """

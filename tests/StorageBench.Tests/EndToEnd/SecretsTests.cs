@@ -17,6 +17,7 @@ namespace StorageBench.Tests;
 /// output — console, report files, result rows, telemetry, API answers — is searched for the key.
 /// Application Insights ingestion is a loopback stand-in (Azure cannot be reached from here).
 /// </summary>
+[Trait("Category", "EndToEnd")]
 public class SecretsTests
 {
     [Fact]

@@ -24,6 +24,7 @@ namespace StorageBench.Tests;
 /// an unhandled exception. The deadlines are shortened (<see cref="Short"/>) so a case takes seconds; the code path
 /// is the product's.
 /// </summary>
+[Trait("Category", "EndToEnd")]
 [Collection(AzuriteCollection.Name)]
 public class SideCallFaultTests(AzuriteFixture azurite, ITestOutputHelper output)
 {

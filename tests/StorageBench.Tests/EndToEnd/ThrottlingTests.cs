@@ -7,6 +7,7 @@ using StorageBench.Orchestration.Hosting;
 
 namespace StorageBench.Tests;
 
+[Trait("Category", "EndToEnd")]
 [Collection(AzuriteCollection.Name)]
 public class ThrottlingTests(AzuriteFixture azurite)
 {

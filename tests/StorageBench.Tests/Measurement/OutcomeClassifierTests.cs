@@ -4,6 +4,7 @@ using StorageBench.Engine.Measurement;
 
 namespace StorageBench.Tests;
 
+[Trait("Category", "Unit")]
 public class OutcomeClassifierTests
 {
     public static TheoryData<Exception, Outcome> Cases => new()

@@ -8,6 +8,7 @@ using StorageBench.Orchestration;
 namespace StorageBench.Tests;
 
 /// <summary>Every 4xx/5xx of the runs API has one shape, {status, message, errors}, with plain quotes; the status codes are the contract's.</summary>
+[Trait("Category", "Azurite")]
 [Collection(AzuriteCollection.Name)]
 public class ApiErrorShapeTests(AzuriteFixture azurite)
 {

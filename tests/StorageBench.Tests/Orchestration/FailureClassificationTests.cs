@@ -11,6 +11,7 @@ using StorageBench.Orchestration.Hosting;
 namespace StorageBench.Tests;
 
 /// <summary>The one classification of storage failures outside the measured path, and failure details across the activity boundary.</summary>
+[Trait("Category", "EndToEnd")]
 public class FailureClassificationTests
 {
     [Fact]

@@ -7,6 +7,7 @@ using StorageBench.Orchestration.Hosting;
 namespace StorageBench.Tests;
 
 /// <summary>The HTML report opened in a real headless Chromium, offline (the page must need no network).</summary>
+[Trait("Category", "EndToEnd")]
 [Collection(AzuriteCollection.Name)]
 public partial class HtmlReportTests(AzuriteFixture azurite)
 {

@@ -2,6 +2,7 @@ using StorageBench.Engine.Targets;
 
 namespace StorageBench.Tests;
 
+[Trait("Category", "Unit")]
 public class TargetSettingsTests
 {
     private static Func<string, string?> Settings(params (string Name, string Value)[] values) =>

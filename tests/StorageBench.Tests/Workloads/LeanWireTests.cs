@@ -21,6 +21,7 @@ namespace StorageBench.Tests;
 /// meaning (multipart parts and their JSON entities, block bytes, block list XML) — and both signatures
 /// must verify under the service's canonicalization, computed here independently from the captured request.
 /// </summary>
+[Trait("Category", "Unit")]
 public partial class LeanWireTests
 {
     private const string Key = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==";
