@@ -1,14 +1,10 @@
 using System.CommandLine;
-using System.Text.Json;
-using StorageBench.Engine;
 using StorageBench.Engine.Cost;
 using StorageBench.Engine.Preflight;
-using StorageBench.Engine.Reports;
 using StorageBench.Engine.Spec;
 using StorageBench.Engine.Statistics;
 using StorageBench.Engine.Targets;
 using StorageBench.Orchestration;
-using StorageBench.Orchestration.Hosting;
 
 namespace StorageBench.Cli;
 

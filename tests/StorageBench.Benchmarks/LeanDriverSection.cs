@@ -5,7 +5,6 @@ using System.Text.Json;
 using System.Text.RegularExpressions;
 using StorageBench.Engine.Spec;
 using StorageBench.Engine.Targets;
-using StorageBench.Engine.Workloads;
 
 namespace StorageBench.Benchmarks;
 

@@ -1,5 +1,4 @@
 using StorageBench.Engine.Cost;
-using StorageBench.Engine.Spec;
 using StorageBench.Engine.Workloads;
 
 namespace StorageBench.Engine.Capacity;

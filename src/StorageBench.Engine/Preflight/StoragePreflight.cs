@@ -1,4 +1,3 @@
-using Azure;
 using StorageBench.Engine.Spec;
 using StorageBench.Engine.StorageCalls;
 using StorageBench.Engine.Targets;

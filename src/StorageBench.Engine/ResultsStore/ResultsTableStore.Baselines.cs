@@ -1,4 +1,3 @@
-using Azure.Data.Tables;
 using StorageBench.Engine.Comparison;
 using StorageBench.Engine.Statistics;
 

@@ -1,4 +1,3 @@
-using StorageBench.Engine;
 
 namespace StorageBench.Orchestration.Hosting;
 

@@ -62,7 +62,7 @@ public sealed partial class InProcessOrchestrationHost
     /// Runs the orchestrator from the start on a single-threaded context, feeding it the history in
     /// order, as Durable Task's replay does; events before <paramref name="replayed"/> are replay.
     /// </summary>
-    private Episode Replay(OrchestrationInstance instance, Func<IRunOrchestrationContext, string?, Task<string?>> orchestrator, int replayed)
+    private static Episode Replay(OrchestrationInstance instance, Func<IRunOrchestrationContext, string?, Task<string?>> orchestrator, int replayed)
     {
         var history = instance.History;
         var sync = new EpisodeSynchronizationContext(message => instance.Inbox.Writer.TryWrite(new LateViolation(message)));

@@ -21,6 +21,7 @@ namespace StorageBench.Orchestration.Hosting;
 /// InProcessOrchestrationHost.Episodes.cs, running activities and sub-orchestrations in ….Dispatch.cs,
 /// the orchestrator's view in <see cref="ReplayContext"/>.
 /// </summary>
+[System.Diagnostics.CodeAnalysis.SuppressMessage("Reliability", "CA1001", Justification = "The activity-slot SemaphoreSlim never creates a wait handle; the host lives as long as its process.")]
 public sealed partial class InProcessOrchestrationHost : IRunOrchestrationClient
 {
     private readonly Dictionary<string, (Func<string?, CancellationToken, Task<string>> Run, bool AfterShutdown)> _activities = [];

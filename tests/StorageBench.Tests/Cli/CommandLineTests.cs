@@ -1,4 +1,3 @@
-using System.CommandLine;
 using System.Text.RegularExpressions;
 using StorageBench.Cli;
 

@@ -1,6 +1,5 @@
 using StorageBench.Engine.Cost;
 using StorageBench.Engine.Measurement;
-using StorageBench.Engine.Spec;
 using StorageBench.Engine.Statistics;
 
 namespace StorageBench.Tests;

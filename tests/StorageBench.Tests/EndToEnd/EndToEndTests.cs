@@ -1,5 +1,4 @@
 using System.Text.Json;
-using Azure.Data.Tables;
 using StorageBench.Cli;
 using StorageBench.Engine.Measurement;
 using StorageBench.Engine.Planning;

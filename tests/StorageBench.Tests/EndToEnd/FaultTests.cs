@@ -6,7 +6,6 @@ using Azure.Data.Tables;
 using StorageBench.Cli;
 using StorageBench.Engine;
 using StorageBench.Engine.Cleanup;
-using StorageBench.Engine.Planning;
 using StorageBench.Engine.ResultsStore;
 using StorageBench.Engine.Statistics;
 using StorageBench.Engine.Targets;

@@ -19,6 +19,7 @@ namespace StorageBench.Tests;
 /// </summary>
 /// <remarks>An Azurite of its own, so the snapshot is everything in it.</remarks>
 [Trait("Category", "EndToEnd")]
+[System.Diagnostics.CodeAnalysis.SuppressMessage("Reliability", "CA1001", Justification = "xUnit ends the listener through IAsyncLifetime.DisposeAsync.")]
 public class PreflightTests(AzuriteFixture azurite, ITestOutputHelper output) : IClassFixture<AzuriteFixture>, IAsyncLifetime
 {
     private const string Spec = """

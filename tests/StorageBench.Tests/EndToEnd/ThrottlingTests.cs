@@ -2,8 +2,6 @@ using StorageBench.Engine.Reports;
 using StorageBench.Engine.Spec;
 using StorageBench.Engine.Statistics;
 using StorageBench.Engine.Targets;
-using StorageBench.Orchestration;
-using StorageBench.Orchestration.Hosting;
 
 namespace StorageBench.Tests;
 

@@ -4,7 +4,6 @@ using System.Text.Json.Nodes;
 using StorageBench.Cli;
 using StorageBench.Engine.Cleanup;
 using StorageBench.Orchestration;
-using StorageBench.Orchestration.Hosting;
 
 namespace StorageBench.Tests;
 

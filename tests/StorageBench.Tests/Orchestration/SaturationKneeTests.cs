@@ -1,5 +1,4 @@
 using StorageBench.Engine.Spec;
-using StorageBench.Engine.Statistics;
 using StorageBench.Orchestration;
 using Xunit.Abstractions;
 

@@ -1,10 +1,8 @@
-using StorageBench.Engine.Planning;
 using StorageBench.Engine.Reports;
 using StorageBench.Engine.ResultsStore;
 using StorageBench.Engine.Spec;
 using StorageBench.Engine.Statistics;
 using StorageBench.Orchestration;
-using StorageBench.Orchestration.Hosting;
 
 namespace StorageBench.Tests;
 

@@ -1,7 +1,6 @@
 using Azure.Data.Tables;
 using StorageBench.Engine.Measurement;
 using StorageBench.Engine.ResultsStore;
-using StorageBench.Engine.Spec;
 using StorageBench.Engine.Statistics;
 
 namespace StorageBench.Tests;

@@ -1,8 +1,5 @@
-using System.Buffers;
 using System.Globalization;
 using System.Net;
-using System.Security.Cryptography;
-using System.Text;
 using Azure;
 using Azure.Core;
 using StorageBench.Engine.Measurement;

@@ -46,6 +46,7 @@ public sealed class PooledContent(int capacity) : HttpContent
     }
 
     /// <summary>Not disposed with a response or a send: the worker reuses it.</summary>
+    [System.Diagnostics.CodeAnalysis.SuppressMessage("Usage", "CA2215", Justification = "HttpContent's Dispose would end the reused buffer's life after every send.")]
     protected override void Dispose(bool disposing)
     {
     }
