@@ -1,13 +1,22 @@
 #!/usr/bin/env bash
 # The tests: unit tests, integration tests against a real Azurite (started by the tests on free loopback
 # ports), and end-to-end runs through the orchestrator. Installs what it needs first.
+# --unit runs only the unit tests (Category=Unit), without installing or checking anything first.
 # Fails when no test ran.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
-"$root/scripts/install.sh" --test-tools
-"$root/scripts/check-functions.sh"
 results="$root/tests/StorageBench.Tests/TestResults"
+if [ "${1:-}" = "--unit" ]; then
+  # The fast inner loop: in-process unit tests only (no Azurite, browser, terminal or Function App check),
+  # with its own results folder so it never touches a full run's.
+  shift
+  set -- --filter "Category=Unit" "$@"
+  results="$results/unit"
+else
+  "$root/scripts/install.sh" --test-tools
+  "$root/scripts/check-functions.sh"
+fi
 rm -rf "$results"
 dotnet test "$root/tests/StorageBench.Tests/StorageBench.Tests.csproj" -c Release --nologo \
   --logger "trx;LogFileName=results.trx" --logger "console;verbosity=normal" --results-directory "$results" "$@"

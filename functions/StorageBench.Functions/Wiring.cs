@@ -7,7 +7,7 @@ using StorageBench.Engine.Cleanup;
 using StorageBench.Engine.Cost;
 using StorageBench.Engine.ResultsStore;
 using StorageBench.Engine.Telemetry;
-using StorageBench.Engine.Workloads;
+using StorageBench.Engine.Targets;
 using StorageBench.Orchestration;
 
 namespace StorageBench.Functions;

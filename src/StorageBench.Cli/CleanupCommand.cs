@@ -17,7 +17,7 @@ public static class CleanupCommand
         {
             Description = $"only what was created more than AGE ago (default {defaultAge}: no run lives longer; e.g. 30m, 6h, 2d)",
             HelpName = "AGE", DefaultValueFactory = _ => defaultAge,
-            Validators = { r => { if (r.Tokens is [var t] && ParseAge(t.Value) is null) r.AddError($"--older-than: \"{t.Value}\" must be a duration like 30m, 6h or 2d (s, m, h or d)"); } },
+            Validators = { r => { if (r.Tokens is [var t] && ParseAge(t.Value) is null) { r.AddError($"--older-than: \"{t.Value}\" must be a duration like 30m, 6h or 2d (s, m, h or d)"); } } },
         };
         var dryRun = new Option<bool>("--dry-run") { Description = "list what would be deleted and delete nothing" };
         var connectionString = CliTargets.ConnectionStringOption("the account to clean (default: the STORAGEBENCH_TARGET_* settings)");

@@ -1,9 +1,6 @@
 using System.CommandLine;
 using System.CommandLine.Invocation;
-using System.CommandLine.Parsing;
 using System.Reflection;
-using Azure;
-using StorageBench.Engine;
 using StorageBench.Engine.StorageCalls;
 
 namespace StorageBench.Cli;

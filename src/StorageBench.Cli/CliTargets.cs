@@ -2,7 +2,7 @@ using System.CommandLine;
 using StorageBench.Engine.Cost;
 using StorageBench.Engine.ResultsStore;
 using StorageBench.Engine.Telemetry;
-using StorageBench.Engine.Workloads;
+using StorageBench.Engine.Targets;
 using StorageBench.Orchestration.Hosting;
 
 namespace StorageBench.Cli;

@@ -8,7 +8,7 @@ using StorageBench.Engine.Reports;
 using StorageBench.Engine.ResultsStore;
 using StorageBench.Engine.Spec;
 using StorageBench.Engine.Statistics;
-using StorageBench.Engine.Workloads;
+using StorageBench.Engine.Targets;
 
 namespace StorageBench.Cli;
 
@@ -143,7 +143,10 @@ public static class PlanCommand
     /// <summary>The spec the plan writes: the validated spec, with a comment saying where it came from.</summary>
     public static string SpecText(CapacityPlan plan) =>
         string.Create(CultureInfo.InvariantCulture, $"// written by storagebench plan: {plan.Request.Target:0.###} {plan.Request.Unit} from {plan.OperatingPoint.Label}\n")
-        + JsonSerializer.Serialize(plan.Spec, new JsonSerializerOptions(RunSpecParser.Options) { WriteIndented = true, DefaultIgnoreCondition = System.Text.Json.Serialization.JsonIgnoreCondition.WhenWritingNull }) + "\n";
+        + JsonSerializer.Serialize(plan.Spec, WrittenSpecOptions) + "\n";
+
+    private static readonly JsonSerializerOptions WrittenSpecOptions =
+        new(RunSpecParser.Options) { WriteIndented = true, DefaultIgnoreCondition = System.Text.Json.Serialization.JsonIgnoreCondition.WhenWritingNull };
 
     /// <summary>The plan's point on its operating step's curve: that step's value, at the rate the plan asks of as many slices as the step ran.</summary>
     private static PlanMark? Mark(CapacityPlan plan)

@@ -1,16 +1,12 @@
 using System.CommandLine;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Logging.Abstractions;
-using System.Text.Json;
-using StorageBench.Engine;
 using StorageBench.Engine.Cost;
 using StorageBench.Engine.Preflight;
-using StorageBench.Engine.Reports;
 using StorageBench.Engine.Spec;
 using StorageBench.Engine.Statistics;
-using StorageBench.Engine.Workloads;
+using StorageBench.Engine.Targets;
 using StorageBench.Orchestration;
-using StorageBench.Orchestration.Hosting;
 
 namespace StorageBench.Cli;
 

@@ -1,6 +1,6 @@
 using System.CommandLine;
 using System.CommandLine.Parsing;
-using StorageBench.Engine.Workloads;
+using StorageBench.Engine.Targets;
 
 namespace StorageBench.Cli;
 

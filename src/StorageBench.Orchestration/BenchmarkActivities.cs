@@ -8,6 +8,7 @@ using StorageBench.Engine.Measurement;
 using StorageBench.Engine.Planning;
 using StorageBench.Engine.ResultsStore;
 using StorageBench.Engine.Statistics;
+using StorageBench.Engine.Targets;
 using StorageBench.Engine.Telemetry;
 using StorageBench.Engine.Verification;
 using StorageBench.Engine.Workloads;

@@ -1,4 +1,3 @@
-using StorageBench.Engine;
 using StorageBench.Engine.Cost;
 using StorageBench.Engine.Measurement;
 using StorageBench.Engine.Planning;

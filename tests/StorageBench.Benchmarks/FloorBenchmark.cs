@@ -2,6 +2,7 @@ using System.Diagnostics;
 using StorageBench.Engine.Measurement;
 using StorageBench.Engine.Planning;
 using StorageBench.Engine.Spec;
+using StorageBench.Engine.Targets;
 using StorageBench.Engine.Workloads;
 
 namespace StorageBench.Benchmarks;

@@ -4,7 +4,7 @@ using System.Text;
 using System.Text.Json;
 using System.Text.RegularExpressions;
 using StorageBench.Engine.Spec;
-using StorageBench.Engine.Workloads;
+using StorageBench.Engine.Targets;
 
 namespace StorageBench.Benchmarks;
 

@@ -5,11 +5,11 @@ using System.Text;
 using System.Text.Json;
 using StorageBench.Benchmarks;
 using StorageBench.Cli;
-using StorageBench.Engine.Measurement;
 using StorageBench.Engine.Planning;
 using StorageBench.Engine.ResultsStore;
 using StorageBench.Engine.Spec;
 using StorageBench.Engine.Statistics;
+using StorageBench.Engine.Targets;
 using StorageBench.Engine.Verification;
 using StorageBench.Engine.Workloads;
 using StorageBench.Orchestration;
@@ -311,7 +311,7 @@ static RunSpec ColdBlobSpec(int blobs) => new()
 
 static string Amount(RunSpec spec) => spec.TableInsert is { } t ? $"{t.EntityCount:N0} entities" : $"{spec.BlobUpload!.BlobCount} blobs";
 
-/// <summary>One CLI process on its own Azurite (no connection string: the CLI starts one); throughput and CPU per unit from its summary.json.</summary>
+// One CLI process on its own Azurite (no connection string: the CLI starts one); throughput and CPU per unit from its summary.json.
 static async Task<(double Rate, double Cpu)> ColdRunAsync(string cliDll, RunSpec spec)
 {
     string dir = Path.Combine(Path.GetTempPath(), "bench-cold-" + Guid.NewGuid().ToString("N")[..8]);
@@ -327,7 +327,7 @@ static async Task<(double Rate, double Cpu)> ColdRunAsync(string cliDll, RunSpec
         : (t.GetProperty("entitiesPerSecond").GetDouble(), w.GetProperty("clientCpuMicrosecondsPerEntity").GetDouble());
 }
 
-/// <summary>The CLI as its own process, as a user runs it; its stdout, or an exception when it failed.</summary>
+// The CLI as its own process, as a user runs it; its stdout, or an exception when it failed.
 static async Task<string> RunCliAsync(string cliDll, params string[] args)
 {
     var psi = new ProcessStartInfo("dotnet") { RedirectStandardOutput = true, UseShellExecute = false };

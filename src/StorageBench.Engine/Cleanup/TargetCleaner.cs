@@ -1,7 +1,7 @@
 using System.Text.RegularExpressions;
 using Azure;
 using StorageBench.Engine.Planning;
-using StorageBench.Engine.Workloads;
+using StorageBench.Engine.Targets;
 
 namespace StorageBench.Engine.Cleanup;
 

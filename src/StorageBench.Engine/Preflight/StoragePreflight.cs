@@ -1,10 +1,9 @@
-using Azure;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Logging.Abstractions;
 using StorageBench.Engine.Logging;
 using StorageBench.Engine.Spec;
 using StorageBench.Engine.StorageCalls;
-using StorageBench.Engine.Workloads;
+using StorageBench.Engine.Targets;
 
 namespace StorageBench.Engine.Preflight;
 

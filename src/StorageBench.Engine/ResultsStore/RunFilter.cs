@@ -15,15 +15,9 @@ public sealed record Threshold(string Column, string Operator, double Value);
 public sealed partial record RunFilter(string? Scenario = null, DateTime? SinceUtc = null, DateTime? UntilUtc = null, IReadOnlyList<Threshold>? Thresholds = null)
 {
     /// <summary>Run-row columns stored as Int64; every other numeric column is Double.</summary>
-    public static readonly IReadOnlySet<string> Int64Columns = new HashSet<string>(
-        ["Instances", "Steps", "BlobsFailed", "BlobBytesSent", "BlobBytesSentForFailedBlobs",
-            .. new[] { "Table", "Blob" }.SelectMany(p => new[] { "Operations", "Succeeded", "Failed", "Throttled", "TimedOut", "Entities", "Bytes", "Planned", "Stored", "PerSecondSamples" }.Select(c => p + c))],
-        StringComparer.Ordinal);
+    public static IReadOnlySet<string> Int64Columns => ResultsColumns.Int64Columns;
 
-    public static readonly IReadOnlySet<string> DoubleColumns = new HashSet<string>(
-        ["StepValue", "SaturationHighest", "SaturationKnee", "BlobBlockMegabytesPerSecond", "TableClientCpuMicrosecondsPerEntity", "BlobClientCpuMicrosecondsPerMegabyte",
-            .. new[] { "Table", "Blob" }.SelectMany(p => new[] { "DurationSeconds", "OperationsPerSecond", "EntitiesPerSecond", "MegabytesPerSecond", "PeakPerSecond", "LatencyP50Ms", "LatencyP90Ms", "LatencyP99Ms", "LatencyMaxMs", "UnstoredShare", "PerSecondMean", "PerSecondDeviation" }.Select(c => p + c))],
-        StringComparer.Ordinal);
+    public static IReadOnlySet<string> DoubleColumns => ResultsColumns.DoubleColumns;
 
     private static readonly Dictionary<string, string> Operators = new() { [">="] = "ge", [">"] = "gt", ["<="] = "le", ["<"] = "lt", ["=="] = "eq", ["="] = "eq", ["!="] = "ne" };
 

@@ -2,7 +2,6 @@ using Azure.Core;
 using Microsoft.ApplicationInsights;
 using Microsoft.ApplicationInsights.Channel;
 using Microsoft.ApplicationInsights.Extensibility;
-using StorageBench.Engine.Statistics;
 
 namespace StorageBench.Engine.Telemetry;
 

@@ -9,6 +9,7 @@ using StorageBench.Engine.Logging;
 using StorageBench.Engine.Measurement;
 using StorageBench.Engine.Planning;
 using StorageBench.Engine.Spec;
+using StorageBench.Engine.Targets;
 using StorageBench.Engine.Workloads.Lean;
 
 namespace StorageBench.Engine.Workloads;

@@ -3,6 +3,7 @@ using Azure.Data.Tables;
 using Microsoft.Extensions.Logging;
 using StorageBench.Engine.Measurement;
 using StorageBench.Engine.Planning;
+using StorageBench.Engine.Targets;
 
 namespace StorageBench.Engine.Workloads;
 

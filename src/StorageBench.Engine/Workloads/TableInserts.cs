@@ -1,5 +1,6 @@
 using Azure.Data.Tables;
 using StorageBench.Engine.Spec;
+using StorageBench.Engine.Targets;
 using StorageBench.Engine.Workloads.Lean;
 
 namespace StorageBench.Engine.Workloads;

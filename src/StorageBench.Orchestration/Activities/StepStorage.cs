@@ -1,6 +1,6 @@
 using Azure;
 using StorageBench.Engine.Cost;
-using StorageBench.Engine.Workloads;
+using StorageBench.Engine.Targets;
 
 namespace StorageBench.Orchestration.Activities;
 

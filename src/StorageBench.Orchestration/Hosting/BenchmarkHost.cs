@@ -6,7 +6,7 @@ using StorageBench.Engine.ResultsStore;
 using StorageBench.Engine.Spec;
 using StorageBench.Engine.Statistics;
 using StorageBench.Engine.Telemetry;
-using StorageBench.Engine.Workloads;
+using StorageBench.Engine.Targets;
 
 namespace StorageBench.Orchestration.Hosting;
 

@@ -5,6 +5,7 @@ using StorageBench.Engine.Spec;
 namespace StorageBench.Tests;
 
 /// <summary>The capacity model, on measured steps written out here: what it derives, where it spreads, when it refuses.</summary>
+[Trait("Category", "Unit")]
 public class CapacityPlannerTests
 {
     private static readonly ScalabilityTargets Targets = ScalabilityTargets.BuiltIn;
@@ -162,6 +163,7 @@ public class CapacityPlannerTests
 }
 
 /// <summary>The plan command's arguments: a bad one is exit 2 naming the option, the value and the rule; nothing is read or written.</summary>
+[Trait("Category", "Unit")]
 public class PlanCommandArgumentTests
 {
     [Theory]

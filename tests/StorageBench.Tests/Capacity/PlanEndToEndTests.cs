@@ -15,6 +15,7 @@ namespace StorageBench.Tests;
 /// made from one moment cannot be held to 95% at another. The written spec holds the target with an open loop (a slice
 /// behind schedule catches up) and in-flight room beyond what the measured p99 needs.
 /// </summary>
+[Trait("Category", "EndToEnd")]
 [Collection(QuietAzuriteCollection.Name)]
 public class PlanEndToEndTests(AzuriteFixture azurite, ITestOutputHelper output)
 {

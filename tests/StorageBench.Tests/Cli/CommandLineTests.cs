@@ -1,4 +1,3 @@
-using System.CommandLine;
 using System.Text.RegularExpressions;
 using StorageBench.Cli;
 
@@ -9,6 +8,7 @@ namespace StorageBench.Tests;
 /// usage errors on stderr that name the token and suggest the close one, exit 2, and every command and option the
 /// hand-written parser took still taken.
 /// </summary>
+[Trait("Category", "Unit")]
 public class CommandLineTests
 {
     private static async Task<(int Exit, string Stdout, string Stderr)> RunAsync(params string[] args)

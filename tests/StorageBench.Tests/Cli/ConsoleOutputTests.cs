@@ -10,6 +10,7 @@ namespace StorageBench.Tests;
 /// tables, notes and one cost line, at most 25 lines after the progress; --verbose all of summary.md; --quiet one
 /// status line; --json summary.json and nothing else. The files and the exit code are the same in every mode.
 /// </summary>
+[Trait("Category", "EndToEnd")]
 [Collection(AzuriteCollection.Name)]
 public class ConsoleOutputTests(AzuriteFixture azurite)
 {

@@ -16,6 +16,7 @@ namespace StorageBench.Tests;
 /// SIGINT to the whole foreground process group. The Azurite must survive it, so the run cancels cleanly; and it
 /// must still never outlive the CLI. Every wait is on what the terminal shows, and bounded.
 /// </summary>
+[Trait("Category", "EndToEnd")]
 public class CtrlCTests(ITestOutputHelper output)
 {
     private const string Spec = """
@@ -90,7 +91,7 @@ public class CtrlCTests(ITestOutputHelper output)
         Assert.Matches(new Regex(@"Ctrl\+C again: stopped at once; run [a-z0-9-]+ is not verified"), screen);
         Assert.Contains("in-memory Azurite this CLI started, which stops too", screen);
         // The process exited without stopping Azurite itself: the watcher did, when the CLI's pipe closed.
-        await WaitUntilAsync(async () => !await ListensAsync(tablePort), TimeSpan.FromSeconds(15), $"Azurite still listens on {tablePort}");
+        await Waits.UntilAsync(async () => !await ListensAsync(tablePort), TimeSpan.FromSeconds(15), $"Azurite still listens on {tablePort}");
     }
 
     [Fact]
@@ -112,7 +113,7 @@ public class CtrlCTests(ITestOutputHelper output)
         cli.Kill();   // SIGKILL: no handler, no dispose runs in the CLI
         await cli.WaitForExitAsync().WaitAsync(TimeSpan.FromSeconds(30));
 
-        await WaitUntilAsync(async () => !await ListensAsync(tablePort), TimeSpan.FromSeconds(15), $"Azurite still listens on {tablePort} after the CLI was killed");
+        await Waits.UntilAsync(async () => !await ListensAsync(tablePort), TimeSpan.FromSeconds(15), $"Azurite still listens on {tablePort} after the CLI was killed");
     }
 
     private static async Task<string> SpecFileAsync()
@@ -133,16 +134,6 @@ public class CtrlCTests(ITestOutputHelper output)
         catch (SocketException)
         {
             return false;
-        }
-    }
-
-    private static async Task WaitUntilAsync(Func<Task<bool>> condition, TimeSpan limit, string failure)
-    {
-        var clock = Stopwatch.StartNew();
-        while (!await condition())
-        {
-            Assert.True(clock.Elapsed < limit, failure);
-            await Task.Delay(200);
         }
     }
 
@@ -174,7 +165,7 @@ public class CtrlCTests(ITestOutputHelper output)
             string script = Path.Combine(t.Dir, "run.sh");
             await File.WriteAllTextAsync(script, $"""
                 cd '{Repo.Root()}'
-                env -u CI -u {Engine.Workloads.TargetSettings.TargetConnectionString} -u {Engine.Workloads.TargetSettings.TargetTableEndpoints} dotnet '{cli}' run --spec '{specFile}' --out '{t.Dir}'
+                env -u CI -u {Engine.Targets.TargetSettings.TargetConnectionString} -u {Engine.Targets.TargetSettings.TargetTableEndpoints} dotnet '{cli}' run --spec '{specFile}' --out '{t.Dir}'
                 echo EXIT=$?
                 sleep 600
                 """);

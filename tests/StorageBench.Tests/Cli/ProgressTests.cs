@@ -8,6 +8,7 @@ using Xunit.Abstractions;
 namespace StorageBench.Tests;
 
 /// <summary>Live progress on the console: in place in a terminal (checked in a real one, tmux), plain lines otherwise.</summary>
+[Trait("Category", "EndToEnd")]
 public class ProgressTests(ITestOutputHelper output)
 {
     private static readonly DateTime T0 = new(2026, 11, 23, 6, 0, 0, DateTimeKind.Utc);
@@ -55,7 +56,7 @@ public class ProgressTests(ITestOutputHelper output)
         string shown = text.ToString();
         Assert.DoesNotContain('\n', shown);
         // t = 0, 1, 2, 3 s: four rewrites of the same line, then the erase.
-        Assert.Equal(5, Regex.Matches(shown, "\r\u001b\\[2K").Count);
+        Assert.Equal(5, Regex.Count(shown, "\r\u001b\\[2K"));
         Assert.EndsWith("3,000/40,000 entities (8%), 4,000 entities/s, throttled 3, failed 1\r\u001b[2K", shown);
     }
 

@@ -3,6 +3,7 @@ using StorageBench.Cli;
 namespace StorageBench.Tests;
 
 /// <summary>run --out: an earlier run's reports are never replaced by accident, and a folder that cannot be written never loses the summary.</summary>
+[Trait("Category", "EndToEnd")]
 [Collection(AzuriteCollection.Name)]
 public class RunOutputTests(AzuriteFixture azurite)
 {

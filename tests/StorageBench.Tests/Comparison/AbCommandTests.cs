@@ -5,6 +5,7 @@ using StorageBench.Engine.Statistics;
 namespace StorageBench.Tests;
 
 /// <summary>`storagebench ab`'s bad input (exit 2 before anything starts) and the machine warnings compare and ab print.</summary>
+[Trait("Category", "Unit")]
 public class AbCommandTests
 {
     private static async Task<(int Exit, string Output, string Errors)> AbAsync(params string[] args)

@@ -3,6 +3,7 @@ using StorageBench.Engine.Comparison;
 namespace StorageBench.Tests;
 
 /// <summary>The A/B statistic: the exact Mann–Whitney distribution, and verdicts that must flag and must not.</summary>
+[Trait("Category", "Unit")]
 public class AbStatisticsTests
 {
     [Fact]

@@ -11,6 +11,7 @@ namespace StorageBench.Tests;
 /// summary.json files, sweeps step by step, old rows, and bad arguments. No verdict here depends on
 /// timing; <see cref="ComparisonNoiseTests"/> has those.
 /// </summary>
+[Trait("Category", "EndToEnd")]
 [Collection(AzuriteCollection.Name)]
 public class ComparisonCommandTests(AzuriteFixture azurite)
 {

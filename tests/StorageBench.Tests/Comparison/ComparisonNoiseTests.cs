@@ -9,6 +9,7 @@ namespace StorageBench.Tests;
 /// The noise rule on real runs: a real 20% slowdown is flagged and fails --fail-if-slower 10, two runs of
 /// one spec are not. These verdicts depend on timing, so they run alone on the 2 cores.
 /// </summary>
+[Trait("Category", "EndToEnd")]
 [Collection(QuietAzuriteCollection.Name)]
 public class ComparisonNoiseTests(AzuriteFixture azurite, ITestOutputHelper log)
 {

@@ -5,6 +5,7 @@ using StorageBench.Engine.Statistics;
 namespace StorageBench.Tests;
 
 /// <summary>The noise rule and the matching of workloads and steps, on figures made up to the measured numbers (docs/comparing.md, "The rule").</summary>
+[Trait("Category", "Unit")]
 public class ComparisonRuleTests
 {
     /// <summary>A table workload at <paramref name="rate"/> entities/s whose per-second rates have relative standard error <paramref name="rse"/> over 9 s.</summary>

@@ -7,6 +7,7 @@ using StorageBench.Engine.Statistics;
 namespace StorageBench.Tests;
 
 /// <summary>`storagebench run --prices FILE` against Azurite: the estimate follows the file, every report shows it, and a bad file starts nothing.</summary>
+[Trait("Category", "EndToEnd")]
 [Collection(AzuriteCollection.Name)]
 public class CostCliTests(AzuriteFixture azurite)
 {

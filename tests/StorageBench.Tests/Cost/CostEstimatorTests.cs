@@ -1,11 +1,11 @@
 using StorageBench.Engine.Cost;
 using StorageBench.Engine.Measurement;
-using StorageBench.Engine.Spec;
 using StorageBench.Engine.Statistics;
 
 namespace StorageBench.Tests;
 
 /// <summary>The money maths, with a price table of round numbers so every figure can be checked by hand.</summary>
+[Trait("Category", "Unit")]
 public class CostEstimatorTests
 {
     private static readonly PriceTable Round = new()

@@ -4,6 +4,7 @@ using StorageBench.Engine.Cost;
 namespace StorageBench.Tests;
 
 /// <summary>The price file: the repository's one is valid and says what every figure is; a bad one is refused, naming the field, the value and the rule.</summary>
+[Trait("Category", "Unit")]
 public partial class CostPriceTableTests
 {
     private static readonly string RepoFile = Path.Combine(Repo.Root(), "pricing", "azure-storage-prices.json");

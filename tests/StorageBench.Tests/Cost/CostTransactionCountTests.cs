@@ -8,6 +8,7 @@ namespace StorageBench.Tests;
 /// The transaction lines of real runs against Azurite, checked against what was planned and, independently,
 /// against every request a proxy in front of the endpoint saw: nothing sent is missing, nothing is counted twice.
 /// </summary>
+[Trait("Category", "EndToEnd")]
 [Collection(AzuriteCollection.Name)]
 public class CostTransactionCountTests(AzuriteFixture azurite)
 {

@@ -1,12 +1,11 @@
 using System.Text.Json;
-using Azure.Data.Tables;
 using StorageBench.Cli;
 using StorageBench.Engine.Measurement;
 using StorageBench.Engine.Planning;
 using StorageBench.Engine.ResultsStore;
 using StorageBench.Engine.Spec;
 using StorageBench.Engine.Statistics;
-using StorageBench.Engine.Workloads;
+using StorageBench.Engine.Targets;
 using StorageBench.Orchestration;
 using StorageBench.Orchestration.Hosting;
 
@@ -16,6 +15,7 @@ namespace StorageBench.Tests;
 /// Spec → starter → orchestrator → activities → results table, against Azurite. The orchestration
 /// runs on the in-process host (the Durable Task engine is not installable here; see docs/architecture.md).
 /// </summary>
+[Trait("Category", "EndToEnd")]
 [Collection(AzuriteCollection.Name)]
 public class EndToEndTests(AzuriteFixture azurite)
 {

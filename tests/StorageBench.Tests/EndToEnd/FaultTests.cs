@@ -6,10 +6,9 @@ using Azure.Data.Tables;
 using StorageBench.Cli;
 using StorageBench.Engine;
 using StorageBench.Engine.Cleanup;
-using StorageBench.Engine.Planning;
 using StorageBench.Engine.ResultsStore;
 using StorageBench.Engine.Statistics;
-using StorageBench.Engine.Workloads;
+using StorageBench.Engine.Targets;
 using StorageBench.Orchestration;
 using StorageBench.Orchestration.Hosting;
 using Xunit.Abstractions;
@@ -22,6 +21,7 @@ namespace StorageBench.Tests;
 /// what was measured so far, and nothing left behind. Tests that kill or restart storage use an Azurite
 /// of their own.
 /// </summary>
+[Trait("Category", "EndToEnd")]
 [Collection(AzuriteCollection.Name)]
 public class FaultTests(AzuriteFixture azurite, ITestOutputHelper output)
 {

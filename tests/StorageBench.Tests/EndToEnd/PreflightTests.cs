@@ -6,7 +6,7 @@ using StorageBench.Engine.Cleanup;
 using StorageBench.Engine.Preflight;
 using StorageBench.Engine.ResultsStore;
 using StorageBench.Engine.Spec;
-using StorageBench.Engine.Workloads;
+using StorageBench.Engine.Targets;
 using StorageBench.Orchestration;
 using Xunit.Abstractions;
 
@@ -18,6 +18,8 @@ namespace StorageBench.Tests;
 /// from the CLI (exit 1) and the API (400 for a refusal, 503 for no answer), and nothing is created.
 /// </summary>
 /// <remarks>An Azurite of its own, so the snapshot is everything in it.</remarks>
+[Trait("Category", "EndToEnd")]
+[System.Diagnostics.CodeAnalysis.SuppressMessage("Reliability", "CA1001", Justification = "xUnit ends the listener through IAsyncLifetime.DisposeAsync.")]
 public class PreflightTests(AzuriteFixture azurite, ITestOutputHelper output) : IClassFixture<AzuriteFixture>, IAsyncLifetime
 {
     private const string Spec = """

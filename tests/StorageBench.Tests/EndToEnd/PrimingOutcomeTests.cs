@@ -3,6 +3,7 @@ using StorageBench.Engine.Reports;
 namespace StorageBench.Tests;
 
 /// <summary>Throttling during priming is reported apart from the measured window, so every 503 the service sent is accounted for.</summary>
+[Trait("Category", "EndToEnd")]
 [Collection(AzuriteCollection.Name)]
 public class PrimingOutcomeTests(AzuriteFixture azurite)
 {
@@ -36,6 +37,7 @@ public class PrimingOutcomeTests(AzuriteFixture azurite)
 }
 
 /// <summary>Every summary and result row says how busy the machine was and which build and emulator ran.</summary>
+[Trait("Category", "EndToEnd")]
 [Collection(AzuriteCollection.Name)]
 public class RunEnvironmentTests(AzuriteFixture azurite)
 {

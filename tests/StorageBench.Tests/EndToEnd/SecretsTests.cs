@@ -5,7 +5,7 @@ using Azure.Data.Tables;
 using StorageBench.Cli;
 using StorageBench.Engine.Cleanup;
 using StorageBench.Engine.ResultsStore;
-using StorageBench.Engine.Workloads;
+using StorageBench.Engine.Targets;
 using StorageBench.Orchestration;
 using StorageBench.Orchestration.Hosting;
 
@@ -17,6 +17,7 @@ namespace StorageBench.Tests;
 /// output — console, report files, result rows, telemetry, API answers — is searched for the key.
 /// Application Insights ingestion is a loopback stand-in (Azure cannot be reached from here).
 /// </summary>
+[Trait("Category", "EndToEnd")]
 public class SecretsTests
 {
     [Fact]

@@ -11,7 +11,7 @@ using StorageBench.Engine.ResultsStore;
 using StorageBench.Engine.Spec;
 using StorageBench.Engine.Statistics;
 using StorageBench.Engine.StorageCalls;
-using StorageBench.Engine.Workloads;
+using StorageBench.Engine.Targets;
 using StorageBench.Orchestration;
 using StorageBench.Orchestration.Hosting;
 using Xunit.Abstractions;
@@ -24,6 +24,7 @@ namespace StorageBench.Tests;
 /// an unhandled exception. The deadlines are shortened (<see cref="Short"/>) so a case takes seconds; the code path
 /// is the product's.
 /// </summary>
+[Trait("Category", "EndToEnd")]
 [Collection(AzuriteCollection.Name)]
 public class SideCallFaultTests(AzuriteFixture azurite, ITestOutputHelper output)
 {

@@ -1,12 +1,11 @@
 using StorageBench.Engine.Reports;
 using StorageBench.Engine.Spec;
 using StorageBench.Engine.Statistics;
-using StorageBench.Engine.Workloads;
-using StorageBench.Orchestration;
-using StorageBench.Orchestration.Hosting;
+using StorageBench.Engine.Targets;
 
 namespace StorageBench.Tests;
 
+[Trait("Category", "EndToEnd")]
 [Collection(AzuriteCollection.Name)]
 public class ThrottlingTests(AzuriteFixture azurite)
 {

@@ -10,6 +10,7 @@ namespace StorageBench.Tests;
 /// machine's mirror): scripts/check-functions.sh compiles its sources against tests/StorageBench.Functions.CompileSurface.
 /// These tests show that check can fail, and that every orchestrator and activity name has its function.
 /// </summary>
+[Trait("Category", "EndToEnd")]
 [Collection(BuildsCollection.Name)]
 public class FunctionAppTests
 {

@@ -8,6 +8,7 @@ namespace StorageBench.Tests;
 /// infra/bicep compiled and linted offline with the Bicep CLI, and the compiled ARM JSON checked for
 /// the security settings a review would ask for. Deploying to Azure cannot happen here.
 /// </summary>
+[Trait("Category", "EndToEnd")]
 public class InfraTests
 {
     private static readonly string Root = Repo.Root();

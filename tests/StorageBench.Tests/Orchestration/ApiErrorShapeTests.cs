@@ -1,5 +1,4 @@
 using System.Net;
-using System.Text;
 using System.Text.Json.Nodes;
 using StorageBench.Cli;
 using StorageBench.Engine.Cleanup;
@@ -8,6 +7,7 @@ using StorageBench.Orchestration;
 namespace StorageBench.Tests;
 
 /// <summary>Every 4xx/5xx of the runs API has one shape, {status, message, errors}, with plain quotes; the status codes are the contract's.</summary>
+[Trait("Category", "Azurite")]
 [Collection(AzuriteCollection.Name)]
 public class ApiErrorShapeTests(AzuriteFixture azurite)
 {

@@ -4,13 +4,14 @@ using Azure.Identity;
 using StorageBench.Engine.Cost;
 using StorageBench.Engine.ResultsStore;
 using StorageBench.Engine.StorageCalls;
-using StorageBench.Engine.Workloads;
+using StorageBench.Engine.Targets;
 using StorageBench.Orchestration;
 using StorageBench.Orchestration.Hosting;
 
 namespace StorageBench.Tests;
 
 /// <summary>The one classification of storage failures outside the measured path, and failure details across the activity boundary.</summary>
+[Trait("Category", "EndToEnd")]
 public class FailureClassificationTests
 {
     [Fact]

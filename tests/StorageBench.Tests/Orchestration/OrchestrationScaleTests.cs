@@ -9,6 +9,7 @@ namespace StorageBench.Tests;
 /// What Durable Task imposes and the pipeline must survive: activities that run twice, histories that
 /// must not grow with a run's slices or steps, and payloads that must stay inline in Durable's queues.
 /// </summary>
+[Trait("Category", "EndToEnd")]
 [Collection(AzuriteCollection.Name)]
 public class OrchestrationScaleTests(AzuriteFixture azurite, ITestOutputHelper output)
 {

@@ -1,3 +1,4 @@
+using Microsoft.Extensions.Time.Testing;
 using StorageBench.Orchestration;
 using StorageBench.Orchestration.Hosting;
 
@@ -8,6 +9,7 @@ namespace StorageBench.Tests;
 /// every completion, past calls are answered from history, and code that would not replay the same way
 /// fails the instance instead of quietly doing something else.
 /// </summary>
+[Trait("Category", "Unit")]
 public class ReplayTests
 {
     private static InProcessOrchestrationHost Host(Action<InProcessOrchestrationHost>? configure = null)
@@ -71,6 +73,28 @@ public class ReplayTests
         Assert.Equal(seen[0], seen[1]);
         var episodes = host.GetHistory(state.InstanceId).OfType<OrchestratorStarted>().Select(e => e.Timestamp).ToList();
         Assert.Equal($"\"{episodes[0]:O} {episodes[1]:O}\"", state.OutputJson);
+    }
+
+    [Fact]
+    public async Task OnFakeTimeEachEpisodeReadsTheInstantItStartedAtAndAScheduleBuiltOnItIsExact()
+    {
+        var time = new FakeTimeProvider(new DateTimeOffset(2026, 11, 25, 2, 0, 0, TimeSpan.Zero));
+        var t0 = time.GetUtcNow().UtcDateTime;
+        var host = new InProcessOrchestrationHost(8, time)
+            // The activity takes 7 s of (fake) time; the episode it completes starts then.
+            .AddActivity<int, int>("Slow", (x, _) => { time.Advance(TimeSpan.FromSeconds(7)); return Task.FromResult(x); })
+            .AddOrchestrator<int, string>("Schedule", async (ctx, delay) =>
+            {
+                var startAt = ctx.CurrentUtcDateTime.AddSeconds(delay);   // as a step chooses its synchronized start
+                await ctx.CallActivityAsync<int>("Slow", 0);
+                return $"{startAt:O} {ctx.CurrentUtcDateTime:O}";
+            });
+
+        var state = await RunAsync(host, "Schedule", 4);
+
+        Assert.Equal(RuntimeStatus.Completed, state.RuntimeStatus);
+        Assert.Equal($"\"{t0.AddSeconds(4):O} {t0.AddSeconds(7):O}\"", state.OutputJson);
+        Assert.Equal([t0, t0.AddSeconds(7)], host.GetHistory(state.InstanceId).OfType<OrchestratorStarted>().Select(e => e.Timestamp));
     }
 
     [Theory]
@@ -199,15 +223,15 @@ public class ReplayTests
     public async Task TerminatingAnInstanceEndsItAndItsSubOrchestrations()
     {
         var gate = new TaskCompletionSource();
+        var waiting = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
         var host = Host(h => h
-            .AddActivity<int, int>("Wait", async (_, ct) => { await gate.Task.WaitAsync(ct); return 0; })
+            .AddActivity<int, int>("Wait", async (_, ct) => { waiting.TrySetResult(); await gate.Task.WaitAsync(ct); return 0; })
             .AddOrchestrator<int, int>("Inner", (ctx, _) => ctx.CallActivityAsync<int>("Wait", 0))
             .AddOrchestrator<int, int>("Outer", (ctx, _) => ctx.CallSubOrchestratorAsync<int>("Inner", ctx.InstanceId + "-in", 0)));
         Assert.True(await host.TryScheduleAsync("Outer", "outer", 0, default));
-        while ((await host.GetStateAsync("outer-in", default))?.RuntimeStatus != RuntimeStatus.Running)
-        {
-            await Task.Delay(20);
-        }
+        // The inner instance's activity has started: the signal, not a poll of its status.
+        await waiting.Task.WaitAsync(TimeSpan.FromSeconds(10));
+        Assert.Equal(RuntimeStatus.Running, (await host.GetStateAsync("outer-in", default))?.RuntimeStatus);
 
         await host.TerminateAsync("outer", "enough", default);
 

@@ -4,11 +4,11 @@ using System.Text.Json.Nodes;
 using StorageBench.Cli;
 using StorageBench.Engine.Cleanup;
 using StorageBench.Orchestration;
-using StorageBench.Orchestration.Hosting;
 
 namespace StorageBench.Tests;
 
 /// <summary>The HTTP contract behind POST /api/runs and GET /api/runs/{id}: directly, and over real HTTP on loopback.</summary>
+[Trait("Category", "EndToEnd")]
 [Collection(AzuriteCollection.Name)]
 public class RunsApiTests(AzuriteFixture azurite)
 {

@@ -1,11 +1,11 @@
 using StorageBench.Engine.Spec;
-using StorageBench.Engine.Statistics;
 using StorageBench.Orchestration;
 using Xunit.Abstractions;
 
 namespace StorageBench.Tests;
 
 /// <summary>The knee rule alone: throughput that stops growing with the load ends the search; throughput that grows does not.</summary>
+[Trait("Category", "Unit")]
 public class SaturationKneeRuleTests
 {
     private static readonly SaturationSpec Spec = new() { Parameter = "tableInsert.concurrency", Start = 1, Factor = 2, Max = 64, MaxP99Ms = 60_000 };
@@ -55,6 +55,7 @@ public class SaturationKneeRuleTests
 /// 10 batches a second and holds each 300 ms. Below the cap, throughput is n / (300 ms + Azurite's time); the cap
 /// bites at n* = 10/s × that time (about 3.3 in flight), and the knee must be found within one step of it.
 /// </summary>
+[Trait("Category", "EndToEnd")]
 [Collection(AzuriteCollection.Name)]
 public class SaturationKneeTests(AzuriteFixture azurite, ITestOutputHelper log)
 {

@@ -1,13 +1,12 @@
-using StorageBench.Engine.Planning;
 using StorageBench.Engine.Reports;
 using StorageBench.Engine.ResultsStore;
 using StorageBench.Engine.Spec;
 using StorageBench.Engine.Statistics;
 using StorageBench.Orchestration;
-using StorageBench.Orchestration.Hosting;
 
 namespace StorageBench.Tests;
 
+[Trait("Category", "Unit")]
 public class SweepAndSaturationUnitTests
 {
     private static IReadOnlyList<ValidationError> Errors(string json) => RunSpecParser.Parse(json).Errors;
@@ -99,6 +98,7 @@ public class SweepAndSaturationUnitTests
     private static WorkloadSummary Step(long ops, long throttled, double p99, double rate) => TestData.TableWorkload(ops, throttled, p99, rate);
 }
 
+[Trait("Category", "EndToEnd")]
 [Collection(AzuriteCollection.Name)]
 public class SweepEndToEndTests(AzuriteFixture azurite)
 {

@@ -4,6 +4,7 @@ using StorageBench.Engine.Workloads;
 
 namespace StorageBench.Tests;
 
+[Trait("Category", "Unit")]
 public class PlannerTests
 {
     private static readonly DateTime Start = new(2026, 11, 22, 0, 0, 0, DateTimeKind.Utc);

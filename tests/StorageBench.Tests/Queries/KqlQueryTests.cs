@@ -8,6 +8,7 @@ namespace StorageBench.Tests;
 /// build, @kusto/language-service-next: the NuGet package is not on this machine's mirror) against
 /// the Application Insights workspace schema (AppEvents).
 /// </summary>
+[Trait("Category", "EndToEnd")]
 public class KqlQueryTests
 {
     private static readonly string Root = Repo.Root();

@@ -3,6 +3,7 @@ using StorageBench.Engine.Queries;
 
 namespace StorageBench.Tests;
 
+[Trait("Category", "EndToEnd")]
 [Collection(AzuriteCollection.Name)]
 public class LocalQueryTests(AzuriteFixture azurite)
 {

@@ -1,12 +1,11 @@
 using System.Diagnostics;
 using System.Text.RegularExpressions;
 using StorageBench.Engine.Reports;
-using StorageBench.Orchestration;
-using StorageBench.Orchestration.Hosting;
 
 namespace StorageBench.Tests;
 
 /// <summary>The HTML report opened in a real headless Chromium, offline (the page must need no network).</summary>
+[Trait("Category", "EndToEnd")]
 [Collection(AzuriteCollection.Name)]
 public partial class HtmlReportTests(AzuriteFixture azurite)
 {
@@ -40,9 +39,9 @@ public partial class HtmlReportTests(AzuriteFixture azurite)
         // Chromium logs every console message as "INFO:CONSOLE:<line>] ..." (checked against a page that calls console.error).
         Assert.DoesNotContain(":CONSOLE", log);
         // 1 sweep curve + per step a latency histogram and a timeline.
-        Assert.Equal(1 + 3 * 2, Chart().Matches(dom).Count);
-        Assert.True(Regex.Matches(dom, @"<rect class=""bar""").Count >= 3);
-        Assert.True(Regex.Matches(dom, @"<polyline class=""series""").Count >= 5);
+        Assert.Equal(1 + 3 * 2, Chart().Count(dom));
+        Assert.True(Regex.Count(dom, @"<rect class=""bar""") >= 3);
+        Assert.True(Regex.Count(dom, @"<polyline class=""series""") >= 5);
         Assert.Contains("throughput and p99 latency against tableInsert.batchSize", dom);
         // The sweep's log axis is ticked at the swept values, not at even steps between them.
         string sweep = Regex.Match(dom, @"<svg class=""chart"" id=""sweep-[\s\S]*?</svg>").Value;

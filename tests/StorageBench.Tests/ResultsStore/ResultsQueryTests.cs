@@ -3,6 +3,7 @@ using StorageBench.Engine.ResultsStore;
 
 namespace StorageBench.Tests;
 
+[Trait("Category", "Azurite")]
 [Collection(AzuriteCollection.Name)]
 public class ResultsQueryTests(AzuriteFixture azurite)
 {

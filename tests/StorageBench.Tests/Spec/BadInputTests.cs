@@ -12,6 +12,7 @@ namespace StorageBench.Tests;
 /// result row appears.
 /// </summary>
 /// <remarks>An Azurite of its own, so the snapshot is everything in it: no other test writes there.</remarks>
+[Trait("Category", "Azurite")]
 public class BadInputTests(AzuriteFixture azurite) : IClassFixture<AzuriteFixture>
 {
     /// <summary>A spec, the field its error must name, and a fragment of the rule.</summary>

@@ -2,6 +2,7 @@ using StorageBench.Engine.Spec;
 
 namespace StorageBench.Tests;
 
+[Trait("Category", "Unit")]
 public class RunSpecValidationTests
 {
     private static IReadOnlyList<ValidationError> Errors(string json) => RunSpecParser.Parse(json).Errors;

@@ -2,6 +2,7 @@ using StorageBench.Engine.Statistics;
 
 namespace StorageBench.Tests;
 
+[Trait("Category", "Unit")]
 public class RegressionRuleTests
 {
     private static readonly RegressionRule Rule = new();

@@ -4,6 +4,7 @@ using StorageBench.Engine.Statistics;
 
 namespace StorageBench.Tests;
 
+[Trait("Category", "Unit")]
 public class SummaryCalculatorTests
 {
     private static readonly DateTime T0 = new(2026, 11, 22, 1, 0, 0, DateTimeKind.Utc);

@@ -4,7 +4,7 @@ using StorageBench.Cli;
 using StorageBench.Engine.Cleanup;
 using StorageBench.Engine.ResultsStore;
 using StorageBench.Engine.Telemetry;
-using StorageBench.Engine.Workloads;
+using StorageBench.Engine.Targets;
 using StorageBench.Orchestration.Hosting;
 
 namespace StorageBench.Tests;

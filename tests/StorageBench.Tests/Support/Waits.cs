@@ -1,7 +1,7 @@
 using System.Diagnostics;
 using Azure.Data.Tables;
 using StorageBench.Engine.Cleanup;
-using StorageBench.Engine.Workloads;
+using StorageBench.Engine.Targets;
 
 namespace StorageBench.Tests;
 

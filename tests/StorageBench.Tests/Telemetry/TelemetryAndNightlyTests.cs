@@ -8,6 +8,7 @@ using StorageBench.Orchestration.Hosting;
 namespace StorageBench.Tests;
 
 /// <summary>Application Insights ingestion is faked by a loopback listener: Azure cannot be reached from here.</summary>
+[Trait("Category", "EndToEnd")]
 [Collection(AzuriteCollection.Name)]
 public class TelemetryAndNightlyTests(AzuriteFixture azurite)
 {

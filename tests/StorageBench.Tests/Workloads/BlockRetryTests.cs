@@ -10,6 +10,7 @@ namespace StorageBench.Tests;
 /// what the product chose (its waits) and counted, not how punctually the machine woke it.
 /// </summary>
 [Collection(AzuriteCollection.Name)]
+[Trait("Category", "Azurite")]
 public class BlockRetryTests(AzuriteFixture azurite, ITestOutputHelper output)
 {
     [Theory]

@@ -1,6 +1,7 @@
 using Azure;
 using StorageBench.Engine.Measurement;
 using StorageBench.Engine.Spec;
+using StorageBench.Engine.Targets;
 using StorageBench.Engine.Verification;
 using StorageBench.Engine.Workloads;
 using StorageBench.Engine.Workloads.Lean;
@@ -8,6 +9,7 @@ using StorageBench.Engine.Workloads.Lean;
 namespace StorageBench.Tests;
 
 /// <summary>Storage's answers to lean requests are read as the SDK reads them: accepted, or the same failure and outcome.</summary>
+[Trait("Category", "Azurite")]
 [Collection(AzuriteCollection.Name)]
 public class LeanDriverAzuriteTests(AzuriteFixture azurite)
 {

@@ -5,6 +5,7 @@ using Azure.Storage.Blobs.Specialized;
 using StorageBench.Benchmarks;
 using StorageBench.Engine.Measurement;
 using StorageBench.Engine.Spec;
+using StorageBench.Engine.Targets;
 using StorageBench.Engine.Workloads;
 using StorageBench.Engine.Workloads.Lean;
 

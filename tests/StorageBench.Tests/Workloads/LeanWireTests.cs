@@ -2,12 +2,10 @@ using System.Security.Cryptography;
 using System.Text;
 using System.Text.Json.Nodes;
 using System.Text.RegularExpressions;
-using Azure;
-using Azure.Data.Tables;
 using Azure.Storage.Blobs.Specialized;
 using StorageBench.Benchmarks;
-using StorageBench.Engine.Measurement;
 using StorageBench.Engine.Spec;
+using StorageBench.Engine.Targets;
 using StorageBench.Engine.Workloads;
 using StorageBench.Engine.Workloads.Lean;
 
@@ -20,6 +18,7 @@ namespace StorageBench.Tests;
 /// meaning (multipart parts and their JSON entities, block bytes, block list XML) — and both signatures
 /// must verify under the service's canonicalization, computed here independently from the captured request.
 /// </summary>
+[Trait("Category", "Unit")]
 public partial class LeanWireTests
 {
     private const string Key = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==";

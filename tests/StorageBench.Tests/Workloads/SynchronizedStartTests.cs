@@ -11,6 +11,7 @@ namespace StorageBench.Tests;
 /// busy the machine is (the scheduler's punctuality), so it is measured on a quiet machine by scripts/benchmark.sh
 /// (BENCHMARKS.md), not asserted here.
 /// </summary>
+[Trait("Category", "EndToEnd")]
 [Collection(AzuriteCollection.Name)]
 public class SynchronizedStartTests(AzuriteFixture azurite)
 {

@@ -8,6 +8,7 @@ using StorageBench.Engine.Workloads;
 namespace StorageBench.Tests;
 
 /// <summary>The workloads against a real Azurite: what they report must be what landed.</summary>
+[Trait("Category", "Azurite")]
 [Collection(AzuriteCollection.Name)]
 public class WorkloadIntegrationTests(AzuriteFixture azurite)
 {

@@ -1,7 +1,8 @@
-using StorageBench.Engine.Workloads;
+using StorageBench.Engine.Targets;
 
 namespace StorageBench.Tests;
 
+[Trait("Category", "Unit")]
 public class TargetSettingsTests
 {
     private static Func<string, string?> Settings(params (string Name, string Value)[] values) =>

@@ -1,4 +1,4 @@
-namespace StorageBench.Engine.Workloads;
+namespace StorageBench.Engine.Targets;
 
 /// <summary>
 /// Where the benchmark writes and where results go, from app settings / environment variables —

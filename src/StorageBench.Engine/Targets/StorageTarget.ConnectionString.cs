@@ -1,0 +1,77 @@
+using Azure.Data.Tables;
+using Azure.Storage.Blobs;
+
+namespace StorageBench.Engine.Targets;
+
+/// <summary>A connection string a user gave: checked before anything uses it, and printed only with its secrets hidden.</summary>
+public sealed partial record StorageTarget
+{
+    private static readonly string[] SecretKeys = ["AccountKey", "SharedAccessSignature"];
+
+    /// <summary>
+    /// A connection string a user gave, checked before anything uses it: a bad one is an error naming
+    /// the setting, the string with its secrets hidden, and the rule.
+    /// </summary>
+    public static StorageTarget Parse(string setting, string connectionString)
+    {
+        string? rule = ConnectionStringRule(connectionString.Trim());
+        return rule is null ? new(connectionString.Trim()) : throw new ArgumentException($"{setting}: \"{Redact(connectionString)}\" {rule}");
+    }
+
+    /// <summary>The connection string with its key and SAS token replaced by ***: safe to print.</summary>
+    public static string Redact(string connectionString) =>
+        string.Join(';', connectionString.Split(';').Select(part =>
+            part.Split('=', 2) is [var name, _] && SecretKeys.Contains(name.Trim(), StringComparer.OrdinalIgnoreCase) ? name + "=***" : part));
+
+    private static string? ConnectionStringRule(string cs)
+    {
+        if (cs.Length == 0)
+        {
+            return "is empty: give a storage account connection string (DefaultEndpointsProtocol=https;AccountName=…;AccountKey=…;EndpointSuffix=core.windows.net)";
+        }
+        var parts = cs.Split(';', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries);
+        if (parts.Any(p => !p.Contains('=')))
+        {
+            return "is not a connection string: it is Name=Value pairs separated by ; (DefaultEndpointsProtocol=https;AccountName=…;AccountKey=…)";
+        }
+        var values = parts.Select(p => p.Split('=', 2)).GroupBy(p => p[0].Trim(), StringComparer.OrdinalIgnoreCase).ToDictionary(g => g.Key, g => g.Last()[1].Trim(), StringComparer.OrdinalIgnoreCase);
+        if (values.TryGetValue("UseDevelopmentStorage", out var dev) && dev.Equals("true", StringComparison.OrdinalIgnoreCase))
+        {
+            return null;
+        }
+        foreach (var (name, value) in values.Where(v => v.Key.EndsWith("Endpoint", StringComparison.OrdinalIgnoreCase)))
+        {
+            if (!Uri.TryCreate(value, UriKind.Absolute, out var uri) || uri.Scheme is not ("http" or "https"))
+            {
+                return $"has {name}={value}, which is not an http(s) address";
+            }
+        }
+        if (!values.ContainsKey("SharedAccessSignature"))
+        {
+            if (!values.ContainsKey("AccountName") || !values.TryGetValue("AccountKey", out var key))
+            {
+                return "has neither AccountName and AccountKey nor SharedAccessSignature";
+            }
+            if (!IsBase64(key))
+            {
+                return "has an AccountKey that is not base64 (copy it whole from the portal: Access keys)";
+            }
+        }
+        try
+        {
+            _ = new TableServiceClient(cs);
+            _ = new BlobServiceClient(cs);
+            return null;
+        }
+        catch (Exception ex) when (ex is FormatException or ArgumentException or InvalidOperationException)
+        {
+            return "is not accepted by the Azure SDK: " + ex.Message;
+        }
+    }
+
+    private static bool IsBase64(string text)
+    {
+        Span<byte> bytes = stackalloc byte[256];
+        return text.Length is > 0 and <= 340 && Convert.TryFromBase64String(text, bytes, out _);
+    }
+}

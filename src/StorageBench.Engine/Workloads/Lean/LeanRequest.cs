@@ -1,0 +1,92 @@
+using System.Buffers;
+using System.Net;
+using System.Security.Cryptography;
+using System.Text;
+
+namespace StorageBench.Engine.Workloads.Lean;
+
+/// <summary>
+/// One worker's reusable request: the HttpRequestMessage (sent again and again through HttpMessageInvoker,
+/// which — unlike HttpClient — does not refuse a message it has sent), its pooled body, a reusable
+/// per-attempt timer and an HMAC keyed once. One per in-flight loop, never shared.
+/// </summary>
+public sealed class LeanRequest : IDisposable
+{
+    private readonly HMACSHA256? _hmac;
+
+    public LeanRequest(LeanTransport transport, HttpMethod method, string contentType, int capacity)
+    {
+        Transport = transport;
+        Content = new PooledContent(capacity);
+        // As the SDK writes it ("application/json;odata=nometadata"), not re-formatted by MediaTypeHeaderValue.
+        ContentType = contentType;
+        Content.Headers.TryAddWithoutValidation("Content-Type", contentType);
+        Message = new HttpRequestMessage(method, transport.Account.TableEndpoint) { Content = Content, Version = HttpVersion.Version11 };
+        Message.Headers.ExpectContinue = transport.Expect100Continue;
+        _hmac = transport.Account.Key is { } key ? new HMACSHA256(key) : null;
+    }
+
+    public LeanTransport Transport { get; }
+
+    public HttpRequestMessage Message { get; }
+
+    public PooledContent Content { get; }
+
+    public string ContentType { get; }
+
+    /// <summary>This request's x-ms-client-request-id, and the parts of its canonicalized resource (Blob Shared Key signs them).</summary>
+    public string RequestId { get; set; } = "";
+
+    public string CanonicalPath { get; set; } = "";
+
+    public string CanonicalQuery { get; set; } = "";
+
+    /// <summary>Where a string to sign is written, reused request after request.</summary>
+    public char[] Scratch { get; set; } = new char[1024];
+
+    public CancellationTokenSource Timer { get; private set; } = new();
+
+    /// <summary>Ready for the next attempt: the same timer when it did not fire (no allocation), else a new one.</summary>
+    public void ResetTimer()
+    {
+        if (!Timer.TryReset())
+        {
+            Timer.Dispose();
+            Timer = new CancellationTokenSource();
+        }
+    }
+
+    /// <summary>Replaces a header's value (headers storage reads change per request: date, id, auth).</summary>
+    public void Set(string name, string value)
+    {
+        Message.Headers.Remove(name);
+        Message.Headers.TryAddWithoutValidation(name, value);
+    }
+
+    /// <summary>base64(HMAC-SHA256(key, UTF-8 of <paramref name="stringToSign"/>)), with no intermediate arrays.</summary>
+    public string Sign(ReadOnlySpan<char> stringToSign)
+    {
+        byte[] rented = ArrayPool<byte>.Shared.Rent(Encoding.UTF8.GetMaxByteCount(stringToSign.Length));
+        try
+        {
+            int length = Encoding.UTF8.GetBytes(stringToSign, rented);
+            Span<byte> mac = stackalloc byte[32];
+            _hmac!.TryComputeHash(rented.AsSpan(0, length), mac, out _);
+            return Convert.ToBase64String(mac);
+        }
+        finally
+        {
+            ArrayPool<byte>.Shared.Return(rented);
+        }
+    }
+
+    public void Dispose()
+    {
+        Message.Dispose();
+        Timer.Dispose();
+        _hmac?.Dispose();
+    }
+}
+
+/// <summary>A blob as the lean driver addresses it: its URL, and "/account/container/name" for Shared Key.</summary>
+public sealed record LeanBlob(string Url, string CanonicalPath);
