@@ -39,7 +39,8 @@ public static class SvgChart
         }
         int plotWidth = Plot.W - (overflow is null ? 0 : OverflowRoom);
         var x = Axis.Linear(bins[0].From, bins[^1].To, Left, Left + plotWidth);
-        var y = Axis.Linear(0, Math.Max(bins.Max(v => v.Value), overflow?.Value ?? 0), Top + Plot.H, Top);
+        // Whole requests: no tick between two counts.
+        var y = Axis.Linear(0, Math.Max(bins.Max(v => v.Value), overflow?.Value ?? 0), Top + Plot.H, Top, minStep: 1);
         Grid(b, y, Left, Left + plotWidth, yLabel, right: false);
         XAxis(b, x, xLabel, Left + plotWidth);
         foreach (var (from, to, value) in bins)
