@@ -8,6 +8,7 @@ using StorageBench.Engine.Cleanup;
 using StorageBench.Engine.Cost;
 using StorageBench.Engine.ResultsStore;
 using StorageBench.Orchestration;
+using StorageBench.Orchestration.Dashboard;
 
 namespace StorageBench.Functions;
 
@@ -60,6 +61,28 @@ public sealed class RunsFunctions(ResultsTableStore results, TargetCleaner clean
         [DurableClient] DurableTaskClient client, FunctionContext context) =>
         Reply(req, await RunsApi.AnsweredAsync(() => Api(client).CancelAsync(id, context.CancellationToken), context.CancellationToken, _log).ConfigureAwait(false));
 
+    /// <summary>A finished run's summary.html.</summary>
+    [Function("RunReport")]
+    public async Task<IActionResult> RunReport(
+        [HttpTrigger(AuthorizationLevel.Function, "get", Route = "runs/{id}/report")] HttpRequest req, string id,
+        [DurableClient] DurableTaskClient client, FunctionContext context) =>
+        Reply(req, await RunsApi.AnsweredAsync(() => Api(client).ReportAsync(id, context.CancellationToken), context.CancellationToken).ConfigureAwait(false));
+
+    /// <summary>Two stored runs against their noise, as storagebench compare judges them.</summary>
+    [Function("CompareRuns")]
+    public async Task<IActionResult> CompareRuns(
+        [HttpTrigger(AuthorizationLevel.Function, "get", Route = "compare")] HttpRequest req,
+        [DurableClient] DurableTaskClient client, FunctionContext context) =>
+        Reply(req, await RunsApi.AnsweredAsync(() => Api(client).CompareAsync(Query(req, "baseline"), Query(req, "candidate"), context.CancellationToken), context.CancellationToken).ConfigureAwait(false));
+
+    /// <summary>
+    /// The dashboard page (the one storagebench serve shows at /), at /api/dashboard. Open it with ?code=KEY (a host key):
+    /// the page passes the key on to every runs API call it makes.
+    /// </summary>
+    [Function("Dashboard")]
+    public static IActionResult Dashboard([HttpTrigger(AuthorizationLevel.Function, "get", Route = "dashboard")] HttpRequest req) =>
+        Reply(req, DashboardPage.Response());
+
     private RunsApi Api(DurableTaskClient client) => new(new DurableRunClient(client), results, cleaner, time, "http", prices, loggers);
 
     private static string? Query(HttpRequest req, string name) => req.Query[name].FirstOrDefault() is { Length: > 0 } value ? value : null;
@@ -74,6 +97,7 @@ public sealed class RunsFunctions(ResultsTableStore results, TargetCleaner clean
         {
             req.HttpContext.Response.Headers.Location = location;
         }
-        return new ContentResult { StatusCode = reply.StatusCode, Content = reply.Json, ContentType = "application/json" };
+        var (content, type) = reply.Content;
+        return new ContentResult { StatusCode = reply.StatusCode, Content = content, ContentType = type };
     }
 }

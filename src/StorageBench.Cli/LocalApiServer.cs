@@ -2,12 +2,13 @@ using Microsoft.AspNetCore.Builder;
 using Microsoft.AspNetCore.Http;
 using Microsoft.AspNetCore.WebUtilities;
 using StorageBench.Orchestration;
+using StorageBench.Orchestration.Dashboard;
 
 namespace StorageBench.Cli;
 
 /// <summary>
-/// The runs API (POST /api/runs, GET /api/runs/{id}, POST /api/runs/{id}/cancel, GET /api/runs) on
-/// loopback, for a machine without Azure Functions Core Tools. Loopback only and without function keys:
+/// The runs API (POST /api/runs, GET /api/runs/{id}, POST /api/runs/{id}/cancel, GET /api/runs, GET /api/runs/{id}/report,
+/// GET /api/compare) and the dashboard page at / on loopback, for a machine without Azure Functions Core Tools. Loopback only and without function keys:
 /// it is a local tool, not a service.
 /// </summary>
 public static class LocalApiServer
@@ -27,6 +28,10 @@ public static class LocalApiServer
                 Send(await api.ListAsync(request.Query["scenario"].FirstOrDefault(), request.Query["last"].FirstOrDefault(), rct)));
             app.MapGet("/api/runs/{id}", async (string id, CancellationToken rct) => Send(await api.GetAsync(id, rct)));
             app.MapPost("/api/runs/{id}/cancel", async (string id, CancellationToken rct) => Send(await api.CancelAsync(id, rct)));
+            app.MapGet("/api/runs/{id}/report", async (string id, CancellationToken rct) => Send(await api.ReportAsync(id, rct)));
+            app.MapGet("/api/compare", async (HttpRequest request, CancellationToken rct) =>
+                Send(await api.CompareAsync(request.Query["baseline"].FirstOrDefault(), request.Query["candidate"].FirstOrDefault(), rct)));
+            app.MapGet("/", () => Send(DashboardPage.Response()));
         }, ct);
 
     private static IResult Send(ApiResponse response) => new JsonResult(response);
@@ -57,7 +62,7 @@ public static class LocalApiServer
         {
             await new JsonResult(ApiResponse.Error(context.Response.StatusCode,
                 $"{context.Request.Method} {context.Request.Path} is not part of the runs API ({ReasonPhrases.GetReasonPhrase(context.Response.StatusCode)}): " +
-                "POST /api/runs, GET /api/runs/{id}, POST /api/runs/{id}/cancel, GET /api/runs")).ExecuteAsync(context);
+                "POST /api/runs, GET /api/runs/{id}, POST /api/runs/{id}/cancel, GET /api/runs, GET /api/runs/{id}/report, GET /api/compare; the dashboard is at /")).ExecuteAsync(context);
         }
     }
 
@@ -71,8 +76,9 @@ public static class LocalApiServer
             {
                 context.Response.Headers.Location = location;
             }
-            context.Response.ContentType = "application/json";
-            await context.Response.WriteAsync(response.Json, context.RequestAborted);
+            var (content, type) = response.Content;
+            context.Response.ContentType = type;
+            await context.Response.WriteAsync(content, context.RequestAborted);
         }
     }
 }

@@ -19,8 +19,8 @@ public static class ServeCommand
         };
         var connectionString = CliTargets.ConnectionStringOption("storage account the runs go to (default: the STORAGEBENCH_TARGET_* settings if set, else Azurite started on loopback)");
         var prices = CliTargets.PricesOption();
-        var command = new Command("serve", "The runs API on 127.0.0.1: POST /api/runs with a spec, GET /api/runs/{id}, " +
-            "POST /api/runs/{id}/cancel, GET /api/runs?scenario=S&last=N. Ctrl+C stops it.") { port, connectionString, prices };
+        var command = new Command("serve", "The runs API and the dashboard (at /) on 127.0.0.1: POST /api/runs with a spec, GET /api/runs/{id}, " +
+            "POST /api/runs/{id}/cancel, GET /api/runs?scenario=S&last=N, GET /api/runs/{id}/report, GET /api/compare?baseline=ID&candidate=ID. Ctrl+C stops it.") { port, connectionString, prices };
         command.SetAction((r, ct) => RunAsync(r.GetValue(port), r.GetValue(connectionString), r.GetValue(prices), cli.Stdout, cli.Stderr, ct));
         return command;
     }
@@ -44,6 +44,7 @@ public static class ServeCommand
                   curl {server.Address}api/runs/<id>
                   curl -X POST {server.Address}api/runs/<id>/cancel
                   curl "{server.Address}api/runs?scenario=quick&last=5"
+                Dashboard: open {server.Address} in a browser (docs/dashboard.md)
                 """).ConfigureAwait(false);
             await server.WaitForShutdownAsync(ct).ConfigureAwait(false);
             return 0;

@@ -6,8 +6,11 @@ using System.Text.Json.Nodes;
 using Azure.Data.Tables;
 using StorageBench.Engine;
 using StorageBench.Engine.Cleanup;
+using StorageBench.Engine.Comparison;
 using StorageBench.Engine.Cost;
+using StorageBench.Engine.Planning;
 using StorageBench.Engine.Preflight;
+using StorageBench.Engine.Reports;
 using StorageBench.Engine.ResultsStore;
 using StorageBench.Engine.Spec;
 using StorageBench.Engine.Statistics;
@@ -21,6 +24,14 @@ public sealed record ApiResponse(int StatusCode, JsonNode Body, string? Location
     private static readonly JsonSerializerOptions Readable = new(JsonDefaults.Options) { Encoder = System.Text.Encodings.Web.JavaScriptEncoder.UnsafeRelaxedJsonEscaping };
 
     public string Json => Body.ToJsonString(Readable);
+
+    /// <summary>Set for a page (the dashboard, a run's report): hosts send it as text/html instead of <see cref="Body"/>.</summary>
+    public string? Html { get; init; }
+
+    /// <summary>What the host writes: the page or the JSON, and its content type.</summary>
+    public (string Content, string ContentType) Content => Html is { } html ? (html, "text/html; charset=utf-8") : (Json, "application/json");
+
+    public static ApiResponse Page(string html) => new(200, new JsonObject()) { Html = html };
 
     /// <summary>
     /// Every 4xx and 5xx answer has this one shape: {"status", "message" (one line), "errors": [{"field", "value", "rule", "message"}]},
@@ -50,6 +61,8 @@ public sealed record ApiResponse(int StatusCode, JsonNode Body, string? Location
 /// <item>GET /api/runs/{id} → 404 unknown; 202 while pending or running (with progress); 200 with the summary as result when done.</item>
 /// <item>GET /api/runs?scenario=S&amp;last=N → 200 {runs:[…]}, newest first, from the results table.</item>
 /// <item>POST /api/runs/{id}/cancel → 404 unknown; 409 already ended; 200 with the Canceled summary once it stopped.</item>
+/// <item>GET /api/runs/{id}/report → 200 the finished run's summary.html (text/html); 404 unknown; 409 while it runs.</item>
+/// <item>GET /api/compare?baseline=ID&amp;candidate=ID → 200 {verdict, header, rows, notes (Markdown)} as storagebench compare judges them; 400 a bad id; 404 a run not stored.</item>
 /// </list>
 /// </summary>
 /// <param name="prices">Prices the cost estimate of every result (default: the built-in table).</param>
@@ -226,6 +239,56 @@ public sealed class RunsApi(IRunOrchestrationClient client, ResultsTableStore re
             }
         }
         return await GetAsync(id, ct).ConfigureAwait(false);
+    }
+
+    /// <summary>The finished run's report: the summary.html that storagebench run writes, charts and all.</summary>
+    public async Task<ApiResponse> ReportAsync(string id, CancellationToken ct)
+    {
+        var state = await client.GetStateAsync(id, ct).ConfigureAwait(false);
+        if (state is null)
+        {
+            return NotFound(id);
+        }
+        if (!RuntimeStatus.IsDone(state.RuntimeStatus))
+        {
+            return ApiResponse.Error(409, $"run \"{id}\" is still {state.RuntimeStatus}: its report is written when it ends; GET /api/runs/{id} shows its progress");
+        }
+        return await RunResults.LoadAsync(client, results, id, ct, prices).ConfigureAwait(false) is { } summary
+            ? ApiResponse.Page(HtmlReportWriter.Render(summary))
+            : ApiResponse.Error(404, $"run \"{id}\" ended ({state.RuntimeStatus}) without a summary: {state.FailureMessage ?? "it was stopped before it wrote one"}");
+    }
+
+    /// <summary>Two stored runs metric by metric against their noise, as storagebench compare judges them (the same rule and words).</summary>
+    public async Task<ApiResponse> CompareAsync(string? baseline, string? candidate, CancellationToken ct)
+    {
+        var bad = new[] { ("baseline", baseline), ("candidate", candidate) }.Where(r => r.Item2 is null || !Planner.IsValidRunId(r.Item2))
+            .Select(r => new ValidationError(r.Item1, $"\"{r.Item2}\"", "must be a run id (lowercase letters, digits and dashes)")).ToList();
+        if (bad.Count > 0)
+        {
+            return ApiResponse.Error(400, string.Join("; ", bad), bad);
+        }
+        var figures = new List<RunFigures>();
+        foreach (var (role, id) in new[] { ("baseline", baseline!), ("candidate", candidate!) })
+        {
+            if (await results.LoadRunFiguresAsync(id, ct).ConfigureAwait(false) is not { } run)
+            {
+                var missing = new ValidationError(role, $"\"{id}\"", "is no run in the results table");
+                return ApiResponse.Error(404, missing.ToString(), [missing]);
+            }
+            figures.Add(run);
+        }
+        var history = figures[0].Scenario is { } scenario ? await results.RunToRunSpreadAsync(scenario, [baseline!, candidate!], ct, figures[0].Spec).ConfigureAwait(false) : null;
+        var comparison = RunComparison.Compare(figures[0], figures[1], history: history);
+        return new ApiResponse(200, new JsonObject
+        {
+            ["baseline"] = baseline,
+            ["candidate"] = candidate,
+            ["verdict"] = comparison.Verdict(),
+            ["header"] = new JsonArray([.. ComparisonReport.Header.Select(h => (JsonNode?)h)]),
+            ["rows"] = new JsonArray([.. comparison.Workloads.SelectMany(w => w.Metrics.Select(m =>
+                (JsonNode?)new JsonArray([.. new[] { w.Label }.Concat(ComparisonReport.Cells(m)).Select(c => (JsonNode?)c)])))]),
+            ["markdown"] = ComparisonReport.Markdown(comparison),
+        });
     }
 
     private static ApiResponse NotFound(string id) => ApiResponse.Error(404, $"no run with id \"{id}\"");

@@ -7,7 +7,7 @@ namespace StorageBench.Engine.Comparison;
 /// <summary>A comparison as Markdown (compare --out) and as a plain console table: the same rows, the same words.</summary>
 public static class ComparisonReport
 {
-    private static readonly string[] Header = ["workload", "metric", "unit", "baseline", "candidate", "change", "change %", "noise band", "verdict"];
+    public static readonly string[] Header = ["workload", "metric", "unit", "baseline", "candidate", "change", "change %", "noise band", "verdict"];
 
     public static string Markdown(RunComparison c)
     {
@@ -146,7 +146,8 @@ public static class ComparisonReport
         return $"Per-second rate while all slices were active — {Side("baseline", w.BaselineSpread)}; {Side("candidate", w.CandidateSpread)}{how}.";
     }
 
-    private static string[] Cells(MetricChange m)
+    /// <summary>One metric's row, after the workload column of <see cref="Header"/>: what the table, the console and the runs API show.</summary>
+    public static string[] Cells(MetricChange m)
     {
         bool share = m.Kind == NoiseKind.Share;
         string Value(double? v, long? count) => v is not { } x ? "n/a" : share ? $"{F(count ?? 0, "#,0")} ({F(x * 100, "0.00")}%)" : F(x, Format(m.Unit));

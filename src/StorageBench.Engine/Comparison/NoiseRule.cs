@@ -60,7 +60,7 @@ public sealed record NoiseRule
     /// above it (n ≥ this / (1 − q): p50 20, p95 200, p99 1,000): with fewer, the "p99" is one of the
     /// slowest handful of requests, and one stall moves it.
     /// </summary>
-    public int MinSamplesAbovePercentile { get; init; } = 10;
+    public int MinSamplesAbovePercentile { get; init; } = PercentileSupport.SamplesAbove;
 
     /// <summary>Earlier completed runs of the scenario (and step) needed before their run-to-run spread is the noise: the nightly check's minimum.</summary>
     public int MinHistoryRuns { get; init; } = 5;
@@ -86,10 +86,10 @@ public sealed record NoiseRule
                     ? $"the {role} has no per-second spread (a run under two whole seconds with every slice active, or one recorded before it was kept)"
                     : $"the {role}'s measured window has {w.Spread.Samples} whole second(s) with every slice active; at least {MinSamples} are needed to know its noise";
             }
-            if (quantile is { } q && w.LatencySamples is { } n && n < MinSamplesAbovePercentile / (1 - q))
+            if (quantile is { } q && w.LatencySamples is { } n && n < PercentileSupport.MinSamples(q, MinSamplesAbovePercentile))
             {
                 return string.Create(CultureInfo.InvariantCulture,
-                    $"the {role} has {n:N0} latency samples; p{q * 100:0.#} needs at least {Math.Ceiling(MinSamplesAbovePercentile / (1 - q)):N0} ({MinSamplesAbovePercentile} above it)");
+                    $"the {role} has {n:N0} latency samples; p{q * 100:0.#} needs at least {PercentileSupport.MinSamples(q, MinSamplesAbovePercentile):N0} ({MinSamplesAbovePercentile} above it)");
             }
         }
         return null;

@@ -21,7 +21,7 @@ public static class HtmlReportWriter
             .Append(SvgChart.Esc(s.RunId)).Append("</title><style>")
             .Append("body{font-family:sans-serif;margin:24px;color:#222;max-width:1100px}table{border-collapse:collapse;margin:8px 0 16px}")
             .Append("td,th{border:1px solid #ccc;padding:3px 7px;font-size:13px;text-align:right}th{background:#f3f3f3}td:first-child,th:first-child{text-align:left}")
-            .Append("figure{margin:12px 0}figcaption{font-weight:bold;margin-bottom:4px}.bad{color:#b00}")
+            .Append("figure{margin:12px 0}figcaption{font-weight:bold;margin-bottom:4px}.bad{color:#b00}.note{color:#555;font-style:italic}")
             .Append("</style></head><body>");
         b.Append(Inv, $"<h1>StorageBench run {SvgChart.Esc(s.RunId)} — <span class=\"{(s.Status == RunStatus.Completed ? "" : "bad")}\">{s.Status}</span></h1>");
         b.Append(Inv, $"<p>Scenario <b>{SvgChart.Esc(s.Spec?.Scenario ?? "")}</b> · target {SvgChart.Esc(s.Environment.TargetKind)} · host {SvgChart.Esc(s.Environment.Host)} on {SvgChart.Esc(s.Environment.Machine)} ({s.Environment.ProcessorCount} cores, {SvgChart.Esc(s.Environment.Runtime)}) · {s.Environment.Instances} instance(s) · {s.StartedUtc:u} to {s.EndedUtc:u}</p>");
@@ -40,23 +40,7 @@ public static class HtmlReportWriter
         var steps = s.Workloads.Where(w => w.StepParameter is not null).GroupBy(w => w.Workload).ToList();
         foreach (var g in steps)
         {
-            var points = g.OrderBy(w => w.StepValue).ToList();
-            bool table = g.Key == "tableInsert";
-            string parameter = points[0].StepParameter!;
-            var rate = points.Select(w => (w.StepValue!.Value, (table ? w.Throughput.EntitiesPerSecond : w.Throughput.MegabytesPerSecond) ?? 0)).ToList();
-            var p99 = points.Select(w => (w.StepValue!.Value, w.LatencyMs.P99)).ToList();
-            bool logX = points.Count > 2 && points[^1].StepValue > 8 * Math.Max(points[0].StepValue!.Value, 1e-9);
-            List<ChartSeries> series = [new ChartSeries(table ? "throughput (entities/s)" : "throughput (MB/s)", "#4e79a7", rate), new ChartSeries("p99 latency (ms)", "#e15759", p99, RightAxis: true)];
-            if (plan is not null && plan.Workload == g.Key && plan.Parameter == parameter)
-            {
-                series.Add(new ChartSeries(plan.Label, "#f28e2b", [(plan.X, plan.Y)]));
-            }
-            b.Append(SvgChart.Lines($"sweep-{g.Key}", $"{g.Key}: throughput and p99 latency against {parameter}", parameter + (logX ? " (log scale)" : ""),
-                table ? "entities/s" : "MB/s", "p99 ms", series, logX));
-            if (plan is not null && plan.Workload == g.Key && plan.Parameter == parameter)
-            {
-                b.Append("<p>").Append(SvgChart.Esc(plan.Description)).Append("</p>");
-            }
+            b.Append(StepCurve(g.Key, [.. g.OrderBy(w => w.StepValue)], s.Saturation, plan));
         }
 
         foreach (var w in s.Workloads)
@@ -64,15 +48,22 @@ public static class HtmlReportWriter
             string label = ReportWriter.Label(w);
             string id = $"{w.Workload}-{w.StepValue?.ToString(Inv) ?? "run"}".Replace('.', '_');
             b.Append(Inv, $"<h2>{SvgChart.Esc(label)}</h2>");
-            b.Append(SvgChart.Bars($"latency-{id}", $"{label}: latency distribution of {w.LatencyMs.Samples:N0} successful requests", "latency (ms)", "requests",
-                [.. w.LatencyDistribution.Select(x => (x.FromMs, x.ToMs, (double)x.Count))]));
+            var (bins, overflow) = ChartRules.Histogram(w.LatencyDistribution);
+            string axis = overflow is null ? "" : string.Create(Inv, $"; axis to p99.9 ({w.LatencyMs.P999:0.###} ms), the {overflow.Count:N0} slower in the last bin");
+            b.Append(SvgChart.Bars($"latency-{id}", $"{label}: latency distribution of {w.LatencyMs.Samples:N0} successful requests{axis}", "latency (ms)", "requests",
+                [.. bins.Select(x => (x.FromMs, x.ToMs, (double)x.Count))], overflow is null ? null : (overflow.FromMs, overflow.ToMs, overflow.Count)));
+            if (ChartRules.NoTimelineReason(w) is { } noTimeline)
+            {
+                b.Append(Inv, $"<p class=\"note\" id=\"no-timeline-{SvgChart.Esc(id)}\">{SvgChart.Esc(noTimeline)}</p>");
+                continue;
+            }
             long first = w.Timeline.StartUnixSecond;
             bool entities = w.Entities is not null;
             int bucket = w.Timeline.BucketSeconds;
             string per = bucket == 1 ? "per UTC second" : $"per {bucket}-second bucket, as a rate per second";
             b.Append(SvgChart.Lines($"timeline-{id}", $"{label}: throughput {per}, all slices (the first and last buckets are partial)", "seconds since the first", entities ? "entities/s" : "MB/s", null,
                 [new ChartSeries(entities ? "entities per second" : "MB per second", "#59a14f",
-                    [.. w.Timeline.Points().Select(p => ((double)(p.UnixSecond - first), (entities ? p.Units : p.Units / 1e6) / bucket))])]));
+                    [.. w.Timeline.Points().Select(p => ((double)(p.UnixSecond - first), (entities ? p.Units : p.Units / 1e6) / bucket))])], minXStep: bucket));
         }
         var cost = new StringBuilder("\n");   // MarkdownTables skips a title line
         CostReport.AppendMarkdown(cost, s);
@@ -81,6 +72,57 @@ public static class HtmlReportWriter
             b.Append("<h2>Cost</h2>").Append(MarkdownTables(cost.ToString()));
         }
         b.Append("</body></html>");
+        return b.ToString();
+    }
+
+    /// <summary>
+    /// A sweep's or search's curve: throughput, and the p50 and p99 of the steps whose sample count supports them
+    /// (PercentileSupport; the others are named under the chart), each step's sample count under its value, and a
+    /// search's highest useful value and knee.
+    /// </summary>
+    private static string StepCurve(string workload, IReadOnlyList<WorkloadSummary> points, SaturationResult? saturation, PlanMark? plan)
+    {
+        bool table = workload == "tableInsert";
+        string parameter = points[0].StepParameter!;
+        var rate = points.Select(w => (w.StepValue!.Value, (table ? w.Throughput.EntitiesPerSecond : w.Throughput.MegabytesPerSecond) ?? 0)).ToList();
+        bool logX = points.Count > 2 && points[^1].StepValue > 8 * Math.Max(points[0].StepValue!.Value, 1e-9);
+        List<ChartSeries> series =
+        [
+            new(table ? "throughput (entities/s)" : "throughput (MB/s)", "#4e79a7", rate),
+            new("p50 latency (ms)", "#76b7b2", ChartRules.SupportedPercentile(points, 0.50, l => l.P50), RightAxis: true),
+            new("p99 latency (ms)", "#e15759", ChartRules.SupportedPercentile(points, 0.99, l => l.P99), RightAxis: true),
+        ];
+        bool planned = plan is not null && plan.Workload == workload && plan.Parameter == parameter;
+        if (planned)
+        {
+            series.Add(new ChartSeries(plan!.Label, "#f28e2b", [(plan.X, plan.Y)]));
+        }
+        List<ChartMarker> markers = [];
+        if (saturation is not null && saturation.Parameter == parameter)
+        {
+            if (saturation.HighestSustainableValue is { } highest)
+            {
+                markers.Add(new ChartMarker(highest, string.Create(Inv, $"highest useful {highest:0.##}"), "#59a14f"));
+            }
+            if (saturation.KneeValue is { } knee)
+            {
+                markers.Add(new ChartMarker(knee, string.Create(Inv, $"knee {knee:0.##}"), "#b07aa1"));
+            }
+        }
+        var b = new StringBuilder(SvgChart.Lines($"sweep-{workload}", $"{workload}: throughput, p50 and p99 latency against {parameter} (n = successful requests behind each step's percentiles)",
+            parameter, table ? "entities/s" : "MB/s", "latency ms", series, logX, markers,
+            [.. points.Select(w => (w.StepValue!.Value, string.Create(Inv, $"n={w.LatencyMs.Samples:N0}")))]));
+        foreach (var q in new[] { 0.50, 0.99 })
+        {
+            if (ChartRules.LeftOut(points, q) is { } leftOut)
+            {
+                b.Append("<p class=\"note\">").Append(SvgChart.Esc(leftOut)).Append("</p>");
+            }
+        }
+        if (planned)
+        {
+            b.Append("<p>").Append(SvgChart.Esc(plan!.Description)).Append("</p>");
+        }
         return b.ToString();
     }
 

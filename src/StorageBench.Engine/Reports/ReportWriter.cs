@@ -50,25 +50,32 @@ public static class ReportWriter
             return b.ToString();
         }
         b.AppendLine();
-        b.AppendLine("| workload | slices | ops | ok | failed | throttled | timed out | stored / planned | entities / MB | seconds | throughput | all-slices window | peak/s | verified |");
+        b.AppendLine("| workload | slices | ops | ok | failed | throttled | timed out | stored / planned (warm-up included) | entities / MB measured (warm-up excluded) | seconds | throughput | all-slices window | peak/s | verified |");
         b.AppendLine("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|");
         foreach (var w in s.Workloads)
         {
             string amount = w.Entities is { } e ? F(e) : F((w.Bytes ?? 0) / 1e6, "0.0") + " MB";
             string stored = $"{F(w.Stored)}/{F(w.Planned)}{(w.BlobsPlanned is null ? "" : " blobs")} ({(1 - w.UnstoredShare) * 100:0.0}%)";
             b.AppendLine(CultureInfo.InvariantCulture,
-                $"| {Label(w)} | {w.Slices} | {F(w.Operations)} | {F(w.Succeeded)} | {F(w.Failed)} | {F(w.Throttled)} | {F(w.TimedOut)} | {stored} | {amount} | {F(w.DurationSeconds, "0.00")} | {Rate(w.Throughput)} | {(w.AllSlicesActiveThroughput is { } a ? Rate(a) : "n/a")} | {(w.PeakPerSecond is { } peak ? $"{F(peak, "0.#")} {w.PeakUnit}" : "n/a")} | {(w.Verified.Matched ? "yes" : "NO")} ({F(w.Verified.Actual)}/{F(w.Verified.Expected)} {w.Verified.Unit}) |");
+                $"| {Label(w)} | {w.Slices} | {F(w.Operations)} | {F(w.Succeeded)} | {F(w.Failed)} | {F(w.Throttled)} | {F(w.TimedOut)} | {stored} | {amount} | {F(w.DurationSeconds, "0.00")} | {Rate(w.Throughput)} | {(w.AllSlicesActiveThroughput is { } a ? Rate(a) : "n/a")} | {(w.PeakPerSecond is { } peak ? $"{F(peak, "0.#")} {w.PeakUnit}" : "n/a")} | {Verified(w.Verified)} |");
         }
         b.AppendLine();
-        b.AppendLine("Latency of successful requests (ms), from the merged histogram of all slices:");
+        // The † rule goes in the table's caption, not under it: the console summary stays within its line budget.
+        bool marked = s.Workloads.Any(w => w.LatencyMs.Samples > 0 && !PercentileSupport.Supports(w.LatencyMs.Samples, 0.999));
+        b.AppendLine("Latency of successful requests (ms), from the merged histogram of all slices" + (marked
+            ? $" ({TooFewMark} too few samples to support this percentile: a percentile q needs at least {PercentileSupport.SamplesAbove} / (1 − q) samples, {PercentileSupport.SamplesAbove} above it " +
+              $"(p50 {F(PercentileSupport.MinSamples(0.5))}, p90 {F(PercentileSupport.MinSamples(0.9))}, p99 {F(PercentileSupport.MinSamples(0.99))}, p99.9 {F(PercentileSupport.MinSamples(0.999))}); " +
+              "with fewer it is one of the few slowest requests, which one stall moves, and storagebench compare does not judge it either):"
+            : ":"));
         b.AppendLine();
         b.AppendLine("| workload | samples | min | p50 | mean | p70 | p80 | p90 | p95 | p99 | p99.9 | max |");
         b.AppendLine("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
         foreach (var w in s.Workloads)
         {
             var l = w.LatencyMs;
+            string P(double value, double q) => Ms(value) + (PercentileSupport.Supports(l.Samples, q) || l.Samples == 0 ? "" : TooFewMark);
             b.AppendLine(CultureInfo.InvariantCulture,
-                $"| {Label(w)} | {F(l.Samples)} | {Ms(l.Min)} | {Ms(l.P50)} | {Ms(l.Mean)} | {Ms(l.P70)} | {Ms(l.P80)} | {Ms(l.P90)} | {Ms(l.P95)} | {Ms(l.P99)} | {Ms(l.P999)} | {Ms(l.Max)} |");
+                $"| {Label(w)} | {F(l.Samples)} | {Ms(l.Min)} | {P(l.P50, 0.50)} | {Ms(l.Mean)} | {P(l.P70, 0.70)} | {P(l.P80, 0.80)} | {P(l.P90, 0.90)} | {P(l.P95, 0.95)} | {P(l.P99, 0.99)} | {P(l.P999, 0.999)} | {Ms(l.Max)} |");
         }
         b.AppendLine();
         foreach (var w in s.Workloads)
@@ -91,6 +98,18 @@ public static class ReportWriter
         }
         return b.ToString();
     }
+
+    /// <summary>Marks a latency percentile that too few samples support (PercentileSupport).</summary>
+    public const string TooFewMark = "†";
+
+    /// <summary>
+    /// "yes (40,000/40,000 entities)", "NO (39,900/40,000 entities)", or — when storage could not be checked at all —
+    /// "not verified: why", never a bare NO (0/0).
+    /// </summary>
+    public static string Verified(VerificationResult v) =>
+        v.Matched ? $"yes ({F(v.Actual)}/{F(v.Expected)} {v.Unit})"
+        : v.Unit.Length == 0 ? (v.Detail.StartsWith("not verified", StringComparison.Ordinal) ? v.Detail : $"not verified: {v.Detail}")
+        : $"NO ({F(v.Actual)}/{F(v.Expected)} {v.Unit})";
 
     public static string Label(WorkloadSummary w) => Label(w.Workload, w.StepParameter, w.StepValue);
 

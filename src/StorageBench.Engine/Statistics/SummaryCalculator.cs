@@ -63,6 +63,9 @@ public static class SummaryCalculator
         UnstoredShare = planned > 0 ? Math.Max(0, 1 - (double)stored / planned) : 0,
     };
 
+    /// <summary>Equal-width bins of <see cref="WorkloadSummary.LatencyDistribution"/> (min to p99.9); a bin after them is the tail.</summary>
+    public const int HistogramBins = 40;
+
     /// <summary>Buckets in a summary's timeline: per second for runs up to this long, wider buckets for longer ones.</summary>
     public const int MaxTimelineBuckets = 300;
 
@@ -119,7 +122,7 @@ public static class SummaryCalculator
             ClientCpuSeconds = cpu,
             ClientCpuMicrosecondsPerEntity = unitsAreEntities && allUnits > 0 ? cpu * 1e6 / allUnits : null,
             ClientCpuMicrosecondsPerMegabyte = !unitsAreEntities && allUnits > 0 ? cpu * 1e6 / (allUnits / 1e6) : null,
-            LatencyDistribution = Distribution(histogram, bins: 40),
+            LatencyDistribution = Distribution(histogram, HistogramBins),
             SliceSpread = new SliceSpread(rates[0], RegressionRule.Median(rates), rates[^1], slices.Max(s => s.StartLagSeconds)),
             SliceAttempts = [.. slices.OrderBy(s => s.SliceIndex).Select(s => s.AttemptId)],
             DurationSeconds = duration,
