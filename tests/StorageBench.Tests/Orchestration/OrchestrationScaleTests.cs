@@ -59,7 +59,7 @@ public class OrchestrationScaleTests(AzuriteFixture azurite, ITestOutputHelper o
         };
 
         var summary = await Pipeline.RunAsync(host, """
-            { "scenario": "slices-256", "startDelaySeconds": 5,
+            { "scenario": "slices-256", "startDelaySeconds": 5, "client": { "primeRounds": 0 },
               "tableInsert": { "entityCount": 512, "entitySizeBytes": 64, "batchSize": 2, "partitionCount": 256, "concurrency": 1, "slices": 256 },
               "blobUpload": { "blobCount": 256, "blobSizeBytes": 2048, "blockSizeBytes": 1024, "parallelBlocks": 2, "slices": 256 } }
             """);
