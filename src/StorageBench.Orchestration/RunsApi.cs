@@ -17,40 +17,6 @@ using StorageBench.Engine.Statistics;
 
 namespace StorageBench.Orchestration;
 
-/// <summary>An HTTP answer without an HTTP framework: status code, JSON body, and the Location header when there is one.</summary>
-public sealed record ApiResponse(int StatusCode, JsonNode Body, string? Location = null)
-{
-    /// <summary>Quotes in messages stay plain quotes (\" in JSON), not \u0022: the answer is read by people too.</summary>
-    private static readonly JsonSerializerOptions Readable = new(JsonDefaults.Options) { Encoder = System.Text.Encodings.Web.JavaScriptEncoder.UnsafeRelaxedJsonEscaping };
-
-    public string Json => Body.ToJsonString(Readable);
-
-    /// <summary>Set for a page (the dashboard, a run's report): hosts send it as text/html instead of <see cref="Body"/>.</summary>
-    public string? Html { get; init; }
-
-    /// <summary>What the host writes: the page or the JSON, and its content type.</summary>
-    public (string Content, string ContentType) Content => Html is { } html ? (html, "text/html; charset=utf-8") : (Json, "application/json");
-
-    public static ApiResponse Page(string html) => new(200, new JsonObject()) { Html = html };
-
-    /// <summary>
-    /// Every 4xx and 5xx answer has this one shape: {"status", "message" (one line), "errors": [{"field", "value", "rule", "message"}]},
-    /// errors empty when the failure is not about a field.
-    /// </summary>
-    public static ApiResponse Error(int status, string message, IEnumerable<ValidationError>? errors = null) => new(status, new JsonObject
-    {
-        ["status"] = status,
-        ["message"] = message,
-        ["errors"] = new JsonArray([.. (errors ?? []).Select(e => (JsonNode)new JsonObject
-        {
-            ["field"] = e.Field,
-            ["value"] = e.Value,
-            ["rule"] = e.Rule,
-            ["message"] = e.ToString(),
-        })]),
-    });
-}
-
 /// <summary>
 /// The HTTP contract of the runs API, independent of the host: the Function App's HTTP triggers and
 /// the local `storagebench serve` both forward to it.
