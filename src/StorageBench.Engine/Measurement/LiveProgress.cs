@@ -4,15 +4,38 @@ namespace StorageBench.Engine.Measurement;
 /// What one running slice last published about itself (about once a second): its counts so far,
 /// its current rate, and how much it set out to do (planned units in count mode, else its duration).
 /// </summary>
+/// <param name="Latency">The slice's latency histogram so far, encoded (LatencyHistograms); null before its first success.</param>
 public sealed record SliceProgress(string StepId, string Workload, int Slice, LiveCounts Counts, double UnitsPerSecond,
-    long PlannedUnits, double DurationSeconds, DateTime StartAtUtc, DateTime UpdatedUtc, bool Done);
+    long PlannedUnits, double DurationSeconds, DateTime StartAtUtc, DateTime UpdatedUtc, bool Done, string? Latency = null);
+
+/// <summary>
+/// Latency of the successful measured requests so far, from the exact merge of every reporting slice's histogram
+/// (percentiles are never averaged across slices). Samples says how many requests stand behind it; a percentile that
+/// so few samples cannot support (PercentileSupport: p99 needs 1,000) is null, not shown as a figure.
+/// </summary>
+public sealed record LiveLatency(long Samples, double? P50Ms, double? P90Ms, double? P99Ms, double MaxMs)
+{
+    public static LiveLatency? Of(IEnumerable<string?> encoded)
+    {
+        var parts = encoded.OfType<string>().ToList();
+        if (parts.Count == 0)
+        {
+            return null;
+        }
+        var merged = LatencyHistograms.Merge(parts);
+        double? P(double q) => Statistics.PercentileSupport.Supports(merged.TotalCount, q) ? Ms(merged.GetValueAtPercentile(q * 100)) : null;
+        return merged.TotalCount == 0 ? null : new LiveLatency(merged.TotalCount, P(0.5), P(0.9), P(0.99), Ms(merged.GetValueAtPercentile(100)));
+    }
+
+    private static double Ms(long micros) => Math.Round(micros / 1000.0, 3);
+}
 
 /// <summary>
 /// A workload's progress across its slices: done / total (count mode) or elapsed / duration, the
 /// current rate, throttled and failed requests. Units are entities, or bytes staged for blobs.
 /// </summary>
 public sealed record WorkloadProgress(string Workload, string Unit, long Units, long PlannedUnits, double ElapsedSeconds, double DurationSeconds,
-    double UnitsPerSecond, long Operations, long Throttled, long Failed, int SlicesReporting, int SlicesDone)
+    double UnitsPerSecond, long Operations, long Throttled, long Failed, int SlicesReporting, int SlicesDone, LiveLatency? LatencyMs = null)
 {
     /// <summary>A slice silent this long is not running any more (it died or ended without a last word): its rate no longer counts.</summary>
     public static readonly TimeSpan Stale = TimeSpan.FromSeconds(5);
@@ -30,6 +53,6 @@ public sealed record WorkloadProgress(string Workload, string Unit, long Units, 
         return new WorkloadProgress(workload, workload == "blobUpload" ? "bytes" : "entities", counts.Units, mine.Sum(s => s.PlannedUnits),
             Math.Max(0, (nowUtc - start).TotalSeconds), mine.Max(s => s.DurationSeconds),
             mine.Where(s => !s.Done && nowUtc - s.UpdatedUtc < Stale).Sum(s => s.UnitsPerSecond),
-            counts.Operations, counts.Throttled, counts.Failed, mine.Count, mine.Count(s => s.Done));
+            counts.Operations, counts.Throttled, counts.Failed, mine.Count, mine.Count(s => s.Done), LiveLatency.Of(mine.Select(s => s.Latency)));
     }
 }

@@ -23,6 +23,21 @@ public sealed class LiveSlice
         Volatile.Write(ref _workers, workers);
     }
 
+    /// <summary>
+    /// The slice's latency histogram so far (successful measured requests), encoded for its progress row; null before
+    /// the first sample. Read while the workers record, so a snapshot may miss a sample in flight; the run's figures come
+    /// from the workers' own histograms at the end, not from this.
+    /// </summary>
+    public string? ReadLatency()
+    {
+        var merged = LatencyHistograms.Create();
+        foreach (var worker in Volatile.Read(ref _workers))
+        {
+            merged.Add(worker.Latency);
+        }
+        return merged.TotalCount == 0 ? null : LatencyHistograms.Encode(merged);
+    }
+
     public LiveCounts Read()
     {
         var total = Volatile.Read(ref _countOnly)?.Live(withUnits: false) ?? default;

@@ -84,6 +84,7 @@ public static class ResultsColumns
         public const string StartAtUtc = "StartAtUtc";
         public const string UpdatedUtc = "UpdatedUtc";
         public const string Done = "Done";
+        public const string Latency = "Latency";
     }
 
     /// <summary>Run-row columns stored as Int64; every other numeric column is Double.</summary>

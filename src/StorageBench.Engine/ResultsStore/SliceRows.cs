@@ -75,11 +75,12 @@ public static class SliceRows
         [P.StartAtUtc] = DateTime.SpecifyKind(p.StartAtUtc, DateTimeKind.Utc),
         [P.UpdatedUtc] = DateTime.SpecifyKind(p.UpdatedUtc, DateTimeKind.Utc),
         [P.Done] = p.Done,
+        [P.Latency] = p.Latency,
     };
 
     public static SliceProgress ProgressOf(TableEntity r) =>
         new(r.GetString(P.StepId), r.GetString(P.Workload), r.GetInt32(P.Slice) ?? 0,
             new LiveCounts(r.GetInt64(P.Operations) ?? 0, r.GetInt64(P.Units) ?? 0, r.GetInt64(P.Throttled) ?? 0, r.GetInt64(P.Failed) ?? 0),
             r.GetDouble(P.UnitsPerSecond) ?? 0, r.GetInt64(P.PlannedUnits) ?? 0, r.GetDouble(P.DurationSeconds) ?? 0,
-            r.GetDateTime(P.StartAtUtc) ?? default, r.GetDateTime(P.UpdatedUtc) ?? default, r.GetBoolean(P.Done) ?? false);
+            r.GetDateTime(P.StartAtUtc) ?? default, r.GetDateTime(P.UpdatedUtc) ?? default, r.GetBoolean(P.Done) ?? false, r.GetString(P.Latency));
 }

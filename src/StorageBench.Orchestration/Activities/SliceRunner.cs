@@ -31,7 +31,7 @@ internal sealed class SliceRunner(ResultsTableStore results, TimeProvider time, 
             await EndWatchAsync(watch, progress, misses).ConfigureAwait(false);
         }
         await BookkeepingAsync(progress, misses, "final progress update skipped", policy.Quick,
-            t => results.SaveProgressAsync(runId, progress with { Counts = live.Read(), UpdatedUtc = time.GetUtcNow().UtcDateTime, Done = true }, t)).ConfigureAwait(false);
+            t => results.SaveProgressAsync(runId, progress with { Counts = live.Read(), UpdatedUtc = time.GetUtcNow().UtcDateTime, Done = true, Latency = live.ReadLatency() }, t)).ConfigureAwait(false);
         // When this fails, the figures still travel back in the result; only the per-slice row is missing (the notes say so).
         await BookkeepingAsync(progress, misses, "slice row not stored (figures kept in the step's result)", policy.Results,
             t => results.SaveSliceAsync(runId, result, t)).ConfigureAwait(false);
@@ -73,6 +73,7 @@ internal sealed class SliceRunner(ResultsTableStore results, TimeProvider time, 
                 if (time.GetUtcNow().UtcDateTime >= progress.StartAtUtc)
                 {
                     var counts = live.Read();
+                    string? latency = live.ReadLatency();
                     long now = time.GetTimestamp();
                     double seconds = time.GetElapsedTime(last.At, now).TotalSeconds;
                     double rate = seconds > 0 ? (counts.Units - last.Units) / seconds : 0;
@@ -80,7 +81,7 @@ internal sealed class SliceRunner(ResultsTableStore results, TimeProvider time, 
                     // Not stored in time: this update is skipped; the next one carries the counts.
                     var (_, skipped) = await StorageCall.TryAsync("progress", policy.Quick, async t =>
                     {
-                        await results.SaveProgressAsync(runId, progress with { Counts = counts, UnitsPerSecond = rate, UpdatedUtc = time.GetUtcNow().UtcDateTime }, t).ConfigureAwait(false);
+                        await results.SaveProgressAsync(runId, progress with { Counts = counts, UnitsPerSecond = rate, UpdatedUtc = time.GetUtcNow().UtcDateTime, Latency = latency }, t).ConfigureAwait(false);
                         return true;
                     }, done, logger).ConfigureAwait(false);
                     if (skipped is not null)

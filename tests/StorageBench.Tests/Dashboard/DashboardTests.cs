@@ -37,6 +37,7 @@ public class DashboardTests(AzuriteFixture azurite)
         // Live: the chart gained points while the run went.
         Assert.True((int)seen["laterPoints"]! > (int)seen["firstPoints"]!);
         Assert.Equal("entities/s", (string?)seen["liveUnit"]);
+        Assert.Matches(@"^p50 [\d.,–]+ · p90 [\d.,–]+ · p99 [\d.,–]+ · max [\d.,]+ ms \([\d,]+ requests\)$", (string?)seen["liveLatency"]);
         // Finished: the report is the run's summary.html.
         Assert.StartsWith("Completed — Completed", (string?)seen["phase"]);
         Assert.Equal($"StorageBench run {seen["runId"]} — Completed", (string?)seen["reportTitle"]);

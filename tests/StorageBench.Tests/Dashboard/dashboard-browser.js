@@ -62,6 +62,9 @@ async function main() {
     seen.firstPoints = await points(page);
     await page.waitForFunction(n => document.querySelectorAll("#live-chart circle.live-point").length > n, { timeout: 60000 }, seen.firstPoints);
     seen.laterPoints = await points(page);
+    // Latency so far, from the slices' merged histograms, with the number of requests behind it.
+    await page.waitForFunction(() => /requests\)$/.test(document.querySelector("#latency").textContent), { timeout: 60000 });
+    seen.liveLatency = await page.$eval("#latency", e => e.textContent);
     seen.liveRate = await page.$eval("#rate", e => e.textContent);
     seen.liveUnit = await page.$eval("#rate-unit", e => e.textContent);
     seen.runId = await page.$eval("#run-id", e => e.textContent);

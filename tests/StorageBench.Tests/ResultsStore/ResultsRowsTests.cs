@@ -125,7 +125,8 @@ public class ResultsRowsTests
     [Fact]
     public void AProgressRowReadsBackAndSortsWithinItsStepsRange()
     {
-        var progress = new SliceProgress("run-1-s001", "tableInsert", 12, new LiveCounts(5, 500, 1, 2), 250, 1000, 10, Started, Started.AddSeconds(2), Done: true);
+        var progress = new SliceProgress("run-1-s001", "tableInsert", 12, new LiveCounts(5, 500, 1, 2), 250, 1000, 10, Started, Started.AddSeconds(2), Done: true,
+            Latency: "HISTFAAAA");   // the encoded histogram travels as it is
         var row = SliceRows.ProgressRow("run-1", progress);
 
         Assert.Equal(progress, SliceRows.ProgressOf(row) with { StartAtUtc = progress.StartAtUtc, UpdatedUtc = progress.UpdatedUtc });

@@ -1,0 +1,56 @@
+using StorageBench.Engine.Measurement;
+
+namespace StorageBench.Tests;
+
+/// <summary>
+/// The live latency the dashboard shows: the exact merge of the slices' histograms, never an average of their
+/// percentiles, and no percentile that too few requests support.
+/// </summary>
+[Trait("Category", "Unit")]
+public class LiveLatencyTests
+{
+    private static string Slice(int samples, long micros)
+    {
+        var h = LatencyHistograms.Create();
+        h.RecordValueWithCount(micros, samples);
+        return LatencyHistograms.Encode(h);
+    }
+
+    [Fact]
+    public void PercentilesComeFromTheMergedHistogramNotFromAveragingTheSlices()
+    {
+        // Slice 0: 900 requests at 10 ms; slice 1: 100 at 1,000 ms. Of all 1,000, the median is 10 ms and the p99 1,000 ms;
+        // averaging the slices' medians would say 505 ms, averaging their p99s 505 ms too.
+        var live = LiveLatency.Of([Slice(900, 10_000), Slice(100, 1_000_000)])!;
+
+        Assert.Equal(1_000, live.Samples);
+        Assert.Equal(10.0, live.P50Ms!.Value, 1);
+        Assert.Equal(1_000.0, live.P99Ms!.Value, 0);
+        Assert.Equal(1_000.0, live.MaxMs, 0);
+    }
+
+    [Fact]
+    public void APercentileTooFewRequestsSupportIsLeftOutAndASliceWithoutSamplesAddsNothing()
+    {
+        var live = LiveLatency.Of([Slice(150, 20_000), null])!;   // the second slice has had no success yet
+
+        Assert.Equal(150, live.Samples);
+        Assert.NotNull(live.P50Ms);    // needs 20
+        Assert.NotNull(live.P90Ms);    // needs 100
+        Assert.Null(live.P99Ms);       // needs 1,000: with 150 it is one of the slowest two
+        Assert.Null(LiveLatency.Of([null, null]));
+    }
+
+    [Fact]
+    public void AWorkloadsProgressCarriesTheMergeOfItsSlices()
+    {
+        var at = new DateTime(2026, 11, 25, 6, 0, 0, DateTimeKind.Utc);
+        SliceProgress P(int slice, string? latency) => new("r-s000", "tableInsert", slice, new LiveCounts(10, 1000, 0, 0), 100, 0, 10, at, at, false, latency);
+
+        var w = WorkloadProgress.Of([P(0, Slice(900, 10_000)), P(1, Slice(100, 1_000_000)), P(2, null)], "tableInsert", at)!;
+
+        Assert.Equal(1_000, w.LatencyMs!.Samples);
+        Assert.Equal(10.0, w.LatencyMs.P50Ms!.Value, 1);
+        Assert.Null(WorkloadProgress.Of([P(0, null)], "tableInsert", at)!.LatencyMs);
+    }
+}
