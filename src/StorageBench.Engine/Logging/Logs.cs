@@ -1,3 +1,4 @@
+using StorageBench.Engine.Measurement;
 using Microsoft.Extensions.Logging;
 
 namespace StorageBench.Engine.Logging;
@@ -15,11 +16,11 @@ public static partial class Logs
 
     /// <summary>A slice's priming request that storage refused or did not answer: counted in the slice's priming figures; the first per slice is logged.</summary>
     [LoggerMessage(EventId = 1201, Level = LogLevel.Information, Message = "Priming request of slice {Slice} failed ({Outcome}); counted as priming, not measured")]
-    public static partial void PrimingRequestFailed(this ILogger logger, Exception exception, int slice, string outcome);
+    public static partial void PrimingRequestFailed(this ILogger logger, Exception exception, int slice, Outcome outcome);
 
     /// <summary>A Put Block or Put Block List sent again: the attempt that failed is counted; the wait chosen, and what the service asked for.</summary>
     [LoggerMessage(EventId = 1202, Level = LogLevel.Debug, Message = "Blob request of slice {Slice} {Outcome}; retry {Retry} in {WaitMs:0} ms (service asked {ServerDelayMs} ms)")]
-    public static partial void BlockRetryScheduled(this ILogger logger, Exception exception, int slice, string outcome, int retry, double waitMs, double? serverDelayMs);
+    public static partial void BlockRetryScheduled(this ILogger logger, Exception exception, int slice, Outcome outcome, int retry, double waitMs, double? serverDelayMs);
 
     /// <summary>A run refused before it started: an endpoint refused the credentials or did not answer.</summary>
     [LoggerMessage(EventId = 1301, Level = LogLevel.Warning, Message = "Preflight refused the run: {Failure}")]

@@ -55,7 +55,7 @@ public static class BlobUploadWorkload
         using var stop = CancellationTokenSource.CreateLinkedTokenSource(ct);
         var breaker = new UnreachableBreaker(workers.Length, stop);
         var upload = new Upload(spec.BlockRetries, new OperationSchedule(spec, long.MaxValue, 0, clock.StartTimestamp), breaker, retryDelays ?? new BlockRetryDelays(),
-            (failure, outcome, chosen) => logger.BlockRetryScheduled(failure, plan.SliceIndex, outcome.ToString(), chosen.Retry, chosen.Wait.TotalMilliseconds, chosen.ServerDelay?.TotalMilliseconds),
+            (failure, outcome, chosen) => logger.BlockRetryScheduled(failure, plan.SliceIndex, outcome, chosen.Retry, chosen.Wait.TotalMilliseconds, chosen.ServerDelay?.TotalMilliseconds),
             stop.Token);
         for (int w = 0; w < workers.Length; w++)
         {

@@ -54,7 +54,7 @@ internal sealed class PrimingTally(ILogger? logger = null, int slice = 0)
             }
             if (Interlocked.Increment(ref _failed) == 1)
             {
-                logger?.PrimingRequestFailed(ex, slice, outcome.ToString());
+                logger?.PrimingRequestFailed(ex, slice, outcome);
             }
             if (outcome == Outcome.Throttled)
             {
