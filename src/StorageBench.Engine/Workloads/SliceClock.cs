@@ -16,19 +16,25 @@ internal sealed class SliceClock
 
     public long StartTimestamp { get; }
 
-    /// <summary>Waits for the start instant; a slice stopped while it waits starts at once (and its loops stop at once).</summary>
+    /// <summary>
+    /// Waits for the start instant; a slice stopped while it waits starts at once (and its loops stop at once). A timer
+    /// counts whole milliseconds on the monotonic clock and may fire a few ms before the wall clock reads the instant, so
+    /// the wait goes on until the wall clock has passed it: no slice sends before the instant it was given.
+    /// </summary>
     public static async Task<SliceClock> StartAtAsync(DateTime startAtUtc, TimeProvider time, CancellationToken ct)
     {
         var wait = startAtUtc - time.GetUtcNow().UtcDateTime;
-        if (wait > TimeSpan.Zero)
+        try
         {
-            try
+            for (int round = 0; wait > TimeSpan.Zero; round++)
             {
-                await Task.Delay(wait, time, ct).ConfigureAwait(false);
+                // After the first wait only a timer's rounding is left: wait at least 1 ms rather than spin.
+                await Task.Delay(round == 0 ? wait : TimeSpan.FromMilliseconds(Math.Max(1, Math.Ceiling(wait.TotalMilliseconds))), time, ct).ConfigureAwait(false);
+                wait = startAtUtc - time.GetUtcNow().UtcDateTime;
             }
-            catch (OperationCanceledException) when (ct.IsCancellationRequested)
-            {
-            }
+        }
+        catch (OperationCanceledException) when (ct.IsCancellationRequested)
+        {
         }
         return new SliceClock(time.GetUtcNow().UtcDateTime, Stopwatch.GetTimestamp());
     }

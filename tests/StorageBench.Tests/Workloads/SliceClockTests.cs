@@ -31,6 +31,50 @@ public class SliceClockTests
     }
 
     [Fact]
+    public async Task ATimerThatFiresBeforeTheWallClockReachesTheInstantDoesNotLetTheSliceStartEarly()
+    {
+        // Seen in CI: a slice's first request stamped 3 ms before its start instant, its timer having fired early.
+        var fake = new FakeTimeProvider(T0);
+        var time = new EarlyTimers(fake, TimeSpan.FromMilliseconds(3));
+        var startAt = T0.UtcDateTime.AddSeconds(4);
+
+        var waiting = SliceClock.StartAtAsync(startAt, time, default);
+        fake.Advance(TimeSpan.FromSeconds(4) - TimeSpan.FromMilliseconds(3));   // the timer fires here, 3 ms early
+        // Either the slice passes the barrier now (wrong) or it sets a timer for the rest: wait for whichever comes first.
+        await Task.WhenAny(waiting, time.SecondTimer.Task).WaitAsync(Bound);
+        if (waiting.IsCompleted)
+        {
+            var early = await waiting;
+            Assert.Fail($"the slice passed the barrier when its timer fired, at {early.StartedUtc:HH:mm:ss.fff}, before {startAt:HH:mm:ss.fff}");
+        }
+        fake.Advance(TimeSpan.FromMilliseconds(3));
+        var clock = await waiting.WaitAsync(Bound);
+
+        Assert.True(clock.StartedUtc >= startAt, $"started {clock.StartedUtc:HH:mm:ss.fff}, before {startAt:HH:mm:ss.fff}");
+    }
+
+    /// <summary>The wall clock of <paramref name="inner"/>, with every timer firing <paramref name="early"/> before it is due.</summary>
+    private sealed class EarlyTimers(FakeTimeProvider inner, TimeSpan early) : TimeProvider
+    {
+        private int _timers;
+
+        /// <summary>Set when a second timer is created: the waiter saw the instant had not come and waits on.</summary>
+        public TaskCompletionSource SecondTimer { get; } = new(TaskCreationOptions.RunContinuationsAsynchronously);
+
+        public override DateTimeOffset GetUtcNow() => inner.GetUtcNow();
+
+        public override ITimer CreateTimer(TimerCallback callback, object? state, TimeSpan dueTime, TimeSpan period)
+        {
+            var timer = inner.CreateTimer(callback, state, dueTime > early ? dueTime - early : dueTime, period);
+            if (Interlocked.Increment(ref _timers) == 2)
+            {
+                SecondTimer.TrySetResult();
+            }
+            return timer;
+        }
+    }
+
+    [Fact]
     public async Task ASliceThatArrivesAfterTheInstantStartsAtOnceAndSaysHowLate()
     {
         var time = new FakeTimeProvider(T0);
