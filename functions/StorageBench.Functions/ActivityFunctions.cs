@@ -9,7 +9,7 @@ using StorageBench.Orchestration;
 namespace StorageBench.Functions;
 
 /// <summary>
-/// One function per <see cref="ActivityNames"/> entry, bound as Hosting/BenchmarkHost.Register binds them. The
+/// One function per <see cref="ActivityNames"/> entry, bound as the local task hub binds them (src/StorageBench.TaskHub/BenchmarkTaskHub.Registry). The
 /// invocation's token is passed through: on host shutdown an activity stops, and Durable runs it again elsewhere
 /// (every activity is safe to run twice).
 /// </summary>

@@ -5,16 +5,16 @@ using StorageBench.Orchestration;
 
 namespace StorageBench.Functions;
 
-/// <summary>The two orchestrators, run on Durable Task through <see cref="DurableRunContext"/>. Replay-safe: nothing here but forwarding.</summary>
+/// <summary>The two orchestrators, called with Durable's own <see cref="TaskOrchestrationContext"/>. Replay-safe: nothing here but forwarding.</summary>
 public static class OrchestratorFunctions
 {
     [Function(BenchmarkOrchestrator.Name)]
     public static Task<RunSummary> BenchmarkRun([OrchestrationTrigger] TaskOrchestrationContext context) =>
-        BenchmarkOrchestrator.RunAsync(new DurableRunContext(context), Input<RunRequest>(context));
+        BenchmarkOrchestrator.RunAsync(context, Input<RunRequest>(context));
 
     [Function(StepOrchestrator.Name)]
     public static Task<StepResult> BenchmarkStep([OrchestrationTrigger] TaskOrchestrationContext context) =>
-        StepOrchestrator.RunAsync(new DurableRunContext(context), Input<StepInput>(context));
+        StepOrchestrator.RunAsync(context, Input<StepInput>(context));
 
     private static T Input<T>(TaskOrchestrationContext context) where T : class =>
         context.GetInput<T>() ?? throw new InvalidOperationException($"{context.InstanceId} was started without a {typeof(T).Name}");

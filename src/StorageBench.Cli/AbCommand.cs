@@ -8,7 +8,7 @@ using StorageBench.Engine.Spec;
 using StorageBench.Engine.Statistics;
 using StorageBench.Engine.Targets;
 using StorageBench.Orchestration;
-using StorageBench.Orchestration.Hosting;
+using StorageBench.TaskHub;
 
 namespace StorageBench.Cli;
 
@@ -110,7 +110,7 @@ public static class AbCommand
         var random = o.Seed is { } seed ? new Random(seed) : new Random();
         var runs = new List<AbRun>();
         using var results = new ResultsTableStore(TargetSettings.Results(Environment.GetEnvironmentVariable, targets[0]));
-        var host = BenchmarkHost.Create(targets, results, TimeProvider.System, shutdown: ct);
+        await using var hub = await CliTargets.StartHubAsync(targets, results, TaskHubSettings.DefaultHubName, null, null, ct).ConfigureAwait(false);
         for (int round = 1; round <= o.Rounds && !ct.IsCancellationRequested; round++)
         {
             bool baselineFirst = o.Order == "alternate" ? round % 2 == 1 : random.Next(2) == 0;
@@ -120,7 +120,7 @@ public static class AbCommand
                 {
                     break;
                 }
-                var summary = await RunOnceAsync(host, results, isBaseline ? baseline : candidate, prices, ct).ConfigureAwait(false);
+                var summary = await RunOnceAsync(hub, results, isBaseline ? baseline : candidate, prices, ct).ConfigureAwait(false);
                 var files = await ReportWriter.WriteAsync(summary, Path.Combine(o.RunsDirectory, summary.RunId), CancellationToken.None).ConfigureAwait(false);
                 var run = new AbRun(round, isBaseline ? "baseline" : "candidate", RunFigures.FromSummary(summary, files[0]));
                 runs.Add(run);
@@ -152,14 +152,11 @@ public static class AbCommand
 
     private sealed record AbRun(int Round, string Side, RunFigures Figures);
 
-    private static async Task<RunSummary> RunOnceAsync(InProcessOrchestrationHost host, ResultsTableStore results, RunSpec spec, PriceTable prices, CancellationToken ct)
+    /// <summary>One run to its end; Ctrl+C asks it to stop (it still cleans up and stores what it has), and no further round starts.</summary>
+    private static async Task<RunSummary> RunOnceAsync(LocalTaskHub hub, ResultsTableStore results, RunSpec spec, PriceTable prices, CancellationToken ct)
     {
-        var started = await new RunStarter(host, TimeProvider.System).StartAsync(spec, "local-cli-ab", null, ct).ConfigureAwait(false);
-        string runId = started.RunId!;
-        // Not canceled by Ctrl+C: the host cancels the slices, and the run still cleans up and stores what it has.
-        var final = await host.WaitForCompletionAsync(runId, CancellationToken.None).ConfigureAwait(false);
-        return await RunResults.LoadAsync(host, results, runId, CancellationToken.None, prices).ConfigureAwait(false)
-            ?? throw new InvalidOperationException($"orchestration {runId} ended {final.RuntimeStatus}: {final.FailureMessage}");
+        var started = await new RunStarter(hub, TimeProvider.System).StartAsync(spec, "local-cli-ab", null, ct).ConfigureAwait(false);
+        return await LocalRun.WaitAsync(hub, results, started.RunId!, prices, Microsoft.Extensions.Logging.Abstractions.NullLogger.Instance, ct).ConfigureAwait(false);
     }
 
     private static string RoundLine(AbRun run)

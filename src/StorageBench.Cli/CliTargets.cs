@@ -3,7 +3,7 @@ using StorageBench.Engine.Cost;
 using StorageBench.Engine.ResultsStore;
 using StorageBench.Engine.Telemetry;
 using StorageBench.Engine.Targets;
-using StorageBench.Orchestration.Hosting;
+using StorageBench.TaskHub;
 
 namespace StorageBench.Cli;
 
@@ -107,7 +107,17 @@ public static class CliTargets
     public static ResultsTableStore ResultsStore(IReadOnlyList<StorageTarget> targets) =>
         new(TargetSettings.Results(Environment.GetEnvironmentVariable, targets[0]));
 
-    public static InProcessOrchestrationHost CreateHost(IReadOnlyList<StorageTarget> targets, ResultsTableStore results, TelemetryEmitter? telemetry, CancellationToken ct,
-        Microsoft.Extensions.Logging.ILoggerFactory? loggers = null) =>
-        BenchmarkHost.Create(targets, results, TimeProvider.System, shutdown: ct, telemetry: telemetry, loggers: loggers);
+    /// <summary>--task-hub: the Durable task hub (queues, History and Instances tables, leases) in the results account.</summary>
+    public static Option<string> TaskHubOption() => new("--task-hub")
+    {
+        Description = $"Durable task hub the run's orchestrations go through, in the results account (default {TaskHubSettings.DefaultHubName}: the Function App's too)",
+        HelpName = "NAME",
+        DefaultValueFactory = _ => TaskHubSettings.DefaultHubName,
+        Validators = { r => { if (r.GetValueOrDefault<string>() is { } name && !TaskHubSettings.IsValidHubName(name)) { r.AddError($"--task-hub: \"{name}\" {TaskHubSettings.HubNameRule}"); } } },
+    };
+
+    /// <summary>A worker of the benchmark on the task hub in the results account; its activities stop only when it is disposed.</summary>
+    public static Task<LocalTaskHub> StartHubAsync(IReadOnlyList<StorageTarget> targets, ResultsTableStore results, string hubName, TelemetryEmitter? telemetry,
+        Microsoft.Extensions.Logging.ILoggerFactory? loggers, CancellationToken ct) =>
+        BenchmarkTaskHub.StartAsync(targets, results, new TaskHubSettings { HubName = hubName, Loggers = loggers }, telemetry, loggers, ct: ct);
 }

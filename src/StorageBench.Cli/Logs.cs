@@ -10,4 +10,7 @@ public static partial class Logs
 
     [LoggerMessage(EventId = 3002, Level = LogLevel.Information, Message = "Run {RunId} ended {Status} with {Errors} error(s)")]
     public static partial void RunEnded(this ILogger logger, string runId, string status, int errors);
+
+    [LoggerMessage(EventId = 3003, Level = LogLevel.Warning, Message = "Run {RunId}: the cancel signal could not be written; the run goes on")]
+    public static partial void CancelSignalFailed(this ILogger logger, Exception exception, string runId);
 }

@@ -7,6 +7,7 @@ using StorageBench.Engine.Spec;
 using StorageBench.Engine.Statistics;
 using StorageBench.Engine.Targets;
 using StorageBench.Orchestration;
+using StorageBench.TaskHub;
 
 namespace StorageBench.Cli;
 
@@ -14,9 +15,10 @@ namespace StorageBench.Cli;
 public enum RunOutput { Default, Verbose, Quiet, Json }
 
 /// <summary>`storagebench run`'s options, as parsed.</summary>
-public sealed record RunOptions(string? Spec, string? Out, string? ConnectionString, string? Prices, RunOutput Output = RunOutput.Default, bool Force = false);
+public sealed record RunOptions(string? Spec, string? Out, string? ConnectionString, string? Prices, RunOutput Output = RunOutput.Default, bool Force = false,
+    string TaskHub = TaskHubSettings.DefaultHubName);
 
-/// <summary>`storagebench run`: validate the spec, start Azurite (unless given a target), run on the in-process host, report.</summary>
+/// <summary>`storagebench run`: validate the spec, start Azurite (unless given a target), run on the task hub (this process its worker), report.</summary>
 public static class RunCommand
 {
     public static Command Create(CliContext cli)
@@ -29,11 +31,12 @@ public static class RunCommand
         var verbose = new Option<bool>("--verbose", "-v") { Description = "also print the cost table, price sources and notes (all of summary.md), and the log on stderr (failures the run survived, with their exceptions)" };
         var quiet = new Option<bool>("--quiet", "-q") { Description = "print only the final status line" };
         var json = new Option<bool>("--json") { Description = "write summary.json to stdout (and nothing else), for scripts" };
+        var taskHub = CliTargets.TaskHubOption();
         var command = new Command("run", "Run a benchmark and write summary.json, summary.md and summary.html. " +
             "Exit 0 completed and verified, 1 run failed or unverified, 2 bad arguments or spec. " +
             "With APPLICATIONINSIGHTS_CONNECTION_STRING set, the run is also sent to Application Insights.")
         {
-            spec, outDir, force, connectionString, prices, verbose, quiet, json,
+            spec, outDir, force, connectionString, prices, verbose, quiet, json, taskHub,
         };
         command.Validators.Add(r =>
         {
@@ -46,7 +49,7 @@ public static class RunCommand
         command.SetAction((r, ct) => RunAsync(
             new RunOptions(r.GetValue(spec), r.GetValue(outDir), r.GetValue(connectionString), r.GetValue(prices),
                 r.GetValue(json) ? RunOutput.Json : r.GetValue(quiet) ? RunOutput.Quiet : r.GetValue(verbose) ? RunOutput.Verbose : RunOutput.Default,
-                r.GetValue(force)),
+                r.GetValue(force), r.GetValue(taskHub)!),
             cli.Stdout, cli.Stderr, cli.Terminal, ct));
         return command;
     }
@@ -99,7 +102,7 @@ public static class RunCommand
                 await stderr.WriteLineAsync("error: " + refused.Message).ConfigureAwait(false);
                 return 1;
             }
-            var summary = await RunOnInProcessHostAsync(spec, targets, prices, human, terminal, loggers, ct).ConfigureAwait(false);
+            var summary = await RunOnTaskHubAsync(spec, options.TaskHub, targets, prices, human, terminal, loggers, ct).ConfigureAwait(false);
             return await ReportOutput.ReportAsync(summary, options.Out ?? Path.Combine("out", summary.RunId), options.Output, stdout, stderr).ConfigureAwait(false);
         }, ct).ConfigureAwait(false);
     }
@@ -107,36 +110,34 @@ public static class RunCommand
     public static int ExitCode(RunSummary summary) =>
         summary.Status == RunStatus.Completed && summary.Workloads.All(w => w.Verified.Matched) ? 0 : summary.Status == RunStatus.Invalid ? 2 : 1;
 
-    private static async Task<RunSummary> RunOnInProcessHostAsync(RunSpec spec, IReadOnlyList<StorageTarget> targets, PriceTable prices, TextWriter stdout, bool terminal,
-        ILoggerFactory loggers, CancellationToken ct)
+    /// <summary>
+    /// Starts the run on the task hub with this process as its worker and watches it to its end. Ctrl+C (<paramref name="ct"/>)
+    /// asks the run to stop (<see cref="LocalRun"/>); the worker keeps running until the run has ended as Canceled.
+    /// </summary>
+    private static async Task<RunSummary> RunOnTaskHubAsync(RunSpec spec, string hubName, IReadOnlyList<StorageTarget> targets, PriceTable prices, TextWriter stdout,
+        bool terminal, ILoggerFactory loggers, CancellationToken ct)
     {
         using var telemetry = CliTargets.Telemetry();
         using var results = CliTargets.ResultsStore(targets);
-        var host = CliTargets.CreateHost(targets, results, telemetry, ct, loggers);
+        await using var hub = await CliTargets.StartHubAsync(targets, results, hubName, telemetry, loggers, ct).ConfigureAwait(false);
         var log = loggers.CreateLogger(typeof(RunCommand).FullName!);
-        var started = await new RunStarter(host, TimeProvider.System).StartAsync(spec, "local-cli", null, ct).ConfigureAwait(false);
+        var startedUtc = DateTime.UtcNow;
+        var started = await new RunStarter(hub, TimeProvider.System).StartAsync(spec, "local-cli", null, ct).ConfigureAwait(false);
         string runId = started.RunId!;
         InterruptNotice.RunStarted(runId);
         log.RunStarted(runId, spec.Scenario, targets[0].Kind, targets.Count);
-        await stdout.WriteLineAsync($"Run {runId} started (scenario {spec.Scenario}).").ConfigureAwait(false);
-
-        // Not canceled by Ctrl+C: the host cancels the slices, then the orchestration deletes what the
-        // run created and stores the result; wait for that so nothing is left behind.
-        var completion = host.WaitForCompletionAsync(runId, CancellationToken.None);
+        await stdout.WriteLineAsync($"Run {runId} started (scenario {spec.Scenario}, task hub {hubName}).").ConfigureAwait(false);
         var display = new ProgressDisplay(stdout, terminal);
-        while (!completion.IsCompleted)
+        RunSummary summary;
+        try
         {
-            var now = DateTime.UtcNow;
-            if (await RunProgressReader.CurrentAsync(host, results, runId, now, CancellationToken.None, log).ConfigureAwait(false) is { } p)
-            {
-                await display.ShowAsync(p, now).ConfigureAwait(false);
-            }
-            await Task.WhenAny(completion, Task.Delay(1000, CancellationToken.None)).ConfigureAwait(false);
+            summary = await LocalRun.WaitAsync(hub, results, runId, prices, log, ct, display.ShowAsync).ConfigureAwait(false);
+        }
+        catch (TaskHubUnreachableException lost)
+        {
+            summary = LocalRun.Lost(spec, runId, startedUtc, "local-cli", lost);
         }
         await display.EndAsync().ConfigureAwait(false);
-        var final = await completion.ConfigureAwait(false);
-        var summary = await RunResults.LoadAsync(host, results, runId, CancellationToken.None, prices).ConfigureAwait(false)
-            ?? throw new InvalidOperationException($"orchestration {runId} ended {final.RuntimeStatus}: {final.FailureMessage}");
         log.RunEnded(runId, summary.Status, summary.Errors.Count);
         return summary;
     }

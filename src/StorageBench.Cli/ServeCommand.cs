@@ -3,6 +3,7 @@ using System.Globalization;
 using StorageBench.Engine.Cleanup;
 using StorageBench.Engine.Cost;
 using StorageBench.Orchestration;
+using StorageBench.TaskHub;
 
 namespace StorageBench.Cli;
 
@@ -19,13 +20,15 @@ public static class ServeCommand
         };
         var connectionString = CliTargets.ConnectionStringOption("storage account the runs go to (default: the STORAGEBENCH_TARGET_* settings if set, else Azurite started on loopback)");
         var prices = CliTargets.PricesOption();
+        var taskHub = CliTargets.TaskHubOption();
         var command = new Command("serve", "The runs API and the dashboard (at /) on 127.0.0.1: POST /api/runs with a spec, GET /api/runs/{id}, " +
-            "POST /api/runs/{id}/cancel, GET /api/runs?scenario=S&last=N, GET /api/runs/{id}/report, GET /api/compare?baseline=ID&candidate=ID. Ctrl+C stops it.") { port, connectionString, prices };
-        command.SetAction((r, ct) => RunAsync(r.GetValue(port), r.GetValue(connectionString), r.GetValue(prices), cli.Stdout, cli.Stderr, ct));
+            "POST /api/runs/{id}/cancel, GET /api/runs?scenario=S&last=N, GET /api/runs/{id}/report, GET /api/compare?baseline=ID&candidate=ID. Ctrl+C asks the runs it started to stop, waits for them, then stops.") { port, connectionString, prices, taskHub };
+        command.SetAction((r, ct) => RunAsync(r.GetValue(port), r.GetValue(connectionString), r.GetValue(prices), cli.Stdout, cli.Stderr, ct, r.GetValue(taskHub)!));
         return command;
     }
 
-    public static async Task<int> RunAsync(int port, string? connectionString, string? pricesFile, TextWriter stdout, TextWriter stderr, CancellationToken ct)
+    public static async Task<int> RunAsync(int port, string? connectionString, string? pricesFile, TextWriter stdout, TextWriter stderr, CancellationToken ct,
+        string taskHub = TaskHubSettings.DefaultHubName)
     {
         if (await CliTargets.PricesAsync(pricesFile, stderr).ConfigureAwait(false) is not PriceTable prices)
         {
@@ -35,9 +38,9 @@ public static class ServeCommand
         {
             using var telemetry = CliTargets.Telemetry();
             using var results = CliTargets.ResultsStore(targets);
-            var host = CliTargets.CreateHost(targets, results, telemetry, ct);
-            await using var server = await LocalApiServer.StartAsync(
-                new RunsApi(host, results, new TargetCleaner(targets), TimeProvider.System, "local-api", prices), port, ct).ConfigureAwait(false);
+            await using var hub = await CliTargets.StartHubAsync(targets, results, taskHub, telemetry, null, ct).ConfigureAwait(false);
+            var api = new RunsApi(hub, results, new TargetCleaner(targets), TimeProvider.System, "local-api", prices);
+            await using var server = await LocalApiServer.StartAsync(api, port, ct).ConfigureAwait(false);
             await stdout.WriteLineAsync($"""
                 Runs API on {server.Address} (loopback only; Ctrl+C stops it and Azurite):
                   curl -X POST {server.Address}api/runs -H "Content-Type: application/json" --data-binary @specs/quick.json
@@ -47,6 +50,8 @@ public static class ServeCommand
                 Dashboard: open {server.Address} in a browser (docs/dashboard.md)
                 """).ConfigureAwait(false);
             await server.WaitForShutdownAsync(ct).ConfigureAwait(false);
+            // As Durable would: a running activity is never stopped from outside; the runs this server started are asked to stop and are waited for.
+            await api.CancelStartedAsync(stdout, CancellationToken.None).ConfigureAwait(false);
             return 0;
         }, ct).ConfigureAwait(false);
     }

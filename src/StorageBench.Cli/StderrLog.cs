@@ -10,9 +10,13 @@ namespace StorageBench.Cli;
 /// </summary>
 public sealed class StderrLog(TextWriter stderr, LogLevel minimum = LogLevel.Information) : ILoggerProvider
 {
-    /// <summary>The factory the run's host and activities log through.</summary>
+    /// <summary>
+    /// The factory the run's task hub and activities log through. The Durable engine's own categories log every message
+    /// and poll at Information: only their warnings are shown, as host.json does in Azure.
+    /// </summary>
     public static ILoggerFactory Factory(TextWriter stderr, LogLevel minimum = LogLevel.Information) =>
-        LoggerFactory.Create(b => b.SetMinimumLevel(minimum).AddProvider(new StderrLog(stderr, minimum)));
+        LoggerFactory.Create(b => b.SetMinimumLevel(minimum).AddProvider(new StderrLog(stderr, minimum))
+            .AddFilter("DurableTask", LogLevel.Warning).AddFilter("Microsoft.DurableTask", LogLevel.Warning));
 
     public ILogger CreateLogger(string categoryName) => new Writer(stderr, categoryName, minimum);
 

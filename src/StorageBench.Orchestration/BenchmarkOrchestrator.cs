@@ -1,3 +1,4 @@
+using Microsoft.DurableTask;
 using StorageBench.Engine.Planning;
 using StorageBench.Engine.ResultsStore;
 using StorageBench.Engine.Spec;
@@ -21,7 +22,7 @@ public static class BenchmarkOrchestrator
 {
     public const string Name = "BenchmarkRun";
 
-    public static async Task<RunSummary> RunAsync(IRunOrchestrationContext context, RunRequest request)
+    public static async Task<RunSummary> RunAsync(TaskOrchestrationContext context, RunRequest request)
     {
         string runId = context.InstanceId;
         var spec = request.Spec;
@@ -48,10 +49,10 @@ public static class BenchmarkOrchestrator
             }
             catch (Exception ex)
             {
-                errors.Add("cleaning up leftovers: " + ex.Message);
+                errors.Add("cleaning up leftovers: " + TaskFailures.Describe(ex));
             }
         }
-        var env = await context.CallActivityAsync<EnvironmentInfo>(ActivityNames.DescribeEnvironment, null);
+        var env = await context.CallActivityAsync<EnvironmentInfo>(ActivityNames.DescribeEnvironment);
         var search = spec.Saturation is { } sat ? new SaturationSearch(sat) : null;
         var (parameter, values) = spec.Sweep is { } sweep ? (sweep.Parameter, sweep.Values)
             : search is not null ? (search.Parameter, search.Values)
@@ -73,13 +74,14 @@ public static class BenchmarkOrchestrator
             string label = parameter is null ? "" : $"step {parameter}={value:0.###}: ";
             try
             {
-                last = await context.CallSubOrchestratorAsync<StepResult>(StepOrchestrator.Name, stepId,
-                    new StepInput(runId, index, startedUtc, stepSpec, parameter, parameter is null ? null : value, env, request.Host, JudgeStoredShare: search is null));
+                last = await context.CallSubOrchestratorAsync<StepResult>(StepOrchestrator.Name,
+                    new StepInput(runId, index, startedUtc, stepSpec, parameter, parameter is null ? null : value, env, request.Host, JudgeStoredShare: search is null),
+                    new SubOrchestrationOptions { InstanceId = stepId });
             }
             catch (Exception ex)
             {
-                errors.Add(label + (ex is ActivityFailedException failed ? failed.Report() : ex.Message));
-                status = ex is ActivityFailedException { IsCancellation: true } ? RunStatus.Canceled : RunStatus.Failed;
+                errors.Add(label + TaskFailures.Report(ex));
+                status = ex is TaskFailedException stopped && stopped.IsCancellation() ? RunStatus.Canceled : RunStatus.Failed;
                 search?.Stop(value, "the step failed");
                 break;
             }
@@ -102,11 +104,11 @@ public static class BenchmarkOrchestrator
         try
         {
             // The machine again, for the load at the end and the CPU other processes used meanwhile.
-            endEnv = await context.CallActivityAsync<EnvironmentInfo>(ActivityNames.DescribeEnvironment, null);
+            endEnv = await context.CallActivityAsync<EnvironmentInfo>(ActivityNames.DescribeEnvironment);
         }
         catch (Exception ex)
         {
-            errors.Add("describing the machine at the end: " + ex.Message);
+            errors.Add("describing the machine at the end: " + TaskFailures.Describe(ex));
         }
         var summary = new RunSummary
         {
@@ -135,7 +137,7 @@ public static class BenchmarkOrchestrator
             catch (Exception ex)
             {
                 // The measured result must still be stored and sent; only the verdict is missing.
-                summary = summary with { Errors = [.. summary.Errors, "regression check: " + ex.Message] };
+                summary = summary with { Errors = [.. summary.Errors, "regression check: " + TaskFailures.Describe(ex)] };
             }
         }
         context.SetCustomStatus(new RunProgress("storing result", null, 0));
@@ -146,7 +148,7 @@ public static class BenchmarkOrchestrator
         catch (Exception ex)
         {
             // One rule for steps and runs: a result that could not be stored is Failed (its figures are in the local summary only).
-            summary = summary with { Status = status == RunStatus.Canceled ? RunStatus.Canceled : RunStatus.Failed, Errors = [.. summary.Errors, "storing result: " + ex.Message] };
+            summary = summary with { Status = status == RunStatus.Canceled ? RunStatus.Canceled : RunStatus.Failed, Errors = [.. summary.Errors, "storing result: " + TaskFailures.Describe(ex)] };
         }
         try
         {
@@ -154,7 +156,7 @@ public static class BenchmarkOrchestrator
         }
         catch (Exception ex)
         {
-            summary = summary with { Errors = [.. summary.Errors, "telemetry: " + ex.Message] };
+            summary = summary with { Errors = [.. summary.Errors, "telemetry: " + TaskFailures.Describe(ex)] };
         }
         return summary;
     }

@@ -37,6 +37,7 @@ public sealed class RunsApi(IRunOrchestrationClient client, ResultsTableStore re
     PriceTable? prices = null, ILoggerFactory? loggers = null)
 {
     private readonly ILogger _logger = (loggers ?? NullLoggerFactory.Instance).CreateLogger<RunsApi>();
+    private readonly System.Collections.Concurrent.ConcurrentDictionary<string, bool> _started = new(StringComparer.Ordinal);
 
     /// <summary>How long a canceled run gets to stop by itself before it is terminated and cleaned up from outside.</summary>
     public TimeSpan CancelGrace { get; init; } = TimeSpan.FromSeconds(30);
@@ -115,6 +116,7 @@ public sealed class RunsApi(IRunOrchestrationClient client, ResultsTableStore re
         {
             return ApiResponse.Error(400, "the run spec was rejected; nothing was started: " + string.Join("; ", started.Errors), started.Errors);
         }
+        _started[started.RunId!] = true;
         string status = new Uri(baseUri, $"api/runs/{started.RunId}").ToString();
         return new ApiResponse(202, new JsonObject
         {
@@ -205,6 +207,27 @@ public sealed class RunsApi(IRunOrchestrationClient client, ResultsTableStore re
             }
         }
         return await GetAsync(id, ct).ConfigureAwait(false);
+    }
+
+    /// <summary>
+    /// Before a local server stops: every run it started that has not ended is canceled as <see cref="CancelAsync"/> does (all
+    /// at once), so none is left running without a worker. Says which on <paramref name="log"/>.
+    /// </summary>
+    public async Task CancelStartedAsync(TextWriter log, CancellationToken ct)
+    {
+        var running = new List<string>();
+        foreach (string id in _started.Keys)
+        {
+            if (await client.GetStateAsync(id, ct).ConfigureAwait(false) is { } state && !RuntimeStatus.IsDone(state.RuntimeStatus))
+            {
+                running.Add(id);
+            }
+        }
+        if (running.Count > 0)
+        {
+            await log.WriteLineAsync($"Canceling {running.Count} run(s) this server started and waiting for them to end: {string.Join(", ", running)}").ConfigureAwait(false);
+            await Task.WhenAll(running.Select(id => CancelAsync(id, ct))).ConfigureAwait(false);
+        }
     }
 
     /// <summary>The finished run's report: the summary.html that storagebench run writes, charts and all.</summary>

@@ -1,5 +1,6 @@
 using StorageBench.Engine.Cost;
 using StorageBench.Engine.Measurement;
+using Microsoft.DurableTask;
 using StorageBench.Engine.Planning;
 using StorageBench.Engine.ResultsStore;
 using StorageBench.Engine.Spec;
@@ -20,7 +21,7 @@ public static class StepOrchestrator
 {
     public const string Name = "BenchmarkStep";
 
-    public static async Task<StepResult> RunAsync(IRunOrchestrationContext context, StepInput input)
+    public static async Task<StepResult> RunAsync(TaskOrchestrationContext context, StepInput input)
     {
         string stepId = context.InstanceId;
         var spec = input.Spec;
@@ -71,8 +72,8 @@ public static class StepOrchestrator
         }
         catch (Exception ex)
         {
-            canceled |= ex is ActivityFailedException { IsCancellation: true };
-            errors.Add(ex is ActivityFailedException failed ? failed.Report() : ex.Message);
+            canceled |= ex is TaskFailedException stoppedTask && stoppedTask.IsCancellation();
+            errors.Add(TaskFailures.Report(ex));
         }
         finally
         {
@@ -83,7 +84,7 @@ public static class StepOrchestrator
             }
             catch (Exception ex)
             {
-                errors.Add("cleanup: " + ex.Message);
+                errors.Add("cleanup: " + TaskFailures.Describe(ex));
             }
         }
         // Creating and deleting the table and container are requests too: the cost estimate counts them.
@@ -111,7 +112,7 @@ public static class StepOrchestrator
         {
             // One rule for steps and runs: a result that could not be stored is Failed (its figures are in the local summary only).
             status = canceled ? RunStatus.Canceled : RunStatus.Failed;
-            errors.Add("storing the step's result: " + ex.Message);
+            errors.Add("storing the step's result: " + TaskFailures.Describe(ex));
         }
         try
         {
@@ -124,7 +125,7 @@ public static class StepOrchestrator
         catch (Exception ex)
         {
             // The benchmark itself stands; the missing telemetry is reported, not hidden.
-            errors.Add("telemetry: " + ex.Message);
+            errors.Add("telemetry: " + TaskFailures.Describe(ex));
         }
         var stepped = input.Parameter is null ? workloads : [.. workloads.Select(w => w with { StepParameter = input.Parameter, StepValue = input.Value })];
         return new StepResult(stepId, input.Index, input.Parameter, input.Value, status, errors, stepped, [.. hosts]) { Server = made?.Server };
@@ -135,7 +136,7 @@ public static class StepOrchestrator
     /// deadline, refusing), the figures the slices measured are still kept, marked unverified with the
     /// reason (in errors too); the status is unchanged, and the CLI exits 1 for an unverified run.
     /// </summary>
-    private static async Task<VerificationResult> VerifyAsync(IRunOrchestrationContext context, string activity, object input, string workload, List<string> errors,
+    private static async Task<VerificationResult> VerifyAsync(TaskOrchestrationContext context, string activity, object input, string workload, List<string> errors,
         List<string> notes)
     {
         try
@@ -148,25 +149,25 @@ public static class StepOrchestrator
             }
             return verified;
         }
-        catch (ActivityFailedException ex) when (!ex.IsCancellation)
+        catch (TaskFailedException ex) when (!ex.IsCancellation())
         {
             // Not a storage failure: the verification itself broke.
             errors.Add(ex.Report());
-            return VerificationResult.Skipped(BenchmarkActivities.NotVerified + ex.ErrorMessage + ")");
+            return VerificationResult.Skipped(BenchmarkActivities.NotVerified + ex.FailureDetails.ErrorMessage + ")");
         }
     }
 
     private static string[] Attempts(IEnumerable<SliceResult> slices) => [.. slices.OrderBy(s => s.SliceIndex).Select(s => s.AttemptId)];
 
     /// <summary>All slices of a workload begin at one instant chosen here, so they really run together.</summary>
-    private static DateTime StartAt(IRunOrchestrationContext context, RunSpec spec) =>
+    private static DateTime StartAt(TaskOrchestrationContext context, RunSpec spec) =>
         context.CurrentUtcDateTime.AddSeconds(spec.StartDelaySeconds);
 
     /// <summary>
     /// One activity per slice, all awaited: a slice that fails is named in the errors, and the figures
     /// of the slices that completed are kept. Stopped is true when the run was canceled under them.
     /// </summary>
-    private static async Task<(List<SliceResult> Done, bool Stopped)> FanOutAsync<TPlan>(IRunOrchestrationContext context, string activity,
+    private static async Task<(List<SliceResult> Done, bool Stopped)> FanOutAsync<TPlan>(TaskOrchestrationContext context, string activity,
         IReadOnlyList<TPlan> plans, string workload, int step, List<string> errors, List<string> notes)
     {
         context.SetCustomStatus(new RunProgress("running", workload, plans.Count, step));
@@ -206,14 +207,14 @@ public static class StepOrchestrator
                     slices.Add((i, colon < 0 ? "" : note[(colon + 2)..]));
                 }
             }
-            else if (calls[i].Exception?.InnerException is ActivityFailedException { IsCancellation: true })
+            else if (calls[i].Exception?.InnerException is TaskFailedException canceledSlice && canceledSlice.IsCancellation())
             {
                 stopped = true;
             }
             else
             {
                 var failure = calls[i].Exception?.InnerException;
-                errors.Add($"{workload} slice {i}: " + (failure is ActivityFailedException failed && detailed.Add(failed.ErrorType + "\n" + failed.ErrorMessage)
+                errors.Add($"{workload} slice {i}: " + (failure is TaskFailedException failed && detailed.Add(failed.FailureDetails.ErrorType + "\n" + failed.FailureDetails.ErrorMessage)
                     ? failed.Report()
                     : failure?.Message));
             }

@@ -13,7 +13,7 @@ using StorageBench.Engine.Targets;
 using StorageBench.Engine.Verification;
 using StorageBench.Engine.Workloads;
 using StorageBench.Orchestration;
-using StorageBench.Orchestration.Hosting;
+using StorageBench.TaskHub;
 
 // Usage: StorageBench.Benchmarks <path to storagebench.dll> <output markdown> [seconds=30]
 // 1. Pipeline vs the engine's tightest loop (same spec, same Azurite), single partition and 16 partitions.
@@ -274,7 +274,7 @@ static async Task<double> TightLoopAsync(StorageTarget target, RunSpec spec)
 static async Task<RunSummary> PipelineAsync(StorageTarget target, RunSpec spec)
 {
     using var results = new ResultsTableStore(target);
-    var host = BenchmarkHost.Create(target, results, TimeProvider.System);
+    await using var host = await BenchmarkTaskHub.StartAsync([target], results, new TaskHubSettings { HubName = "bench" + Guid.NewGuid().ToString("N")[..8] });
     var started = await new RunStarter(host, TimeProvider.System).StartAsync(spec, "benchmark", null, default);
     await host.WaitForCompletionAsync(started.RunId!, default);
     var summary = (await RunResults.LoadAsync(host, results, started.RunId!, default))!;

@@ -40,7 +40,7 @@ public class PlanEndToEndTests(AzuriteFixture azurite, ITestOutputHelper output)
         static bool Batch(Microsoft.AspNetCore.Http.HttpRequest r) => r.Method == "POST" && r.Path.Value!.EndsWith("$batch");
         var (proxy, capped) = await FaultProxy.CappedInFrontOfAsync(azurite.ConnectionString, "TableEndpoint", Batch, CapBatchesPerSecond, Hold);
         await using var _ = proxy;
-        var host = azurite.NewHost(capped);
+        await using var host = await azurite.NewHubAsync(capped);
         string dir = Path.Combine(Path.GetTempPath(), "sb-plan-" + Guid.NewGuid().ToString("N")[..8]);
         try
         {

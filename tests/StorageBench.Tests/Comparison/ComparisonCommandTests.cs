@@ -45,7 +45,7 @@ public class ComparisonCommandTests(AzuriteFixture azurite)
               "tableInsert": { "entitySizeBytes": 256, "batchSize": 50, "concurrency": 2, "slices": 2, "durationSeconds": 4 },
               "blobUpload": { "blobSizeBytes": 262144, "blockSizeBytes": 65536, "parallelBlocks": 2, "durationSeconds": 4 } }
             """;
-        var host = azurite.NewHost();
+        await using var host = await azurite.NewHubAsync();
         var a = await Pipeline.RunAsync(host, spec, azurite.Results);
         var b = await Pipeline.RunAsync(host, spec, azurite.Results);
         Assert.All(a.Workloads.Concat(b.Workloads), w => Assert.NotNull(w.PerSecondSpread));
@@ -79,7 +79,7 @@ public class ComparisonCommandTests(AzuriteFixture azurite)
     [Fact]
     public async Task ASweepIsComparedStepByStepOnMatchingValues()
     {
-        var host = azurite.NewHost();
+        await using var host = await azurite.NewHubAsync();
         const string sweep = """
             { "scenario": "compare-sweep", "startDelaySeconds": 0,
               "tableInsert": { "entityCount": 300, "entitySizeBytes": 128, "concurrency": 2 },

@@ -18,7 +18,7 @@ public class CostTransactionCountTests(AzuriteFixture azurite)
         var (proxy, target) = await FaultProxy.InFrontOfAsync(azurite.ConnectionString, "TableEndpoint", int.MaxValue, _ => false);
         await using var _ = proxy;
 
-        var summary = await Pipeline.RunAsync(azurite.NewHost(target), """
+        var summary = await Pipeline.RunAsync(azurite, target, """
             { "scenario": "cost-table", "startDelaySeconds": 3, "client": { "primeRounds": 3 },
               "tableInsert": { "entityCount": 1200, "entitySizeBytes": 256, "batchSize": 50, "partitionCount": 2, "concurrency": 2, "slices": 2 } }
             """);
@@ -48,7 +48,7 @@ public class CostTransactionCountTests(AzuriteFixture azurite)
         var (proxy, target) = await FaultProxy.InFrontOfAsync(azurite.ConnectionString, "BlobEndpoint", int.MaxValue, _ => false);
         await using var _ = proxy;
 
-        var summary = await Pipeline.RunAsync(azurite.NewHost(target), """
+        var summary = await Pipeline.RunAsync(azurite, target, """
             { "scenario": "cost-blob", "startDelaySeconds": 3, "client": { "primeRounds": 2 },
               "blobUpload": { "blobCount": 4, "blobSizeBytes": 100000, "blockSizeBytes": 25000, "parallelBlocks": 2, "slices": 2 } }
             """);
@@ -83,7 +83,7 @@ public class CostTransactionCountTests(AzuriteFixture azurite)
         var (proxy, target) = await FaultProxy.InFrontOfAsync(azurite.ConnectionString, "TableEndpoint", 4, Batch);
         await using (proxy)
         {
-            var table = (await Pipeline.RunAsync(azurite.NewHost(target), spec)).Workloads.Single();
+            var table = (await Pipeline.RunAsync(azurite, target, spec)).Workloads.Single();
             var writes = table.Transactions.Single(l => l.Phase == Phases.Run);
             // Throttled requests were sent and are billed: 40 batches, 10 of them throttled.
             Assert.Equal((40L, 10L), (writes.Requests, writes.Failed!.Value));
@@ -96,7 +96,7 @@ public class CostTransactionCountTests(AzuriteFixture azurite)
         await using (retryProxy)
         {
             var parsed = RunSpecParser.ParseOrThrow(spec);
-            var table = (await Pipeline.RunAsync(azurite.NewHost(retryTarget), parsed with { Client = parsed.Client with { SdkRetries = true } })).Workloads.Single();
+            var table = (await Pipeline.RunAsync(azurite, retryTarget, parsed with { Client = parsed.Client with { SdkRetries = true } })).Workloads.Single();
             var retries = table.Transactions.Single(l => l.Kind == "SDK retries");
             Assert.True(retryProxy.Injected > 0);
             Assert.Equal(retryProxy.Injected, retries.Requests);

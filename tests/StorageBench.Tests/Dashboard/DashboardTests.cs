@@ -19,8 +19,9 @@ public class DashboardTests(AzuriteFixture azurite)
     [RequiresToolFact("chromium")]
     public async Task APersonStartsARunFromThePageWatchsItLiveReadsItsReportAndComparesTwoRuns()
     {
+        await using var hub = await azurite.NewHubAsync();
         await using var server = await LocalApiServer.StartAsync(
-            new RunsApi(azurite.NewHost(), azurite.Results, new TargetCleaner([azurite.Target]), TimeProvider.System, "local-api"), port: 0, default);
+            new RunsApi(hub, azurite.Results, new TargetCleaner([azurite.Target]), TimeProvider.System, "local-api"), port: 0, default);
         string shots = Path.Combine(Repo.Root(), "tests", "StorageBench.Tests", "TestResults", "dashboard");
 
         var seen = await BrowserAsync(server.Address, shots);
@@ -54,8 +55,9 @@ public class DashboardTests(AzuriteFixture azurite)
     [Fact]
     public async Task ThePageTheReportAndTheComparisonAreServedWithTheirOwnContentTypesAndErrorsKeepTheOneShape()
     {
+        await using var hub = await azurite.NewHubAsync();
         await using var server = await LocalApiServer.StartAsync(
-            new RunsApi(azurite.NewHost(), azurite.Results, new TargetCleaner([azurite.Target]), TimeProvider.System, "local-api"), port: 0, default);
+            new RunsApi(hub, azurite.Results, new TargetCleaner([azurite.Target]), TimeProvider.System, "local-api"), port: 0, default);
         using var http = new HttpClient { BaseAddress = server.Address };
 
         var page = await http.GetAsync("/");

@@ -7,7 +7,7 @@ using StorageBench.Engine.Spec;
 using StorageBench.Engine.Statistics;
 using StorageBench.Engine.Targets;
 using StorageBench.Orchestration;
-using StorageBench.Orchestration.Hosting;
+using StorageBench.TaskHub;
 
 namespace StorageBench.Tests;
 
@@ -31,7 +31,7 @@ public class EndToEndTests(AzuriteFixture azurite)
     [Fact]
     public async Task SpecRunsThroughOrchestratorIntoTheResultsTableAndCleansUp()
     {
-        var host = azurite.NewHost();
+        await using var host = await azurite.NewHubAsync();
         var started = await new RunStarter(host, TimeProvider.System).StartAsync(SmallSpec, "test", null, default);
         Assert.True(started.Started, string.Join("; ", started.Errors));
 
@@ -122,8 +122,8 @@ public class EndToEndTests(AzuriteFixture azurite)
     public async Task AFailedSliceStillCleansUpAndIsRecordedAsFailed()
     {
         var store = azurite.Results;
-        var host = azurite.NewHost()
-            .ReplaceActivity<TableSlicePlan, SliceResult>(ActivityNames.RunTableSlice, (_, _) => throw new InvalidOperationException("slice host crashed"));
+        await using var host = await azurite.NewHubAsync(configure: r =>
+            r.AddActivity<TableSlicePlan, SliceResult>(ActivityNames.RunTableSlice, (_, _) => throw new InvalidOperationException("slice host crashed")));
         var spec = RunSpecParser.ParseOrThrow("""{ "scenario": "e2e-fail", "startDelaySeconds": 0, "tableInsert": { "entityCount": 100 } }""");
         string runId = Planner.NewRunId(DateTime.UtcNow);
 
@@ -142,7 +142,7 @@ public class EndToEndTests(AzuriteFixture azurite)
     {
         await using var second = await AzuriteServer.StartAsync();
         var targets = new[] { azurite.Target, StorageTarget.FromConnectionString(second.ConnectionString) };
-        var host = BenchmarkHost.Create(targets, azurite.Results, TimeProvider.System);
+        await using var host = await BenchmarkTaskHub.StartAsync(targets, azurite.Results, AzuriteFixture.NewHubSettings());
         var summary = await Pipeline.RunAsync(host, """
             { "scenario": "two-accounts", "startDelaySeconds": 0,
               "tableInsert": { "entityCount": 1000, "batchSize": 50, "slices": 4 },
@@ -166,17 +166,17 @@ public class EndToEndTests(AzuriteFixture azurite)
     }
 
     [Fact]
-    public async Task StoppingTheHostCancelsTheRunYetItsTableIsDeletedAndItsResultStored()
+    public async Task TheCancelSignalStopsTheSlicesYetTheRunVerifiesDeletesItsTableAndIsStoredCanceled()
     {
-        using var shutdown = new CancellationTokenSource();
-        var store = new ResultsTableStore(azurite.Target);
-        var host = BenchmarkHost.Create(azurite.Target, store, TimeProvider.System, shutdown: shutdown.Token);
+        var store = azurite.Results;
+        await using var host = await azurite.NewHubAsync();
         var started = await new RunStarter(host, TimeProvider.System).StartAsync(
             """{ "scenario": "cancel", "startDelaySeconds": 0, "tableInsert": { "batchSize": 10, "durationSeconds": 60 } }""", "test", null, default);
         await Waits.ForEntitiesAsync(azurite.Target, started.RunId, 100, TimeSpan.FromSeconds(60));
-        shutdown.Cancel();
+        // As in Durable, nothing stops a running activity from outside: the run's cancel signal, which every slice watches, does.
+        await store.RequestCancelAsync(started.RunId!, default);
 
-        var summary = await Pipeline.SummaryAsync(host, started.RunId!).WaitAsync(TimeSpan.FromSeconds(30));
+        var summary = await Pipeline.SummaryAsync(host, started.RunId!).WaitAsync(TimeSpan.FromSeconds(45));
 
         Assert.Equal(RunStatus.Canceled, summary.Status);
         // The slices stopped, and what they did up to then is reported and verified.
@@ -191,7 +191,7 @@ public class EndToEndTests(AzuriteFixture azurite)
     [Fact]
     public async Task TheNightlyInstanceIdStartsOneRunPerDayEvenWhenTheTimerFiresTwice()
     {
-        var host = azurite.NewHost();
+        await using var host = await azurite.NewHubAsync();
         var starter = new RunStarter(host, TimeProvider.System);
         string id = RunStarter.NightlyInstanceId(new DateTime(2026, 11, 22, 2, 0, 0, DateTimeKind.Utc)) + "-" + Guid.NewGuid().ToString("N")[..6];
         const string spec = """{ "scenario": "nightly-test", "startDelaySeconds": 0, "tableInsert": { "entityCount": 10, "batchSize": 10 } }""";
@@ -210,8 +210,8 @@ public class EndToEndTests(AzuriteFixture azurite)
     public async Task TheOrchestratorRejectsAnInvalidSpecWithoutCallingAnyActivity()
     {
         // No activities registered: any call would fail the instance.
-        var host = new InProcessOrchestrationHost(1, TimeProvider.System)
-            .AddOrchestrator<RunRequest, RunSummary>(BenchmarkOrchestrator.Name, BenchmarkOrchestrator.RunAsync);
+        await using var host = await LocalTaskHub.StartAsync(azurite.Target, AzuriteFixture.NewHubSettings(),
+            new TaskRegistry().AddOrchestrator<RunRequest, RunSummary>(BenchmarkOrchestrator.Name, BenchmarkOrchestrator.RunAsync));
         var spec = new RunSpec { Scenario = "x", TableInsert = new TableInsertSpec { BatchSize = 150 } };
         await host.TryScheduleAsync(BenchmarkOrchestrator.Name, "invalid-run", new RunRequest(spec, "test"), default);
 

@@ -103,7 +103,8 @@ public class PreflightTests(AzuriteFixture azurite, ITestOutputHelper output) : 
         var before = await SnapshotAsync();
         var target = StorageTarget.Parse("test", ConnectionString(fault));
         using var results = new ResultsTableStore(target);
-        var api = new RunsApi(azurite.NewHost(target), results, new TargetCleaner([target]), TimeProvider.System, "http");
+        await using var hub = await azurite.NewHubAsync(target);
+        var api = new RunsApi(hub, results, new TargetCleaner([target]), TimeProvider.System, "http");
         await using var server = await LocalApiServer.StartAsync(api, port: 0, default);
         using var http = new HttpClient { BaseAddress = server.Address };
 

@@ -19,7 +19,7 @@ public class PrimingOutcomeTests(AzuriteFixture azurite)
         var (proxy, target) = await FaultProxy.InFrontOfAsync(azurite.ConnectionString, "TableEndpoint", 3, Batch);
         await using (proxy)
         {
-            var summary = await Pipeline.RunAsync(azurite.NewHost(target), spec);
+            var summary = await Pipeline.RunAsync(azurite, target, spec);
             var w = summary.Workloads.Single();
             var priming = w.Priming!;
 
@@ -45,7 +45,7 @@ public class RunEnvironmentTests(AzuriteFixture azurite)
     public async Task ASummaryAndItsRowRecordLoadOtherProcessesCpuTheBuildAndAzuritesVersion()
     {
         const string spec = """{ "scenario": "environment", "startDelaySeconds": 0.5, "tableInsert": { "entityCount": 200, "batchSize": 50 } }""";
-        var summary = await Pipeline.RunAsync(azurite.NewHost(), spec, azurite.Results);
+        var summary = await Pipeline.RunAsync(azurite, null, spec, azurite.Results);
         var env = summary.Environment;
 
         Assert.NotNull(env.LoadAverageStart);

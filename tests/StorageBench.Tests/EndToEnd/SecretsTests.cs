@@ -7,7 +7,7 @@ using StorageBench.Engine.Cleanup;
 using StorageBench.Engine.ResultsStore;
 using StorageBench.Engine.Targets;
 using StorageBench.Orchestration;
-using StorageBench.Orchestration.Hosting;
+using StorageBench.TaskHub;
 
 namespace StorageBench.Tests;
 
@@ -70,7 +70,8 @@ public class SecretsTests
         var target = StorageTarget.FromConnectionString(cs);
         using (var results = new ResultsTableStore(target))
         {
-            var api = new RunsApi(BenchmarkHost.Create(target, results, TimeProvider.System), results, new TargetCleaner([target]), TimeProvider.System, "local-api");
+            await using var hub = await BenchmarkTaskHub.StartAsync([target], results, AzuriteFixture.NewHubSettings());
+            var api = new RunsApi(hub, results, new TargetCleaner([target]), TimeProvider.System, "local-api");
             await using var server = await LocalApiServer.StartAsync(api, port: 0, default);
             using var http = new HttpClient { BaseAddress = server.Address };
             var post = await http.PostAsync("api/runs", new StringContent(await File.ReadAllTextAsync(spec), Encoding.UTF8, "application/json"));

@@ -13,7 +13,7 @@ using StorageBench.Engine.Statistics;
 using StorageBench.Engine.StorageCalls;
 using StorageBench.Engine.Targets;
 using StorageBench.Orchestration;
-using StorageBench.Orchestration.Hosting;
+using StorageBench.TaskHub;
 using Xunit.Abstractions;
 
 namespace StorageBench.Tests;
@@ -136,7 +136,7 @@ public class SideCallFaultTests(AzuriteFixture azurite, ITestOutputHelper output
         await using var _ = proxy;
         using var results = new ResultsTableStore(target, policy: Short);
         // The run stores its rows directly; only reading them back goes through the proxy.
-        var host = azurite.NewHost();
+        await using var host = await azurite.NewHubAsync();
         var started = await new RunStarter(host, TimeProvider.System).StartAsync(RunSpecParser.ParseOrThrow(Spec), "test", null, default);
         await host.WaitForCompletionAsync(started.RunId!, default).WaitAsync(TimeSpan.FromMinutes(2));
 
@@ -187,7 +187,7 @@ public class SideCallFaultTests(AzuriteFixture azurite, ITestOutputHelper output
     {
         var results = new ResultsTableStore(azurite.Target, policy: Short);
         var log = new LogCapture();
-        var host = BenchmarkHost.Create(azurite.Target, results, TimeProvider.System, loggers: log.Factory);
+        await using var host = await BenchmarkTaskHub.StartAsync([azurite.Target], results, AzuriteFixture.NewHubSettings(), loggers: log.Factory);
         var clock = Stopwatch.StartNew();
         var started = await new RunStarter(host, TimeProvider.System).StartAsync(RunSpecParser.ParseOrThrow(Spec), "test", null, default);
         string stepId = Planner.StepId(started.RunId!, 0);
@@ -308,7 +308,8 @@ public class SideCallFaultTests(AzuriteFixture azurite, ITestOutputHelper output
         var clock = Stopwatch.StartNew();
         try
         {
-            var summary = await Pipeline.RunAsync(BenchmarkHost.Create(target, results, TimeProvider.System), Spec);
+            await using var hub = await BenchmarkTaskHub.StartAsync([target], results, AzuriteFixture.NewHubSettings());
+            var summary = await Pipeline.RunAsync(hub, Spec);
             return (summary, proxy, clock.Elapsed);
         }
         finally

@@ -17,7 +17,7 @@ public class ThrottlingTests(AzuriteFixture azurite)
         await using var _ = proxy;
 
         // Results go straight to Azurite: only benchmark writes pass the proxy.
-        var host = azurite.NewHost(target);
+        await using var host = await azurite.NewHubAsync(target);
         // No priming: the proxy's count is then the measured requests' alone.
         const string spec = """
             { "scenario": "throttle", "startDelaySeconds": 0, "client": { "primeRounds": 0 },
@@ -54,7 +54,7 @@ public class ThrottlingTests(AzuriteFixture azurite)
     {
         var (proxy, target) = await ProxiedAsync("TableEndpoint", everyNth: int.MaxValue, IsBenchmarkInsert, maxInFlight: 2);
         await using var _ = proxy;
-        var host = azurite.NewHost(target);
+        await using var host = await azurite.NewHubAsync(target);
         // 1 and 2 in flight fit the capacity (a rare overlap as one response ends and the next request
         // begins is tolerated by the 10% bound); 8 in flight cannot. This is the failure-share rule alone:
         // minThroughputGrowth 0 keeps the throughput-growth rule (SaturationKneeTests) out of it, since
@@ -86,7 +86,7 @@ public class ThrottlingTests(AzuriteFixture azurite)
         var (proxy, target) = await ProxiedAsync("BlobEndpoint", everyNth: 10,
             r => r.Method == "PUT" && r.Query["comp"] == "block" && !r.Path.Value!.Contains("/0primer0/"));
         await using var _ = proxy;
-        var host = azurite.NewHost(target);
+        await using var host = await azurite.NewHubAsync(target);
         string spec = $$"""
             { "scenario": "throttled-blobs", "startDelaySeconds": 0,
               "blobUpload": { "blobCount": 16, "blobSizeBytes": 262144, "blockSizeBytes": 32768, "parallelBlocks": 4, "slices": 2, "blockRetries": {{blockRetries}} } }

@@ -14,7 +14,8 @@ public class ApiErrorShapeTests(AzuriteFixture azurite)
     [Fact]
     public async Task EveryErrorHasTheOneShapeWithPlainQuotes413Included()
     {
-        var api = new RunsApi(azurite.NewHost(), azurite.Results, new TargetCleaner([azurite.Target]), TimeProvider.System, "http");
+        await using var hub = await azurite.NewHubAsync();
+        var api = new RunsApi(hub, azurite.Results, new TargetCleaner([azurite.Target]), TimeProvider.System, "http");
         await using var server = await LocalApiServer.StartAsync(api, port: 0, default);
         using var http = new HttpClient { BaseAddress = server.Address };
         var tablesBefore = await azurite.TableNamesAsync();
@@ -51,7 +52,7 @@ public class ApiErrorShapeTests(AzuriteFixture azurite)
     [Fact]
     public async Task AnIdThatExistsIs409InTheSameShape()
     {
-        var host = azurite.NewHost();
+        await using var host = await azurite.NewHubAsync();
         var api = new RunsApi(host, azurite.Results, new TargetCleaner([azurite.Target]), TimeProvider.System, "http");
         const string spec = """{ "scenario": "shape", "startDelaySeconds": 0, "client": { "primeRounds": 0 }, "tableInsert": { "entityCount": 10, "batchSize": 10 } }""";
         string id = "shape-" + Guid.NewGuid().ToString("N")[..8];

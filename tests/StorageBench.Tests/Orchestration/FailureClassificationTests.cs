@@ -1,18 +1,18 @@
 using System.Net.Sockets;
 using Azure;
 using Azure.Identity;
+using Microsoft.DurableTask;
 using StorageBench.Engine.Cost;
-using StorageBench.Engine.ResultsStore;
 using StorageBench.Engine.StorageCalls;
 using StorageBench.Engine.Targets;
 using StorageBench.Orchestration;
-using StorageBench.Orchestration.Hosting;
 
 namespace StorageBench.Tests;
 
 /// <summary>The one classification of storage failures outside the measured path, and failure details across the activity boundary.</summary>
 [Trait("Category", "EndToEnd")]
-public class FailureClassificationTests
+[Collection(AzuriteCollection.Name)]
+public class FailureClassificationTests(AzuriteFixture azurite)
 {
     [Fact]
     public void EachStorageFailureHasAKindAndATextFromItsStatusAndCodeAndABugHasNone()
@@ -54,12 +54,13 @@ public class FailureClassificationTests
     [Fact]
     public void IsCausedByChecksTheTypeNotItsName()
     {
-        Assert.True(new FailureDetails(typeof(TaskCanceledException).FullName!, "", null, null).IsCausedBy<OperationCanceledException>());
-        Assert.True(new ActivityFailedException("activity X", typeof(OperationCanceledException).FullName!, "stopped").IsCancellation);
-        Assert.False(new ActivityFailedException("activity X", typeof(InvalidOperationException).FullName!, "broken").IsCancellation);
+        static TaskFailedException Failed(Type type) => new("X", 1, new TaskFailureDetails(type.FullName!, "", null, null, null));
+        Assert.True(Failed(typeof(TaskCanceledException)).IsCancellation());
+        Assert.True(Failed(typeof(OperationCanceledException)).IsCancellation());
+        Assert.False(Failed(typeof(InvalidOperationException)).IsCancellation());
         // A type of another loaded assembly (the engine's) is found; an unknown name is not a cause.
-        Assert.True(new FailureDetails(typeof(StorageCallFailedException).FullName!, "", null, null).IsCausedBy<Exception>());
-        Assert.False(new FailureDetails("No.Such.CanceledException", "", null, null).IsCausedBy<OperationCanceledException>());
+        Assert.True(new TaskFailureDetails(typeof(StorageCallFailedException).FullName!, "", null, null, null).IsCausedBy<Exception>());
+        Assert.False(new TaskFailureDetails("No.Such.CanceledException", "", null, null, null).IsCausedBy<OperationCanceledException>());
     }
 
     /// <summary>
@@ -71,16 +72,18 @@ public class FailureClassificationTests
     {
         // Storage is never reached: the slice activity fails first, and the verify/delete/store activities are not run against it.
         var target = StorageTarget.FromConnectionString("DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==;TableEndpoint=http://127.0.0.1:9/devstoreaccount1;BlobEndpoint=http://127.0.0.1:9/devstoreaccount1");
-        using var results = new ResultsTableStore(target);
         var log = new LogCapture();
-        var host = BenchmarkHost.Create(target, results, TimeProvider.System, loggers: log.Factory);
-        host.ReplaceActivity<object, TargetRequests>(ActivityNames.PrepareTargets, (_, _) => Task.FromResult(new TargetRequests(0, 0)));
-        host.ReplaceActivity<object, TargetRequests>(ActivityNames.DeleteTargets, (_, _) => Task.FromResult(new TargetRequests(0, 0)));
-        host.ReplaceActivity<Engine.Planning.TableSlicePlan, Engine.Measurement.SliceResult>(ActivityNames.RunTableSlice, (_, _) => CrashingSliceHostAsync());
-        foreach (string bookkeeping in new[] { ActivityNames.StoreStep, ActivityNames.StoreRun })
+        // The task hub and results in this Azurite; only the benchmark target is unreachable.
+        await using var host = await azurite.NewHubAsync(target, loggers: log.Factory, configure: r =>
         {
-            host.ReplaceActivity<object, bool>(bookkeeping, (_, _) => Task.FromResult(true));
-        }
+            r.AddActivity<object, TargetRequests>(ActivityNames.PrepareTargets, (_, _) => Task.FromResult(new TargetRequests(0, 0)));
+            r.AddActivity<object, TargetRequests>(ActivityNames.DeleteTargets, (_, _) => Task.FromResult(new TargetRequests(0, 0)));
+            r.AddActivity<Engine.Planning.TableSlicePlan, Engine.Measurement.SliceResult>(ActivityNames.RunTableSlice, (_, _) => CrashingSliceHostAsync());
+            foreach (string bookkeeping in new[] { ActivityNames.StoreStep, ActivityNames.StoreRun })
+            {
+                r.AddActivity<object, bool>(bookkeeping, (_, _) => Task.FromResult(true));
+            }
+        });
 
         var summary = await Pipeline.RunAsync(host, """{ "scenario": "crash", "startDelaySeconds": 0, "tableInsert": { "entityCount": 10, "batchSize": 10 } }""");
 
@@ -88,10 +91,12 @@ public class FailureClassificationTests
         Assert.Contains("InvalidOperationException: the slice host broke", error);
         Assert.Contains("caused by System.IO.IOException: disk gone", error);
         Assert.Contains($"stack of InvalidOperationException: at {typeof(FailureClassificationTests).FullName}.{nameof(CrashingSliceHostAsync)}", error);
-        var failed = host.GetHistory(host.GetHistory(summary.RunId).OfType<SubOrchestrationCreated>().Single().InstanceId).OfType<TaskFailed>().Single();
-        Assert.Equal(typeof(InvalidOperationException).FullName, failed.Failure.ErrorType);
-        Assert.Equal(typeof(IOException).FullName, failed.Failure.InnerFailure?.ErrorType);
-        Assert.Contains(nameof(CrashingSliceHostAsync), failed.Failure.StackTrace);
+        // In the step's history as the provider stored it: the failure's details, not the exception.
+        string stepId = (await HubHistory.ReadAsync(host, summary.RunId)).Single(e => e.Type == DurableTask.Core.History.EventType.SubOrchestrationInstanceCreated).InstanceId!;
+        var failed = (await HubHistory.ReadAsync(host, stepId)).Single(e => e.Type == DurableTask.Core.History.EventType.TaskFailed).Raw.GetProperty("FailureDetails");
+        Assert.Equal(typeof(InvalidOperationException).FullName, failed.GetProperty("ErrorType").GetString());
+        Assert.Equal(typeof(IOException).FullName, failed.GetProperty("InnerFailure").GetProperty("ErrorType").GetString());
+        Assert.Contains(nameof(CrashingSliceHostAsync), failed.GetProperty("StackTrace").GetString());
 
         // The log has it once, as the exception itself: type, message, inner exception and stack.
         var logged = Assert.Single(log.WithId(2004));

@@ -1,6 +1,6 @@
 using StorageBench.Engine.Statistics;
 using StorageBench.Orchestration;
-using StorageBench.Orchestration.Hosting;
+using DurableTask.Core.History;
 using Xunit.Abstractions;
 
 namespace StorageBench.Tests;
@@ -16,8 +16,7 @@ public class OrchestrationScaleTests(AzuriteFixture azurite, ITestOutputHelper o
     [Fact]
     public async Task ASliceThatRunsTwiceIsCountedOnceAndTheOtherExecutionsWritesAreDeleted()
     {
-        var host = azurite.NewHost();
-        host.ExecutionsOf = name => name is ActivityNames.RunTableSlice or ActivityNames.RunBlobSlice ? 2 : 1;
+        await using var host = await azurite.NewHubAsync(configure: r => r.ExecutionsOf = name => name is ActivityNames.RunTableSlice or ActivityNames.RunBlobSlice ? 2 : 1);
 
         var summary = await Pipeline.RunAsync(host, """
             { "scenario": "twice", "startDelaySeconds": 0,
@@ -45,18 +44,16 @@ public class OrchestrationScaleTests(AzuriteFixture azurite, ITestOutputHelper o
     public async Task A256SliceRunKeepsEveryPayloadInsideTheBudget()
     {
         var largest = new Dictionary<string, PayloadRecord>();
-        var host = azurite.NewHost();
-        host.PayloadObserver = p =>
+        await using var host = await azurite.NewHubAsync(payloads: p =>
         {
             lock (largest)
             {
-                string key = $"{p.Kind} of {p.Name}";
-                if (!largest.TryGetValue(key, out var seen) || seen.Bytes < p.Bytes)
+                if (!largest.TryGetValue(p.Type, out var seen) || seen.Bytes < p.Bytes)
                 {
-                    largest[key] = p;
+                    largest[p.Type] = p;
                 }
             }
-        };
+        });
 
         var summary = await Pipeline.RunAsync(host, """
             { "scenario": "slices-256", "startDelaySeconds": 5, "client": { "primeRounds": 0 },
@@ -69,15 +66,14 @@ public class OrchestrationScaleTests(AzuriteFixture azurite, ITestOutputHelper o
         Assert.Equal(512, summary.Workloads[0].Entities);
         Report(largest);
         var max = largest.Values.MaxBy(p => p.Bytes)!;
-        Assert.True(max.Bytes <= PayloadBudget.MaxBytes, $"{max.Kind} of {max.Name}: {max.Bytes} bytes");
+        Assert.True(max.Bytes <= PayloadBudget.MaxBytes, $"{max.Type}: {max.Bytes} bytes");
     }
 
     [Fact]
     public async Task ATenStepSweepRunsEachStepAsASubOrchestrationSoNoHistoryHoldsAnotherStepsSlices()
     {
         var largest = new List<PayloadRecord>();
-        var host = azurite.NewHost();
-        host.PayloadObserver = p => { lock (largest) { largest.Add(p); } };
+        await using var host = await azurite.NewHubAsync(payloads: p => { lock (largest) { largest.Add(p); } });
 
         var summary = await Pipeline.RunAsync(host, """
             { "scenario": "sweep-10", "startDelaySeconds": 0,
@@ -89,26 +85,27 @@ public class OrchestrationScaleTests(AzuriteFixture azurite, ITestOutputHelper o
         Assert.Equal(RunStatus.Completed, summary.Status);
         Assert.Equal(10, summary.Steps.Count);
         Assert.Equal(20, summary.Workloads.Count);
-        var run = host.GetHistory(summary.RunId);
-        Assert.Equal(10, run.OfType<SubOrchestrationCreated>().Count());
+        var run = await HubHistory.ReadAsync(host, summary.RunId);
+        Assert.Equal(10, run.Count(e => e.Type == EventType.SubOrchestrationInstanceCreated));
         // The run's own history: environment, storing and telemetry — never a slice.
-        Assert.DoesNotContain(run.OfType<TaskScheduled>(), t => t.Name is ActivityNames.RunTableSlice or ActivityNames.RunBlobSlice);
+        Assert.DoesNotContain(run, e => e.Type == EventType.TaskScheduled && e.Name is ActivityNames.RunTableSlice or ActivityNames.RunBlobSlice);
+        int longest = 0;
         foreach (string step in summary.Steps)
         {
-            var history = host.GetHistory(step);
-            Assert.Equal(6, history.OfType<TaskScheduled>().Count(t => t.Name is ActivityNames.RunTableSlice or ActivityNames.RunBlobSlice));
+            var history = await HubHistory.ReadAsync(host, step);
+            Assert.Equal(6, history.Count(e => e.Type == EventType.TaskScheduled && e.Name is ActivityNames.RunTableSlice or ActivityNames.RunBlobSlice));
+            longest = Math.Max(longest, history.Count);
         }
-        output.WriteLine($"run history: {run.Count} events, {run.Sum(e => e.PayloadBytes):N0} payload bytes; " +
-            $"step histories: {summary.Steps.Max(s => host.GetHistory(s).Count)} events at most");
-        Report(largest.GroupBy(p => $"{p.Kind} of {p.Name}").ToDictionary(g => g.Key, g => g.MaxBy(p => p.Bytes)!));
-        Assert.All(largest, p => Assert.True(p.Bytes <= PayloadBudget.MaxBytes, $"{p.Kind} of {p.Name}: {p.Bytes} bytes"));
+        output.WriteLine($"run history: {run.Count} events; step histories: {longest} events at most");
+        Report(largest.GroupBy(p => p.Type).ToDictionary(g => g.Key, g => g.MaxBy(p => p.Bytes)!));
+        Assert.All(largest, p => Assert.True(p.Bytes <= PayloadBudget.MaxBytes, $"{p.Type}: {p.Bytes} bytes"));
     }
 
     private void Report(Dictionary<string, PayloadRecord> largest)
     {
         foreach (var p in largest.Values.OrderByDescending(p => p.Bytes).Take(6))
         {
-            output.WriteLine($"largest {p.Kind} of {p.Name}: {p.Bytes:N0} bytes (budget {PayloadBudget.MaxBytes:N0})");
+            output.WriteLine($"largest {p.Type}: {p.Bytes:N0} bytes (budget {PayloadBudget.MaxBytes:N0})");
         }
     }
 }

@@ -10,11 +10,17 @@ namespace StorageBench.Tests;
 /// <summary>The HTTP contract behind POST /api/runs and GET /api/runs/{id}: directly, and over real HTTP on loopback.</summary>
 [Trait("Category", "EndToEnd")]
 [Collection(AzuriteCollection.Name)]
-public class RunsApiTests(AzuriteFixture azurite)
+public class RunsApiTests(AzuriteFixture azurite) : IAsyncLifetime
 {
+    private StorageBench.TaskHub.LocalTaskHub _hub = null!;
+
+    public async Task InitializeAsync() => _hub = await azurite.NewHubAsync();
+
+    public async Task DisposeAsync() => await _hub.DisposeAsync();
+
     private const string Spec = """{ "scenario": "api", "startDelaySeconds": 0, "tableInsert": { "entityCount": 500, "batchSize": 100 } }""";
 
-    private RunsApi NewApi() => new(azurite.NewHost(), azurite.Results, new TargetCleaner([azurite.Target]), TimeProvider.System, "http");
+    private RunsApi NewApi() => new(_hub, azurite.Results, new TargetCleaner([azurite.Target]), TimeProvider.System, "http");
 
     [Fact]
     public async Task ARejectedSpecIs400WithFieldValueAndRuleAndStartsNothing()

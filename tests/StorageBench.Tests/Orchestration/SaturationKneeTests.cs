@@ -74,7 +74,7 @@ public class SaturationKneeTests(AzuriteFixture azurite, ITestOutputHelper log)
         var (proxy, target) = await FaultProxy.CappedInFrontOfAsync(azurite.ConnectionString, "TableEndpoint", Batch, CapPerSecond, Hold);
         await using (proxy)
         {
-            var summary = await Pipeline.RunAsync(azurite.NewHost(target), spec);
+            var summary = await Pipeline.RunAsync(azurite, target, spec);
             foreach (var w in summary.Workloads)
             {
                 log.WriteLine($"{w.StepValue}: {w.Throughput.OperationsPerSecond:0.0} batches/s, mean {w.LatencyMs.Mean:0} ms");

@@ -105,7 +105,7 @@ public class SweepEndToEndTests(AzuriteFixture azurite)
     [Fact]
     public async Task ABatchSizeSweepGivesOneVerifiedSummaryAndOneResultRowPerValue()
     {
-        var host = azurite.NewHost();
+        await using var host = await azurite.NewHubAsync();
         const string spec = """
             { "scenario": "sweep-e2e", "startDelaySeconds": 0,
               "tableInsert": { "entityCount": 200, "entitySizeBytes": 128, "concurrency": 4 },
@@ -130,7 +130,7 @@ public class SweepEndToEndTests(AzuriteFixture azurite)
     [Fact]
     public async Task ASaturationSearchThatNeverBreaksABoundReportsItsMaximum()
     {
-        var host = azurite.NewHost();
+        await using var host = await azurite.NewHubAsync();
         const string spec = """
             { "scenario": "saturation-e2e", "startDelaySeconds": 0,
               "tableInsert": { "entityCount": 300, "entitySizeBytes": 128, "batchSize": 10 },

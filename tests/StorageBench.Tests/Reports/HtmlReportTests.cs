@@ -15,7 +15,7 @@ public partial class HtmlReportTests(AzuriteFixture azurite)
     [RequiresToolFact("chromium")]
     public async Task TheReportOpensOfflineInHeadlessChromiumWithNoConsoleErrorsAndVisibleCharts()
     {
-        var host = azurite.NewHost();
+        await using var host = await azurite.NewHubAsync();
         const string spec = """
             { "scenario": "report", "startDelaySeconds": 0,
               "tableInsert": { "entityCount": 1500, "entitySizeBytes": 512, "concurrency": 2 },

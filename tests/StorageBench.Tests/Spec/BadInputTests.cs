@@ -92,7 +92,7 @@ public class BadInputTests(AzuriteFixture azurite) : IClassFixture<AzuriteFixtur
         Assert.Contains($"  {field}: ", stderr.ToString());
         Assert.Contains(rule, stderr.ToString());
 
-        var response = await Api().StartAsync(spec, new Uri("http://localhost/"), null, default);
+        var response = await (await ApiAsync()).StartAsync(spec, new Uri("http://localhost/"), null, default);
         Assert.Equal(400, response.StatusCode);
         var error = response.Body["errors"]![0]!;
         Assert.Equal(field, (string?)error["field"]);
@@ -129,7 +129,7 @@ public class BadInputTests(AzuriteFixture azurite) : IClassFixture<AzuriteFixtur
     [InlineData("   \n ", "(spec)", "(empty) must be a run spec")]
     public async Task AnEmptyBodyIs400(string body, string field, string message)
     {
-        var response = await Api().StartAsync(body, new Uri("http://localhost/"), null, default);
+        var response = await (await ApiAsync()).StartAsync(body, new Uri("http://localhost/"), null, default);
         Assert.Equal(400, response.StatusCode);
         Assert.Equal(field, (string?)response.Body["errors"]![0]!["field"]);
         Assert.Contains(message, (string?)response.Body["errors"]![0]!["message"]);
@@ -143,7 +143,7 @@ public class BadInputTests(AzuriteFixture azurite) : IClassFixture<AzuriteFixtur
     public async Task AnInstanceIdWithIllegalCharactersIs400OverHttpAndStartsNothing(string id)
     {
         var before = await SnapshotAsync();
-        await using var server = await LocalApiServer.StartAsync(Api(), port: 0, default);
+        await using var server = await LocalApiServer.StartAsync(await ApiAsync(), port: 0, default);
         using var http = new HttpClient { BaseAddress = server.Address };
 
         var response = await http.PostAsync($"api/runs?id={Uri.EscapeDataString(id)}",
@@ -176,7 +176,7 @@ public class BadInputTests(AzuriteFixture azurite) : IClassFixture<AzuriteFixtur
     [Fact]
     public void ThereAreAtLeastFortyBadSpecs() => Assert.True(Specs.Count >= 40, $"{Specs.Count} cases");
 
-    private RunsApi Api() => new(azurite.NewHost(), azurite.Results, new TargetCleaner([azurite.Target]), TimeProvider.System, "http");
+    private async Task<RunsApi> ApiAsync() => new(await azurite.ClientHubAsync(), azurite.Results, new TargetCleaner([azurite.Target]), TimeProvider.System, "http");
 
     /// <summary>Every table, container and result row in this class's Azurite: what a rejected spec must not change.</summary>
     private async Task<string> SnapshotAsync()

@@ -5,7 +5,8 @@ using StorageBench.Engine.Cleanup;
 using StorageBench.Engine.ResultsStore;
 using StorageBench.Engine.Telemetry;
 using StorageBench.Engine.Targets;
-using StorageBench.Orchestration.Hosting;
+using StorageBench.Orchestration;
+using StorageBench.TaskHub;
 
 namespace StorageBench.Tests;
 
@@ -27,9 +28,24 @@ public sealed class AzuriteFixture : IAsyncLifetime
 
     private ResultsTableStore? _results;
 
-    /// <summary>An in-process host wired to this Azurite (or another target), results in this Azurite.</summary>
-    public InProcessOrchestrationHost NewHost(StorageTarget? target = null, TelemetryEmitter? telemetry = null) =>
-        BenchmarkHost.Create(target ?? Target, Results, TimeProvider.System, telemetry: telemetry);
+    private static int _hubs;
+
+    /// <summary>
+    /// A worker on a task hub of its own in this Azurite (results too), slices writing to this Azurite or another target.
+    /// Its own hub: a test that replaces an activity must not serve another test's runs. Dispose it (await using): a
+    /// worker polls its queues until then.
+    /// </summary>
+    public Task<LocalTaskHub> NewHubAsync(StorageTarget? target = null, TelemetryEmitter? telemetry = null, Action<TaskRegistry>? configure = null,
+        Action<PayloadRecord>? payloads = null, Microsoft.Extensions.Logging.ILoggerFactory? loggers = null) =>
+        BenchmarkTaskHub.StartAsync([target ?? Target], Results, NewHubSettings() with { PayloadObserver = payloads, Loggers = loggers }, telemetry, loggers, configure);
+
+    private LocalTaskHub? _clientHub;
+
+    /// <summary>A client of a hub with no worker, shared by the tests of requests that must start nothing (a run started on it would never run).</summary>
+    public async Task<LocalTaskHub> ClientHubAsync() => _clientHub ??= await LocalTaskHub.StartAsync(Target, NewHubSettings(), registry: null);
+
+    /// <summary>Settings for a hub no other test uses.</summary>
+    public static TaskHubSettings NewHubSettings() => new() { HubName = $"test{Interlocked.Increment(ref _hubs)}x{Guid.NewGuid():N}"[..24] };
 
     public async Task InitializeAsync()
     {
@@ -40,6 +56,10 @@ public sealed class AzuriteFixture : IAsyncLifetime
 
     public async Task DisposeAsync()
     {
+        if (_clientHub is not null)
+        {
+            await _clientHub.DisposeAsync();
+        }
         _results?.Dispose();
         if (_server is not null)
         {

@@ -3,7 +3,7 @@ using StorageBench.Engine.ResultsStore;
 using StorageBench.Engine.Statistics;
 using StorageBench.Engine.Telemetry;
 using StorageBench.Orchestration;
-using StorageBench.Orchestration.Hosting;
+using StorageBench.TaskHub;
 
 namespace StorageBench.Tests;
 
@@ -17,7 +17,7 @@ public class TelemetryAndNightlyTests(AzuriteFixture azurite)
     {
         await using var ingestion = await IngestionListener.StartAsync();
         using var telemetry = new TelemetryEmitter(ingestion.ConnectionString);
-        var host = azurite.NewHost(telemetry: telemetry);
+        await using var host = await azurite.NewHubAsync(telemetry: telemetry);
         const string spec = """
             { "scenario": "telemetry", "startDelaySeconds": 0,
               "tableInsert": { "entityCount": 500, "entitySizeBytes": 256, "batchSize": 50, "partitionCount": 2 },
@@ -61,7 +61,7 @@ public class TelemetryAndNightlyTests(AzuriteFixture azurite)
         }
         await using var ingestion = await IngestionListener.StartAsync();
         using var telemetry = new TelemetryEmitter(ingestion.ConnectionString);
-        var host = BenchmarkHost.Create(azurite.Target, store, TimeProvider.System, telemetry: telemetry);
+        await using var host = await BenchmarkTaskHub.StartAsync([azurite.Target], store, AzuriteFixture.NewHubSettings(), telemetry);
         // Long enough to judge: at least 5 whole seconds with the slice active (docs/comparing.md, "The rule").
         string spec = $$"""{ "scenario": "{{scenario}}", "startDelaySeconds": 0, "tableInsert": { "durationSeconds": 7, "batchSize": 100 } }""";
 

@@ -1,7 +1,6 @@
-using System.Text.Json.Nodes;
 using StorageBench.Engine.ResultsStore;
 using StorageBench.Orchestration;
-using StorageBench.Orchestration.Hosting;
+using DurableTask.Core.History;
 
 namespace StorageBench.Tests;
 
@@ -18,7 +17,7 @@ public class SynchronizedStartTests(AzuriteFixture azurite)
     [Fact]
     public async Task ThirtySlicesStartTogetherAtTheOrchestratorsChosenInstant()
     {
-        var host = azurite.NewHost();
+        await using var host = await azurite.NewHubAsync();
         var summary = await Pipeline.RunAsync(host, results: azurite.Results, specJson: """
             { "scenario": "sync-start", "startDelaySeconds": 4,
               "tableInsert": { "entityCount": 3000, "entitySizeBytes": 64, "batchSize": 100, "partitionCount": 30, "concurrency": 1, "slices": 30 } }
@@ -26,14 +25,14 @@ public class SynchronizedStartTests(AzuriteFixture azurite)
 
         // The orchestrator chose one instant, startDelaySeconds after it planned the step, and gave it to every slice.
         string stepId = summary.RunId + "-s000";
-        var planned = host.GetHistory(stepId).OfType<TaskScheduled>().Where(t => t.Name == ActivityNames.RunTableSlice)
-            .Select(t => JsonNode.Parse(t.Input!)!["startAtUtc"]!.GetValue<DateTime>().ToUniversalTime()).ToList();
+        // Each slice publishes the instant its plan names (the provider's history keeps no activity inputs).
+        var planned = (await azurite.Results.ProgressAsync(summary.RunId, stepId, default)).Select(p => DateTime.SpecifyKind(p.StartAtUtc, DateTimeKind.Utc)).ToList();
         Assert.Equal(30, planned.Count);
         var startAt = Assert.Single(planned.Distinct());
         // The replay-safe clock of the episode that scheduled the slices: the last OrchestratorStarted before them.
-        var history = host.GetHistory(stepId).ToList();
-        int fanOut = history.FindIndex(e => e is TaskScheduled { Name: ActivityNames.RunTableSlice });
-        var planning = history.Take(fanOut).OfType<OrchestratorStarted>().Last().Timestamp;
+        var history = await HubHistory.ReadAsync(host, stepId);
+        int fanOut = history.ToList().FindIndex(e => e.Type == EventType.TaskScheduled && e.Name == ActivityNames.RunTableSlice);
+        var planning = history.Take(fanOut).Last(e => e.Type == EventType.OrchestratorStarted).Timestamp;
         Assert.Equal(planning.AddSeconds(4), startAt, TimeSpan.FromMilliseconds(1));
 
         // Every slice wrote; none sent its first measured request before the instant, nor before it says it passed it.

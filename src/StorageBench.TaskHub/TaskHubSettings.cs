@@ -1,0 +1,46 @@
+using Microsoft.Extensions.Logging;
+using StorageBench.Engine.Spec;
+using StorageBench.Orchestration;
+
+namespace StorageBench.TaskHub;
+
+/// <summary>
+/// How a local worker runs the task hub. The defaults are chosen for one machine: every slice of the largest step can
+/// run at once (the synchronized start), and a killed process's work comes back to another within about 30 s.
+/// </summary>
+public sealed record TaskHubSettings
+{
+    /// <summary>The default task hub: the Function App's too (host.json's hubName), so runs started by either share one name.</summary>
+    public const string DefaultHubName = "StorageBench";
+
+    /// <summary>Durable's rule for hub names: 3 to 45 letters and digits, starting with a letter.</summary>
+    public const string HubNameRule = "must be 3 to 45 letters and digits, starting with a letter";
+
+    public string HubName { get; init; } = DefaultHubName;
+
+    /// <summary>Like Durable Functions' maxConcurrentActivityFunctions: all 256 slices of a step, plus the control activities.</summary>
+    public int MaxConcurrentActivities { get; init; } = ServiceLimits.MaxSlices + 8;
+
+    public int MaxConcurrentOrchestrations { get; init; } = 16;
+
+    /// <summary>
+    /// How long a dequeued message stays invisible. A running activity renews it about every 5 s (DurableTask.Core renews
+    /// 30 s before it lapses); a killed process's messages reappear to another worker after at most this.
+    /// </summary>
+    public TimeSpan VisibilityTimeout { get; init; } = TimeSpan.FromSeconds(30);
+
+    /// <summary>The longest an idle worker waits between queue polls: how long a new run may wait to be picked up.</summary>
+    public TimeSpan MaxPollingInterval { get; init; } = TimeSpan.FromSeconds(1);
+
+    /// <summary>The worker's name in the hub's leases and in each slice's row (default: machine and process id).</summary>
+    public string WorkerId { get; init; } = $"{Environment.MachineName}-{Environment.ProcessId}";
+
+    /// <summary>The engine's own logs (DurableTask.Core, DurableTask.AzureStorage): warnings and above are worth reading.</summary>
+    public ILoggerFactory? Loggers { get; init; }
+
+    /// <summary>Called with every payload serialized (tests measure the largest).</summary>
+    public Action<PayloadRecord>? PayloadObserver { get; init; }
+
+    public static bool IsValidHubName(string name) =>
+        name.Length is >= 3 and <= 45 && char.IsAsciiLetter(name[0]) && name.All(char.IsAsciiLetterOrDigit);
+}
