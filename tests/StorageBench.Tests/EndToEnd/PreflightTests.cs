@@ -100,10 +100,11 @@ public class PreflightTests(AzuriteFixture azurite, ITestOutputHelper output) : 
     [MemberData(nameof(Faults))]
     public async Task TheApiAnswers400Or503WithTheSameLineWithinTenSecondsAndCreatesNothing(string fault, int status, string cause, string hint)
     {
-        var before = await SnapshotAsync();
         var target = StorageTarget.Parse("test", ConnectionString(fault));
         using var results = new ResultsTableStore(target);
-        await using var hub = await azurite.NewHubAsync(target);
+        // The API's task hub (in this Azurite) exists before anything is compared: its queues and tables are not the run's doing.
+        var hub = await azurite.ClientHubAsync();
+        var before = await SnapshotAsync();
         var api = new RunsApi(hub, results, new TargetCleaner([target]), TimeProvider.System, "http");
         await using var server = await LocalApiServer.StartAsync(api, port: 0, default);
         using var http = new HttpClient { BaseAddress = server.Address };

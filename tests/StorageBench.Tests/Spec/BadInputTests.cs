@@ -181,6 +181,8 @@ public class BadInputTests(AzuriteFixture azurite) : IClassFixture<AzuriteFixtur
     /// <summary>Every table, container and result row in this class's Azurite: what a rejected spec must not change.</summary>
     private async Task<string> SnapshotAsync()
     {
+        // The API's (client-only) task hub exists before anything is compared: its queues and tables are not the spec's doing.
+        await azurite.ClientHubAsync();
         var tables = (await azurite.TableNamesAsync()).Order().ToList();
         var containers = (await azurite.ContainerNamesAsync()).Order();
         var rows = new List<string>();
