@@ -20,6 +20,9 @@ public static class CliApp
     /// <summary>Exit code of a bad command line, a rejected spec or a bad setting (nothing was started).</summary>
     public const int UsageError = 2;
 
+    /// <summary>Exit code of a gate that could not judge (--fail-if-slower, run --nightly): too short a run, too few samples or baseline runs; the line says what to change.</summary>
+    public const int CouldNotJudge = 3;
+
     /// <param name="terminal">stdout is a terminal: progress is one line updated in place, not a line per update.</param>
     public static async Task<int> RunAsync(string[] args, TextWriter stdout, TextWriter stderr, CancellationToken ct, bool terminal = false)
     {
