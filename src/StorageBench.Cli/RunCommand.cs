@@ -14,7 +14,9 @@ namespace StorageBench.Cli;
 public enum RunOutput { Default, Verbose, Quiet, Json }
 
 /// <summary>`storagebench run`'s options, as parsed.</summary>
-public sealed record RunOptions(string? Spec, string? Out, string? ConnectionString, string? Prices, RunOutput Output = RunOutput.Default, bool Force = false);
+/// <param name="Nightly">The nightly regression check (run --nightly): leftovers older than 25 h deleted first, then the verdict against the scenario's trailing runs, stored on the run row.</param>
+public sealed record RunOptions(string? Spec, string? Out, string? ConnectionString, string? Prices, RunOutput Output = RunOutput.Default, bool Force = false,
+    bool Nightly = false);
 
 /// <summary>`storagebench run`: validate the spec, start Azurite (unless given a target), run on the in-process host, report.</summary>
 public static class RunCommand
@@ -29,11 +31,16 @@ public static class RunCommand
         var verbose = new Option<bool>("--verbose", "-v") { Description = "also print the cost table, price sources and notes (all of summary.md), and the log on stderr (failures the run survived, with their exceptions)" };
         var quiet = new Option<bool>("--quiet", "-q") { Description = "print only the final status line" };
         var json = new Option<bool>("--json") { Description = "write summary.json to stdout (and nothing else), for scripts" };
+        var nightly = new Option<bool>("--nightly")
+        {
+            Description = "the nightly regression check, for a cron job or CI against any account: delete leftovers older than 25 h, run, judge the run " +
+                "against the scenario's trailing runs in the results table and store the verdict on its row; exit 1 regressed, 3 could not judge (too few earlier runs, too short a run)",
+        };
         var command = new Command("run", "Run a benchmark and write summary.json, summary.md and summary.html. " +
-            "Exit 0 completed and verified, 1 run failed or unverified, 2 bad arguments or spec. " +
+            "Exit 0 completed and verified, 1 run failed or unverified (--nightly: or regressed), 2 bad arguments or spec, 3 --nightly could not judge. " +
             "With APPLICATIONINSIGHTS_CONNECTION_STRING set, the run is also sent to Application Insights.")
         {
-            spec, outDir, force, connectionString, prices, verbose, quiet, json,
+            spec, outDir, force, connectionString, prices, verbose, quiet, json, nightly,
         };
         command.Validators.Add(r =>
         {
@@ -46,7 +53,7 @@ public static class RunCommand
         command.SetAction((r, ct) => RunAsync(
             new RunOptions(r.GetValue(spec), r.GetValue(outDir), r.GetValue(connectionString), r.GetValue(prices),
                 r.GetValue(json) ? RunOutput.Json : r.GetValue(quiet) ? RunOutput.Quiet : r.GetValue(verbose) ? RunOutput.Verbose : RunOutput.Default,
-                r.GetValue(force)),
+                r.GetValue(force), r.GetValue(nightly)),
             cli.Stdout, cli.Stderr, cli.Terminal, ct));
         return command;
     }
@@ -99,8 +106,9 @@ public static class RunCommand
                 await stderr.WriteLineAsync("error: " + refused.Message).ConfigureAwait(false);
                 return 1;
             }
-            var summary = await RunOnInProcessHostAsync(spec, targets, prices, human, terminal, loggers, ct).ConfigureAwait(false);
-            return await ReportOutput.ReportAsync(summary, options.Out ?? Path.Combine("out", summary.RunId), options.Output, stdout, stderr).ConfigureAwait(false);
+            var summary = await RunOnInProcessHostAsync(spec, targets, prices, human, terminal, loggers, ct, options.Nightly).ConfigureAwait(false);
+            int exit = await ReportOutput.ReportAsync(summary, options.Out ?? Path.Combine("out", summary.RunId), options.Output, stdout, stderr).ConfigureAwait(false);
+            return options.Nightly ? await NightlyCheck.ExitCodeAsync(summary, exit, human, stderr).ConfigureAwait(false) : exit;
         }, ct).ConfigureAwait(false);
     }
 
@@ -108,13 +116,13 @@ public static class RunCommand
         summary.Status == RunStatus.Completed && summary.Workloads.All(w => w.Verified.Matched) ? 0 : summary.Status == RunStatus.Invalid ? 2 : 1;
 
     private static async Task<RunSummary> RunOnInProcessHostAsync(RunSpec spec, IReadOnlyList<StorageTarget> targets, PriceTable prices, TextWriter stdout, bool terminal,
-        ILoggerFactory loggers, CancellationToken ct)
+        ILoggerFactory loggers, CancellationToken ct, bool nightly = false)
     {
         using var telemetry = CliTargets.Telemetry();
         using var results = CliTargets.ResultsStore(targets);
         var host = CliTargets.CreateHost(targets, results, telemetry, ct, loggers);
         var log = loggers.CreateLogger(typeof(RunCommand).FullName!);
-        var started = await new RunStarter(host, TimeProvider.System).StartAsync(spec, "local-cli", null, ct).ConfigureAwait(false);
+        var started = await NightlyCheck.StartAsync(new RunStarter(host, TimeProvider.System), spec, nightly, ct).ConfigureAwait(false);
         string runId = started.RunId!;
         InterruptNotice.RunStarted(runId);
         log.RunStarted(runId, spec.Scenario, targets[0].Kind, targets.Count);
