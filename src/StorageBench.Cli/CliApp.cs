@@ -48,6 +48,12 @@ public static class CliApp
         {
             return await result.InvokeAsync(invocation, ct).ConfigureAwait(false);
         }
+        catch (LocalSetupException ex)
+        {
+            // This machine, not storage: what is missing or busy, and what to do.
+            await stderr.WriteLineAsync("error: " + ex.Message).ConfigureAwait(false);
+            return 1;
+        }
         catch (Exception ex) when (StorageFailures.Classify(ex, ct) is { } failure)
         {
             // Storage refused or could not be reached outside a run (a run reports its own errors).
