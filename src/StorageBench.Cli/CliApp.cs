@@ -87,13 +87,11 @@ public static class CliApp
         return root;
     }
 
-    /// <summary>"0.1.0 (commit 1a2b3c4d5e6f)": the package version and the commit the build embedded.</summary>
+    /// <summary>"0.1.0 (commit 1a2b3c4d5e6f)": the version and commit summaries record (<see cref="Engine.Measurement.ToolVersion"/>): one version everywhere.</summary>
     public static string Version()
     {
-        string informational = typeof(CliApp).Assembly.GetCustomAttribute<AssemblyInformationalVersionAttribute>()?.InformationalVersion ?? "unknown";
-        var parts = informational.Split('+', 2);
-        string commit = parts.Length == 2 ? parts[1][..Math.Min(12, parts[1].Length)] : "unknown (built outside a git checkout)";
-        return $"{parts[0]} (commit {commit})";
+        string? commit = Engine.Measurement.ToolVersion.Commit;
+        return $"{Engine.Measurement.ToolVersion.Version} (commit {(commit is null ? "unknown (built outside a git checkout)" : commit[..Math.Min(12, commit.Length)])})";
     }
 
     private sealed class VersionAction : SynchronousCommandLineAction

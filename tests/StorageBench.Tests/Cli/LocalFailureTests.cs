@@ -54,3 +54,17 @@ public class LocalFailureTests(AzuriteFixture azurite)
             stderr.ToString().Trim());
     }
 }
+
+/// <summary>Issue 27, item 10: one version everywhere — what --version says is what summaries record as the tool's version.</summary>
+[Trait("Category", "Unit")]
+public class VersionTests
+{
+    [Fact]
+    public async Task VersionSaysTheToolVersionSummariesRecord()
+    {
+        var stdout = new StringWriter();
+        Assert.Equal(0, await CliApp.RunAsync(["--version"], stdout, new StringWriter(), default));
+        Assert.StartsWith($"storagebench {StorageBench.Engine.Measurement.ToolVersion.Version} (commit ", stdout.ToString());
+        Assert.Equal("0.1.0", StorageBench.Engine.Measurement.ToolVersion.Version);
+    }
+}
