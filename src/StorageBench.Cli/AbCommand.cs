@@ -65,11 +65,11 @@ public sealed record AbOptions(string BaselineSpec, string CandidateSpec, int Ro
 public static class AbCommand
 {
     /// <summary>Judged per workload and step: the headline throughput, and p50 and p99 latency.</summary>
-    private static readonly (string Metric, bool HigherIsBetter, Func<WorkloadFigures, double?> Value)[] Metrics =
+    private static readonly (string Metric, bool HigherIsBetter, double? Quantile, Func<WorkloadFigures, double?> Value)[] Metrics =
     [
-        ("throughput", true, w => w.Rate),
-        ("latency p50", false, w => w.LatencyP50Ms),
-        ("latency p99", false, w => w.LatencyP99Ms),
+        ("throughput", true, null, w => w.Rate),
+        ("latency p50", false, 0.50, w => w.LatencyP50Ms),
+        ("latency p99", false, 0.99, w => w.LatencyP99Ms),
     ];
 
     /// <summary>Reads and validates both specs; null (after saying why on stderr) when one is rejected.</summary>
@@ -127,7 +127,7 @@ public static class AbCommand
                 await stdout.WriteLineAsync($"round {round}/{o.Rounds} {run.Side,-9} {RoundLine(run)}").ConfigureAwait(false);
             }
         }
-        string report = Report(o, baseline, candidate, runs, out bool slowerThanAllowed);
+        string report = Report(o, baseline, candidate, runs, out bool slowerThanAllowed, out string? cannotJudge);
         if (o.OutFile is { } outFile)
         {
             try
@@ -147,10 +147,17 @@ public static class AbCommand
             await stdout.WriteLineAsync($"Wrote {o.OutFile}").ConfigureAwait(false);
         }
         bool allCompleted = runs.Count == 2 * o.Rounds && runs.All(r => r.Figures.Status == RunStatus.Completed);
+        if (allCompleted && !slowerThanAllowed && cannotJudge is not null)
+        {
+            // A gate that cannot judge does not pass: it says what to change, with its own exit code.
+            await stderr.WriteLineAsync(cannotJudge).ConfigureAwait(false);
+            return CliApp.CouldNotJudge;
+        }
         return allCompleted && !slowerThanAllowed ? 0 : 1;
     }
 
-    private sealed record AbRun(int Round, string Side, RunFigures Figures);
+    /// <summary>One run of one side in one round.</summary>
+    public sealed record AbRun(int Round, string Side, RunFigures Figures);
 
     /// <summary>One run to its end; Ctrl+C asks it to stop (it still cleans up and stores what it has), and no further round starts.</summary>
     private static async Task<RunSummary> RunOnceAsync(LocalTaskHub hub, ResultsTableStore results, RunSpec spec, PriceTable prices, CancellationToken ct)
@@ -170,9 +177,10 @@ public static class AbCommand
     }
 
     /// <summary>The report: the verdicts first, then the method, the machine side by side, and every round.</summary>
-    private static string Report(AbOptions o, RunSpec baselineSpec, RunSpec candidateSpec, List<AbRun> runs, out bool slowerThanAllowed)
+    public static string Report(AbOptions o, RunSpec baselineSpec, RunSpec candidateSpec, IReadOnlyList<AbRun> runs, out bool slowerThanAllowed, out string? cannotJudge)
     {
         slowerThanAllowed = false;
+        cannotJudge = null;
         double threshold = o.ThresholdPercent / 100;
         var b = new StringBuilder();
         b.AppendLine(CultureInfo.InvariantCulture, $"# StorageBench A/B: {o.CandidateSpec} against {o.BaselineSpec}");
@@ -191,13 +199,22 @@ public static class AbCommand
         {
             string label = ReportWriter.Label(key.Workload, key.StepParameter, key.StepValue);
             WorkloadFigures? Of(AbRun r) => r.Figures.Workloads.FirstOrDefault(w => (w.Workload, w.StepParameter, w.StepValue) == key);
-            foreach (var (metric, higherIsBetter, value) in Metrics)
+            foreach (var (metric, higherIsBetter, quantile, value) in Metrics)
             {
                 double[] Values(string side) => [.. completed.Where(r => r.Side == side).Select(Of).Select(w => w is null ? null : value(w)).OfType<double>().Where(v => v > 0)];
                 double[] a = Values("baseline"), c = Values("candidate");
-                if (a.Length == 0 || c.Length == 0)
+                // The one rule (ChangeRule): enough rounds for an interval, and for a percentile enough samples in every round.
+                string? why = a.Length == 0 || c.Length == 0 ? "a side has no completed round with this figure"
+                    : ChangeRule.RoundsReason(a.Length, c.Length)
+                    ?? (quantile is not { } q ? null : completed.Select(r => (r, w: Of(r))).Where(x => x.w is not null)
+                        .Select(x => ChangeRule.PercentileReason($"round {x.r.Round}'s {x.r.Side}", q, x.w!.LatencySamples, x.w.DurationSeconds)).FirstOrDefault(m => m is not null));
+                if (why is not null)
                 {
-                    b.AppendLine(CultureInfo.InvariantCulture, $"- {label} {metric}: not judged: a side has no completed round with this figure");
+                    b.AppendLine(CultureInfo.InvariantCulture, $"- {label} {metric}: not judged: {why}");
+                    if (metric == "throughput" && o.FailIfSlowerPercent is { } gate)
+                    {
+                        cannotJudge ??= string.Create(CultureInfo.InvariantCulture, $"--fail-if-slower {gate:0.##}: could not judge {label} throughput: {why}");
+                    }
                     continue;
                 }
                 var interval = RatioInterval.Estimate(a, c);
@@ -233,7 +250,7 @@ public static class AbCommand
     }
 
     /// <summary>The machine and the build, baseline and candidate side by side (medians over rounds), with a warning when they differed.</summary>
-    private static string MachineTable(List<AbRun> runs)
+    private static string MachineTable(IReadOnlyList<AbRun> runs)
     {
         var b = new StringBuilder();
         string Median(string side, Func<RunEnvironment, double?> f, string format)

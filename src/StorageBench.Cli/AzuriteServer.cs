@@ -144,7 +144,7 @@ public sealed class AzuriteServer : IAsyncDisposable
                 }
             }
         }
-        throw new FileNotFoundException("node_modules/.bin/azurite not found: run `npm ci` at the repository root (scripts/bench.sh and scripts/test.sh do).");
+        throw new LocalSetupException("Azurite is not installed here (no node_modules/.bin/azurite in this folder or above it): run from the repository after ./scripts/install.sh, or pass --connection-string to test a storage account");
     }
 
     private async Task WaitUntilListeningAsync(TimeSpan limit, CancellationToken ct)

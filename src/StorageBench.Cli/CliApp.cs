@@ -20,6 +20,9 @@ public static class CliApp
     /// <summary>Exit code of a bad command line, a rejected spec or a bad setting (nothing was started).</summary>
     public const int UsageError = 2;
 
+    /// <summary>Exit code of a gate that could not judge (--fail-if-slower, run --nightly): too short a run, too few samples or baseline runs; the line says what to change.</summary>
+    public const int CouldNotJudge = 3;
+
     /// <param name="terminal">stdout is a terminal: progress is one line updated in place, not a line per update.</param>
     public static async Task<int> RunAsync(string[] args, TextWriter stdout, TextWriter stderr, CancellationToken ct, bool terminal = false)
     {
@@ -44,6 +47,12 @@ public static class CliApp
         try
         {
             return await result.InvokeAsync(invocation, ct).ConfigureAwait(false);
+        }
+        catch (LocalSetupException ex)
+        {
+            // This machine, not storage: what is missing or busy, and what to do.
+            await stderr.WriteLineAsync("error: " + ex.Message).ConfigureAwait(false);
+            return 1;
         }
         catch (Exception ex) when (StorageFailures.Classify(ex, ct) is { } failure)
         {
@@ -78,13 +87,11 @@ public static class CliApp
         return root;
     }
 
-    /// <summary>"0.1.0 (commit 1a2b3c4d5e6f)": the package version and the commit the build embedded.</summary>
+    /// <summary>"0.1.0 (commit 1a2b3c4d5e6f)": the version and commit summaries record (<see cref="Engine.Measurement.ToolVersion"/>): one version everywhere.</summary>
     public static string Version()
     {
-        string informational = typeof(CliApp).Assembly.GetCustomAttribute<AssemblyInformationalVersionAttribute>()?.InformationalVersion ?? "unknown";
-        var parts = informational.Split('+', 2);
-        string commit = parts.Length == 2 ? parts[1][..Math.Min(12, parts[1].Length)] : "unknown (built outside a git checkout)";
-        return $"{parts[0]} (commit {commit})";
+        string? commit = Engine.Measurement.ToolVersion.Commit;
+        return $"{Engine.Measurement.ToolVersion.Version} (commit {(commit is null ? "unknown (built outside a git checkout)" : commit[..Math.Min(12, commit.Length)])})";
     }
 
     private sealed class VersionAction : SynchronousCommandLineAction

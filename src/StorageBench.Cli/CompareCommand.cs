@@ -25,7 +25,8 @@ public static class CompareCommand
         var outFile = new Option<string?>("--out") { Description = "also write the comparison as Markdown to FILE.md", HelpName = "FILE.md" };
         var judgeDifferentSpecs = new Option<bool>("--judge-different-specs") { Description = "judge runs whose specs differ (they are named, and not judged, otherwise)" };
         var command = new Command("compare", "Compare two runs metric by metric (sweeps step by step), each change against the runs' own noise. " +
-            "Steps too short to resolve are not judged (docs/comparing.md). Exit 0 compared, 1 slower than --fail-if-slower allows, 2 bad arguments.")
+            "Steps too short to resolve are not judged (docs/comparing.md). Exit 0 compared, 1 slower than --fail-if-slower allows, 2 bad arguments, " +
+            "3 --fail-if-slower could not judge a throughput (the line says what to change).")
         {
             baseline, candidate, connectionString, failIfSlower, outFile, judgeDifferentSpecs,
         };
@@ -86,11 +87,30 @@ public static class CompareCommand
             await stdout.WriteLineAsync(string.Create(CultureInfo.InvariantCulture,
                 $"--fail-if-slower {limit:0.##}: {w.Label} throughput {w.Throughput.RelativeChange:+0.0%;-0.0%}, lower by more than {limit:0.##}% and beyond noise (±{w.Throughput.Band:0.0%})")).ConfigureAwait(false);
         }
-        if (slower.Count == 0)
+        if (slower.Count > 0)
         {
-            await stdout.WriteLineAsync(string.Create(CultureInfo.InvariantCulture, $"--fail-if-slower {limit:0.##}: no throughput is lower by more than {limit:0.##}% beyond noise")).ConfigureAwait(false);
+            return 1;
         }
-        return slower.Count > 0 ? 1 : 0;
+        // A gate that cannot judge does not pass: one line naming what to change, and its own exit code.
+        if (CannotJudge(comparison) is { } why)
+        {
+            await stderr.WriteLineAsync(string.Create(CultureInfo.InvariantCulture, $"--fail-if-slower {limit:0.##}: could not judge {why}")).ConfigureAwait(false);
+            return CliApp.CouldNotJudge;
+        }
+        await stdout.WriteLineAsync(string.Create(CultureInfo.InvariantCulture, $"--fail-if-slower {limit:0.##}: no throughput is lower by more than {limit:0.##}% beyond noise")).ConfigureAwait(false);
+        return 0;
+    }
+
+    /// <summary>What the gate could not judge and what to change ("tableInsert throughput: ...; set durationSeconds ≥ 7"); null when every throughput was judged.</summary>
+    public static string? CannotJudge(RunComparison comparison)
+    {
+        var unjudged = comparison.Workloads.Where(w => w.Throughput.Judgement is not { Judged: true }).ToList();
+        if (unjudged.Count == 0)
+        {
+            return null;
+        }
+        string first = $"{unjudged[0].Label} throughput: {unjudged[0].Throughput.NotJudgedReason ?? "a side has no throughput"}";
+        return unjudged.Count == 1 ? first : $"{first} (and {unjudged.Count - 1} more workload(s) or step(s))";
     }
 
     /// <summary>A summary.json file (or the directory holding one), else a run id in the results table; a FormatException names the argument, its value and the rule.</summary>

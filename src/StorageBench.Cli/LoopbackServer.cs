@@ -29,7 +29,15 @@ public sealed class LoopbackServer : IAsyncDisposable
         builder.WebHost.ConfigureKestrel(k => k.Listen(IPAddress.Loopback, port));
         var app = builder.Build();
         map(app);
-        await app.StartAsync(ct).ConfigureAwait(false);
+        try
+        {
+            await app.StartAsync(ct).ConfigureAwait(false);
+        }
+        catch (IOException ex) when (ex.InnerException is Microsoft.AspNetCore.Connections.AddressInUseException)
+        {
+            await app.DisposeAsync().ConfigureAwait(false);
+            throw new LocalSetupException($"port {port} on 127.0.0.1 is in use (another storagebench serve, or another program): pass --port N for another one, or --port 0 for a free one", ex);
+        }
         var address = app.Services.GetRequiredService<IServer>().Features.Get<IServerAddressesFeature>()!.Addresses.Single();
         return new LoopbackServer(app, new Uri(address));
     }

@@ -12,7 +12,7 @@ public static class OptionBagCommands
     {
         var command = new Command("ab", "Run two specs alternately on one target, N rounds of one run each, and judge candidate / baseline of " +
             "throughput, p50 and p99 with a 95 % confidence interval (docs/comparing.md). " +
-            "Exit 0 judged, 1 slower than --fail-if-slower allows or a run failed, 2 bad arguments or spec.");
+            "Exit 0 judged, 1 slower than --fail-if-slower allows or a run failed, 2 bad arguments or spec, 3 --fail-if-slower could not judge (the line says what to change).");
         var options = Declare(command,
             ("--baseline", "SPEC", "the baseline run spec JSON (required)"),
             ("--candidate", "SPEC", "the candidate run spec JSON (required)"),

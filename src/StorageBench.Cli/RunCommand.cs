@@ -15,8 +15,9 @@ namespace StorageBench.Cli;
 public enum RunOutput { Default, Verbose, Quiet, Json }
 
 /// <summary>`storagebench run`'s options, as parsed.</summary>
+/// <param name="Nightly">The nightly regression check (run --nightly): leftovers older than 25 h deleted first, then the verdict against the scenario's trailing runs, stored on the run row.</param>
 public sealed record RunOptions(string? Spec, string? Out, string? ConnectionString, string? Prices, RunOutput Output = RunOutput.Default, bool Force = false,
-    string TaskHub = TaskHubSettings.DefaultHubName);
+    bool Nightly = false, string TaskHub = TaskHubSettings.DefaultHubName);
 
 /// <summary>`storagebench run`: validate the spec, start Azurite (unless given a target), run on the task hub (this process its worker), report.</summary>
 public static class RunCommand
@@ -31,12 +32,17 @@ public static class RunCommand
         var verbose = new Option<bool>("--verbose", "-v") { Description = "also print the cost table, price sources and notes (all of summary.md), and the log on stderr (failures the run survived, with their exceptions)" };
         var quiet = new Option<bool>("--quiet", "-q") { Description = "print only the final status line" };
         var json = new Option<bool>("--json") { Description = "write summary.json to stdout (and nothing else), for scripts" };
+        var nightly = new Option<bool>("--nightly")
+        {
+            Description = "the nightly regression check, for a cron job or CI against any account: delete leftovers older than 25 h, run, judge the run " +
+                "against the scenario's trailing runs in the results table and store the verdict on its row; exit 1 regressed, 3 could not judge (too few earlier runs, too short a run)",
+        };
         var taskHub = CliTargets.TaskHubOption();
         var command = new Command("run", "Run a benchmark and write summary.json, summary.md and summary.html. " +
-            "Exit 0 completed and verified, 1 run failed or unverified, 2 bad arguments or spec. " +
+            "Exit 0 completed and verified, 1 run failed or unverified (--nightly: or regressed), 2 bad arguments or spec, 3 --nightly could not judge. " +
             "With APPLICATIONINSIGHTS_CONNECTION_STRING set, the run is also sent to Application Insights.")
         {
-            spec, outDir, force, connectionString, prices, verbose, quiet, json, taskHub,
+            spec, outDir, force, connectionString, prices, verbose, quiet, json, nightly, taskHub,
         };
         command.Validators.Add(r =>
         {
@@ -49,7 +55,7 @@ public static class RunCommand
         command.SetAction((r, ct) => RunAsync(
             new RunOptions(r.GetValue(spec), r.GetValue(outDir), r.GetValue(connectionString), r.GetValue(prices),
                 r.GetValue(json) ? RunOutput.Json : r.GetValue(quiet) ? RunOutput.Quiet : r.GetValue(verbose) ? RunOutput.Verbose : RunOutput.Default,
-                r.GetValue(force), r.GetValue(taskHub)!),
+                r.GetValue(force), r.GetValue(nightly), r.GetValue(taskHub)!),
             cli.Stdout, cli.Stderr, cli.Terminal, ct));
         return command;
     }
@@ -102,8 +108,9 @@ public static class RunCommand
                 await stderr.WriteLineAsync("error: " + refused.Message).ConfigureAwait(false);
                 return 1;
             }
-            var summary = await RunOnTaskHubAsync(spec, options.TaskHub, targets, prices, human, terminal, loggers, ct).ConfigureAwait(false);
-            return await ReportOutput.ReportAsync(summary, options.Out ?? Path.Combine("out", summary.RunId), options.Output, stdout, stderr).ConfigureAwait(false);
+            var summary = await RunOnTaskHubAsync(spec, options, targets, prices, human, terminal, loggers, ct).ConfigureAwait(false);
+            int exit = await ReportOutput.ReportAsync(summary, options.Out ?? Path.Combine("out", summary.RunId), options.Output, stdout, stderr).ConfigureAwait(false);
+            return options.Nightly ? await NightlyCheck.ExitCodeAsync(summary, exit, human, stderr).ConfigureAwait(false) : exit;
         }, ct).ConfigureAwait(false);
     }
 
@@ -114,19 +121,19 @@ public static class RunCommand
     /// Starts the run on the task hub with this process as its worker and watches it to its end. Ctrl+C (<paramref name="ct"/>)
     /// asks the run to stop (<see cref="LocalRun"/>); the worker keeps running until the run has ended as Canceled.
     /// </summary>
-    private static async Task<RunSummary> RunOnTaskHubAsync(RunSpec spec, string hubName, IReadOnlyList<StorageTarget> targets, PriceTable prices, TextWriter stdout,
+    private static async Task<RunSummary> RunOnTaskHubAsync(RunSpec spec, RunOptions options, IReadOnlyList<StorageTarget> targets, PriceTable prices, TextWriter stdout,
         bool terminal, ILoggerFactory loggers, CancellationToken ct)
     {
         using var telemetry = CliTargets.Telemetry();
         using var results = CliTargets.ResultsStore(targets);
-        await using var hub = await CliTargets.StartHubAsync(targets, results, hubName, telemetry, loggers, ct).ConfigureAwait(false);
+        await using var hub = await CliTargets.StartHubAsync(targets, results, options.TaskHub, telemetry, loggers, ct).ConfigureAwait(false);
         var log = loggers.CreateLogger(typeof(RunCommand).FullName!);
         var startedUtc = DateTime.UtcNow;
-        var started = await new RunStarter(hub, TimeProvider.System).StartAsync(spec, "local-cli", null, ct).ConfigureAwait(false);
+        var started = await NightlyCheck.StartAsync(new RunStarter(hub, TimeProvider.System), spec, options.Nightly, ct).ConfigureAwait(false);
         string runId = started.RunId!;
         InterruptNotice.RunStarted(runId);
         log.RunStarted(runId, spec.Scenario, targets[0].Kind, targets.Count);
-        await stdout.WriteLineAsync($"Run {runId} started (scenario {spec.Scenario}, task hub {hubName}).").ConfigureAwait(false);
+        await stdout.WriteLineAsync($"Run {runId} started (scenario {spec.Scenario}, task hub {options.TaskHub}).").ConfigureAwait(false);
         var display = new ProgressDisplay(stdout, terminal);
         RunSummary summary;
         try

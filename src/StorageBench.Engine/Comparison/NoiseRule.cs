@@ -40,7 +40,7 @@ public sealed record NoiseRule
     public double Sigmas { get; init; } = 3;
 
     /// <summary>Fewer whole seconds than this give too unsteady a standard deviation to use.</summary>
-    public int MinSamples { get; init; } = 5;
+    public int MinSamples { get; init; } = ChangeRule.MinWholeSeconds;
 
     // The floors (docs/comparing.md): about 1.3–1.5 × the largest difference measured between
     // runs of one spec while the machine stayed in one state; throughput's is also as wide as it can be
@@ -63,7 +63,7 @@ public sealed record NoiseRule
     public int MinSamplesAbovePercentile { get; init; } = PercentileSupport.SamplesAbove;
 
     /// <summary>Earlier completed runs of the scenario (and step) needed before their run-to-run spread is the noise: the nightly check's minimum.</summary>
-    public int MinHistoryRuns { get; init; } = 5;
+    public int MinHistoryRuns { get; init; } = ChangeRule.MinBaselineRuns;
 
     /// <summary>With a run-to-run spread measured, the smallest change claimed: the nightly check's minimum relative change.</summary>
     public double MinRelativeChange { get; init; } = 0.05;
@@ -82,14 +82,11 @@ public sealed record NoiseRule
         {
             if (Usable(w.Spread) is null)
             {
-                return w.Spread is null
-                    ? $"the {role} has no per-second spread (a run under two whole seconds with every slice active, or one recorded before it was kept)"
-                    : $"the {role}'s measured window has {w.Spread.Samples} whole second(s) with every slice active; at least {MinSamples} are needed to know its noise";
+                return ChangeRule.WindowReason("the " + role, w.Spread?.Samples);
             }
-            if (quantile is { } q && w.LatencySamples is { } n && n < PercentileSupport.MinSamples(q, MinSamplesAbovePercentile))
+            if (quantile is { } q && ChangeRule.PercentileReason("the " + role, q, w.LatencySamples, w.DurationSeconds, MinSamplesAbovePercentile) is { } why)
             {
-                return string.Create(CultureInfo.InvariantCulture,
-                    $"the {role} has {n:N0} latency samples; p{q * 100:0.#} needs at least {PercentileSupport.MinSamples(q, MinSamplesAbovePercentile):N0} ({MinSamplesAbovePercentile} above it)");
+                return why;
             }
         }
         return null;

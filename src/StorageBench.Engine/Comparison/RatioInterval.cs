@@ -108,19 +108,14 @@ public static class AbVerdict
         {
             return NotJudged;
         }
-        if (low <= 1 && high >= 1)
+        // The one rule (ChangeRule): the interval of candidate / baseline − 1 against ±threshold.
+        var judgement = ChangeRule.Decide(low - 1, high - 1, threshold, higherIsBetter);
+        return judgement.Outcome switch
         {
-            return NoChange;
-        }
-        if (high < 1 - threshold)
-        {
-            return higherIsBetter ? "slower" : "better";
-        }
-        if (low > 1 + threshold)
-        {
-            return higherIsBetter ? "faster" : "worse";
-        }
-        return WithinThreshold;
+            ChangeOutcome.Worse => higherIsBetter ? "slower" : "worse",
+            ChangeOutcome.Better => higherIsBetter ? "faster" : "better",
+            _ => judgement.IntervalExcludesNoChange ? WithinThreshold : NoChange,
+        };
     }
 
     /// <summary>"candidate / baseline = 0.74 (95 % CI 0.70–0.78): slower".</summary>

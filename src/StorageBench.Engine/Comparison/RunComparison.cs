@@ -30,13 +30,24 @@ public sealed record MetricChange(string Metric, string Unit, bool HigherIsBette
     /// <summary>Change as a share of the baseline; null when the baseline is zero (or a value is missing).</summary>
     public double? RelativeChange => Baseline is > 0 && Change is { } c ? c / Baseline.Value : null;
 
-    public bool BeyondNoise => Change is { } c && Allowed is { } a && Math.Abs(c) > a;
+    /// <summary>The one rule's decision (<see cref="ChangeRule"/>): the change against the band, or why it cannot be judged; null when a side lacks the figure.</summary>
+    public ChangeJudgement? Judgement => Change is not { } c ? null
+        : Allowed is { } a ? ChangeRule.Decide(c, c, a, HigherIsBetter)
+        : ChangeJudgement.CannotJudge(NotJudgedReason ?? "the maximum latency is one request: shown, never judged");
 
-    public bool Worse => BeyondNoise && Change > 0 != HigherIsBetter;
+    public bool BeyondNoise => Judgement?.Outcome is ChangeOutcome.Worse or ChangeOutcome.Better;
+
+    public bool Worse => Judgement?.Outcome == ChangeOutcome.Worse;
 
     /// <summary>"slower"/"faster" for rates, "worse"/"better" for the rest, "within noise", "not judged", or "n/a" when a side lacks the figure.</summary>
-    public string Verdict => Change is null ? "n/a" : Allowed is null ? "not judged" : !BeyondNoise ? "within noise"
-        : HigherIsBetter ? (Worse ? "slower" : "faster") : (Worse ? "worse" : "better");
+    public string Verdict => Judgement?.Outcome switch
+    {
+        null => "n/a",
+        ChangeOutcome.CannotJudge => "not judged",
+        ChangeOutcome.NoChange => "within noise",
+        ChangeOutcome.Worse => HigherIsBetter ? "slower" : "worse",
+        _ => HigherIsBetter ? "faster" : "better",
+    };
 }
 
 /// <summary>The metrics of one workload (and sweep step) present in both runs.</summary>

@@ -9,27 +9,34 @@ public sealed record RegressionInput(string Scenario, string RunId, DateTime Sta
     /// <summary>Why the run cannot be judged (docs/comparing.md, "The rule"): a workload measured under 5 whole seconds with all slices active.</summary>
     public string? NotJudgedReason { get; init; }
 
+    /// <summary>Metrics (column names) the run's samples cannot support, with why (a p99 from fewer than 1,000 requests: <see cref="Comparison.ChangeRule"/>).</summary>
+    public IReadOnlyDictionary<string, string>? NotJudgedMetrics { get; init; }
+
     public static readonly IReadOnlyList<(string Column, bool HigherIsBetter)> Columns =
         [(WorkloadColumns.Table.EntitiesPerSecond, true), (WorkloadColumns.Table.LatencyP99Ms, false), (WorkloadColumns.Blob.MegabytesPerSecond, true), (WorkloadColumns.Blob.LatencyP99Ms, false)];
 
     public static RegressionInput From(string scenario, string runId, DateTime startedUtc, IEnumerable<WorkloadSummary> workloads)
     {
         var metrics = new Dictionary<string, double>();
-        workloads = workloads.ToList();
-        foreach (var w in workloads)
+        var unsupported = new Dictionary<string, string>();
+        var list = workloads.ToList();
+        foreach (var w in list)
         {
             bool table = w.Workload == TableInsertWorkload.Name;
             var c = table ? WorkloadColumns.Table : WorkloadColumns.Blob;
             metrics[table ? c.EntitiesPerSecond : c.MegabytesPerSecond] = (table ? w.Throughput.EntitiesPerSecond : w.Throughput.MegabytesPerSecond) ?? 0;
             metrics[c.LatencyP99Ms] = w.LatencyMs.P99;
+            if (Comparison.ChangeRule.PercentileReason("the run", 0.99, w.LatencyMs.Samples, w.DurationSeconds) is { } why)
+            {
+                unsupported[c.LatencyP99Ms] = why;
+            }
         }
-        var list = (List<WorkloadSummary>)workloads;
         var rule = Comparison.NoiseRule.Default;
         var tooShort = list.FirstOrDefault(w => rule.Usable(w.PerSecondSpread) is null);
         return new RegressionInput(scenario, runId, startedUtc, metrics)
         {
-            NotJudgedReason = tooShort is null ? null
-                : $"{tooShort.Workload} was measured over {tooShort.PerSecondSpread?.Samples ?? 0} whole second(s) with every slice active; at least {rule.MinSamples} are needed to judge it",
+            NotJudgedReason = tooShort is null ? null : Comparison.ChangeRule.WindowReason(tooShort.Workload, tooShort.PerSecondSpread?.Samples),
+            NotJudgedMetrics = unsupported.Count == 0 ? null : unsupported,
         };
     }
 }

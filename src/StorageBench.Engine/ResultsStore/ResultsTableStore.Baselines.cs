@@ -41,7 +41,10 @@ public sealed partial class ResultsTableStore
         {
             if (current.Metrics.TryGetValue(column, out double value))
             {
-                metrics.Add(new MetricHistory(column, higherIsBetter, value, [.. rows.Select(r => r.GetDouble(column)).OfType<double>()]));
+                metrics.Add(new MetricHistory(column, higherIsBetter, value, [.. rows.Select(r => r.GetDouble(column)).OfType<double>()])
+                {
+                    NotJudgedReason = current.NotJudgedMetrics?.GetValueOrDefault(column),
+                });
             }
         }
         return metrics;

@@ -1,4 +1,5 @@
 using System.Globalization;
+using StorageBench.Engine.Comparison;
 
 namespace StorageBench.Engine.Statistics;
 
@@ -17,7 +18,11 @@ public sealed record RegressionVerdict(string Verdict, string Reason, int Baseli
 public sealed record MetricVerdict(string Metric, bool HigherIsBetter, double Current, double BaselineMedian, double BaselineMad, double AllowedChange, string Verdict);
 
 /// <summary>A metric's current value and its values in the trailing runs (newest first).</summary>
-public sealed record MetricHistory(string Metric, bool HigherIsBetter, double Current, IReadOnlyList<double> Baseline);
+public sealed record MetricHistory(string Metric, bool HigherIsBetter, double Current, IReadOnlyList<double> Baseline)
+{
+    /// <summary>Why this metric of the current run cannot be judged (a percentile its samples do not support); null when it can.</summary>
+    public string? NotJudgedReason { get; init; }
+}
 
 /// <summary>
 /// Robust comparison with a trailing baseline: the median of the last runs, and the median absolute
@@ -25,25 +30,29 @@ public sealed record MetricHistory(string Metric, bool HigherIsBetter, double Cu
 /// than max(k·σ, minimum relative change × median) on the bad side. One noisy night cannot move a
 /// median, and a noisy scenario widens its own band.
 /// </summary>
-public sealed record RegressionRule(int MinBaselineRuns = 5, int MaxBaselineRuns = 14, double Sigmas = 3, double MinRelativeChange = 0.05)
+public sealed record RegressionRule(int MinBaselineRuns = ChangeRule.MinBaselineRuns, int MaxBaselineRuns = 14, double Sigmas = 3, double MinRelativeChange = 0.05)
 {
     public RegressionVerdict Evaluate(IReadOnlyList<MetricHistory> metrics)
     {
         int runs = metrics.Count == 0 ? 0 : metrics.Min(m => Math.Min(m.Baseline.Count, MaxBaselineRuns));
-        if (runs < MinBaselineRuns)
+        if (ChangeRule.BaselineReason(runs, MinBaselineRuns) is { } tooFew)
         {
-            return new RegressionVerdict(RegressionVerdict.InsufficientBaseline,
-                $"{runs} earlier completed run(s) of this scenario; at least {MinBaselineRuns} are needed", runs, []);
+            return new RegressionVerdict(RegressionVerdict.InsufficientBaseline, tooFew, runs, []);
         }
         var verdicts = metrics.Select(Judge).ToList();
+        if (verdicts.All(v => v.Verdict == RegressionVerdict.NotJudged))
+        {
+            return new RegressionVerdict(RegressionVerdict.NotJudged, string.Join("; ", metrics.Select(m => $"{m.Metric}: {m.NotJudgedReason}")), runs, verdicts);
+        }
         var regressed = verdicts.Where(v => v.Verdict == RegressionVerdict.Regressed).ToList();
         var improved = verdicts.Where(v => v.Verdict == RegressionVerdict.Improved).ToList();
         var (verdict, named) = regressed.Count > 0 ? (RegressionVerdict.Regressed, regressed)
             : improved.Count > 0 ? (RegressionVerdict.Improved, improved)
-            : (RegressionVerdict.Ok, verdicts);
+            : (RegressionVerdict.Ok, verdicts.Where(v => v.Verdict != RegressionVerdict.NotJudged).ToList());
         string reason = string.Join("; ", named.Select(v => string.Create(CultureInfo.InvariantCulture,
             $"{v.Metric} {v.Current:0.###} vs median {v.BaselineMedian:0.###} (allowed ±{v.AllowedChange:0.###})")));
-        return new RegressionVerdict(verdict, reason, runs, verdicts);
+        var unjudged = metrics.Where(m => m.NotJudgedReason is not null).Select(m => $"{m.Metric} not judged: {m.NotJudgedReason}").ToList();
+        return new RegressionVerdict(verdict, unjudged.Count == 0 ? reason : reason + "; " + string.Join("; ", unjudged), runs, verdicts);
     }
 
     private MetricVerdict Judge(MetricHistory m)
@@ -52,8 +61,17 @@ public sealed record RegressionRule(int MinBaselineRuns = 5, int MaxBaselineRuns
         double median = Median(baseline);
         double mad = Median([.. baseline.Select(x => Math.Abs(x - median))]);
         double allowed = Math.Max(Sigmas * 1.4826 * mad, MinRelativeChange * Math.Abs(median));
-        double better = m.HigherIsBetter ? m.Current - median : median - m.Current;
-        string verdict = better < -allowed ? RegressionVerdict.Regressed : better > allowed ? RegressionVerdict.Improved : RegressionVerdict.Ok;
+        if (m.NotJudgedReason is not null)
+        {
+            return new MetricVerdict(m.Metric, m.HigherIsBetter, m.Current, median, mad, allowed, RegressionVerdict.NotJudged);
+        }
+        // The one rule (ChangeRule): tonight's change from the baseline's median against the band its spread allows.
+        string verdict = ChangeRule.Decide(m.Current - median, m.Current - median, allowed, m.HigherIsBetter).Outcome switch
+        {
+            ChangeOutcome.Worse => RegressionVerdict.Regressed,
+            ChangeOutcome.Better => RegressionVerdict.Improved,
+            _ => RegressionVerdict.Ok,
+        };
         return new MetricVerdict(m.Metric, m.HigherIsBetter, m.Current, median, mad, allowed, verdict);
     }
 

@@ -63,6 +63,9 @@ public static class StorageFailures
                 return new StorageFailure(StorageFailureKind.Unreachable, h.InnerException is SocketException socket ? SocketText(socket) : "network error (" + error + ")");
             case SocketException s:
                 return new StorageFailure(StorageFailureKind.Unreachable, SocketText(s));
+            case FileNotFoundException or DirectoryNotFoundException or PathTooLongException or DriveNotFoundException:
+                // A local file or folder, never a storage answer.
+                return null;
             case IOException:
                 return new StorageFailure(StorageFailureKind.Unreachable, "connection dropped");
             case AggregateException { InnerExceptions.Count: > 0 } agg:

@@ -32,7 +32,7 @@ public class RunOutputTests(AzuriteFixture azurite)
     }
 
     [Fact]
-    public async Task AnUnwritableOutStillPrintsTheSummaryAndSaysWhereItCouldNotWrite()
+    public async Task AnUnwritableOutIsRefusedBeforeAnythingStartsWithExitTwo()
     {
         string dir = Directory.CreateTempSubdirectory("sb-out").FullName;
         string spec = Path.Combine(dir, "spec.json");
@@ -43,12 +43,28 @@ public class RunOutputTests(AzuriteFixture azurite)
 
         int exit = await CliApp.RunAsync(["run", "--spec", spec, "--connection-string", azurite.ConnectionString, "--out", blocked], stdout, stderr, default);
 
-        Assert.Equal(1, exit);
-        Assert.Matches(@"# StorageBench run [a-z0-9-]+ — Completed", stdout.ToString());
-        Assert.Contains("| tableInsert | 1 |", stdout.ToString());
-        Assert.DoesNotContain("Wrote ", stdout.ToString());
-        Assert.Matches($@"^error: --out: the reports of run [a-z0-9-]+ could not be written to ""{System.Text.RegularExpressions.Regex.Escape(blocked)}"": .+ \(the summary above is complete; the results table has the run's row\)$",
+        Assert.Equal(2, exit);
+        Assert.Equal("", stdout.ToString());   // no "Run … started": nothing was
+        Assert.Matches($@"^error: --out: ""{System.Text.RegularExpressions.Regex.Escape(blocked)}"" cannot be written \(.+\); give a folder you can write to; nothing was started$",
             stderr.ToString().Trim());
+    }
+
+    [Fact]
+    public async Task WhenOutFailsLateTheReportsAreWrittenToAFallbackFolderAndTheErrorSaysWhere()
+    {
+        // The folder passed the check, then became unwritable during the run (here: never was, to call the writer directly).
+        string file = Path.Combine(Directory.CreateTempSubdirectory("sb-out").FullName, "a-file");
+        await File.WriteAllTextAsync(file, "");
+        var summary = TestData.Run("out-late", DateTime.UtcNow, TestData.TableWorkload());
+        var (stdout, stderr) = (new StringWriter(), new StringWriter());
+
+        int exit = await ReportOutput.ReportAsync(summary, Path.Combine(file, "reports"), RunOutput.Default, stdout, stderr);
+
+        Assert.Equal(1, exit);
+        string fallback = ReportOutput.FallbackDirectory(summary.RunId);
+        Assert.True(File.Exists(Path.Combine(fallback, "summary.json")));
+        Assert.EndsWith($"(they were written to {fallback} instead)", stderr.ToString().Trim());
+        Assert.Single(stderr.ToString().Trim().Split('\n'));
     }
 
     /// <summary>--verbose shows the log on stderr (event id, category, message); without it the same run prints no log.</summary>
