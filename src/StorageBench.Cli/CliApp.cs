@@ -71,6 +71,7 @@ public static class CliApp
             RunCommand.Create(cli),
             RunsCommand.Create(cli),
             ServeCommand.Create(cli),
+            WorkerCommand.Create(cli),
             CleanupCommand.Create(cli),
             QueryCommand.Create(cli),
             CompareCommand.Create(cli),

@@ -116,8 +116,15 @@ public static class CliTargets
         Validators = { r => { if (r.GetValueOrDefault<string>() is { } name && !TaskHubSettings.IsValidHubName(name)) { r.AddError($"--task-hub: \"{name}\" {TaskHubSettings.HubNameRule}"); } } },
     };
 
-    /// <summary>A worker of the benchmark on the task hub in the results account; its activities stop only when it is disposed.</summary>
+    /// <summary>
+    /// The task hub in the results account, with this process as a worker of the benchmark (its activities stop only when it
+    /// is disposed), or, without <paramref name="worker"/>, as a client only.
+    /// </summary>
     public static Task<LocalTaskHub> StartHubAsync(IReadOnlyList<StorageTarget> targets, ResultsTableStore results, string hubName, TelemetryEmitter? telemetry,
-        Microsoft.Extensions.Logging.ILoggerFactory? loggers, CancellationToken ct) =>
-        BenchmarkTaskHub.StartAsync(targets, results, new TaskHubSettings { HubName = hubName, Loggers = loggers }, telemetry, loggers, ct: ct);
+        Microsoft.Extensions.Logging.ILoggerFactory? loggers, CancellationToken ct, bool worker = true, int? maxActivities = null)
+    {
+        var settings = new TaskHubSettings { HubName = hubName, Loggers = loggers };
+        settings = maxActivities is { } max ? settings with { MaxConcurrentActivities = max } : settings;
+        return worker ? BenchmarkTaskHub.StartAsync(targets, results, settings, telemetry, loggers, ct: ct) : LocalTaskHub.StartAsync(results.Target, settings, registry: null, ct);
+    }
 }

@@ -14,7 +14,15 @@ public static class InterruptNotice
 
     public static void RunStarted(string runId) => _runId = runId;
 
-    public const string FirstPress = "Ctrl+C: canceling: the slices stop, the run verifies and deletes what it wrote and is stored as Canceled (Ctrl+C again stops at once)";
+    private static volatile bool _worker;
+
+    /// <summary>This process is a `storagebench worker`: Ctrl+C stops the worker, not a run.</summary>
+    public static void WorkerStarted() => _worker = true;
+
+    /// <summary>The line printed on the first Ctrl+C.</summary>
+    public static string FirstPress => _worker
+        ? "Ctrl+C: stopping this worker; slices it is running run again on another worker of the hub (Ctrl+C again stops at once)"
+        : "Ctrl+C: canceling: the slices stop, the run verifies and deletes what it wrote and is stored as Canceled (Ctrl+C again stops at once)";
 
     /// <summary>The line printed on the second Ctrl+C.</summary>
     public static string SecondPress() => _runId switch

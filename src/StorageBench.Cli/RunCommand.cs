@@ -15,12 +15,14 @@ namespace StorageBench.Cli;
 public enum RunOutput { Default, Verbose, Quiet, Json }
 
 /// <summary>`storagebench run`'s options, as parsed.</summary>
+/// <param name="Resume">A run to resume: its task hub is hosted here until the run ends, then its reports are written (run --resume).</param>
+/// <param name="ExternalWorkers">Start the run and wait; `storagebench worker` processes on the hub execute it (run --external-workers).</param>
 /// <param name="Nightly">The nightly regression check (run --nightly): leftovers older than 25 h deleted first, then the verdict against the scenario's trailing runs, stored on the run row.</param>
 public sealed record RunOptions(string? Spec, string? Out, string? ConnectionString, string? Prices, RunOutput Output = RunOutput.Default, bool Force = false,
-    bool Nightly = false, string TaskHub = TaskHubSettings.DefaultHubName);
+    bool Nightly = false, string TaskHub = TaskHubSettings.DefaultHubName, string? Resume = null, bool ExternalWorkers = false);
 
 /// <summary>`storagebench run`: validate the spec, start Azurite (unless given a target), run on the task hub (this process its worker), report.</summary>
-public static class RunCommand
+public static partial class RunCommand
 {
     public static Command Create(CliContext cli)
     {
@@ -38,11 +40,20 @@ public static class RunCommand
                 "against the scenario's trailing runs in the results table and store the verdict on its row; exit 1 regressed, 3 could not judge (too few earlier runs, too short a run)",
         };
         var taskHub = CliTargets.TaskHubOption();
+        var resume = new Option<string?>("--resume")
+        {
+            Description = "finish a run whose process stopped (killed, crashed): host a worker on its task hub (--connection-string, --task-hub) until it ends, then write its reports as run does",
+            HelpName = "RUN_ID",
+        };
+        var externalWorkers = new Option<bool>("--external-workers")
+        {
+            Description = "start the run on the task hub and wait, executing nothing here: `storagebench worker` processes on the same hub run its orchestrations and slices",
+        };
         var command = new Command("run", "Run a benchmark and write summary.json, summary.md and summary.html. " +
             "Exit 0 completed and verified, 1 run failed or unverified (--nightly: or regressed), 2 bad arguments or spec, 3 --nightly could not judge. " +
             "With APPLICATIONINSIGHTS_CONNECTION_STRING set, the run is also sent to Application Insights.")
         {
-            spec, outDir, force, connectionString, prices, verbose, quiet, json, nightly, taskHub,
+            spec, outDir, force, connectionString, prices, verbose, quiet, json, nightly, taskHub, resume, externalWorkers,
         };
         command.Validators.Add(r =>
         {
@@ -51,17 +62,32 @@ public static class RunCommand
             {
                 r.AddError($"{string.Join(" and ", chosen)}: choose one output");
             }
+            if (r.GetValue(resume) is not null && (r.GetValue(spec) is not null || r.GetValue(nightly) || r.GetValue(externalWorkers)))
+            {
+                r.AddError("--resume: finishes a run as it was started; it takes no --spec, --nightly or --external-workers");
+            }
         });
         command.SetAction((r, ct) => RunAsync(
             new RunOptions(r.GetValue(spec), r.GetValue(outDir), r.GetValue(connectionString), r.GetValue(prices),
                 r.GetValue(json) ? RunOutput.Json : r.GetValue(quiet) ? RunOutput.Quiet : r.GetValue(verbose) ? RunOutput.Verbose : RunOutput.Default,
-                r.GetValue(force), r.GetValue(nightly), r.GetValue(taskHub)!),
+                r.GetValue(force), r.GetValue(nightly), r.GetValue(taskHub)!, r.GetValue(resume), r.GetValue(externalWorkers)),
             cli.Stdout, cli.Stderr, cli.Terminal, ct));
         return command;
     }
 
     public static async Task<int> RunAsync(RunOptions options, TextWriter stdout, TextWriter stderr, bool terminal, CancellationToken ct)
     {
+        if ((options.Resume is not null || options.ExternalWorkers) && CliTargets.GivenTargets(options.ConnectionString, out _).Count == 0)
+        {
+            // The run's task hub is in the account: an Azurite started here would be a new, empty one that no other process reaches.
+            await stderr.WriteLineAsync($"error: {(options.Resume is not null ? "--resume" : "--external-workers")}: needs the account that holds the task hub: " +
+                "pass --connection-string CS (or set STORAGEBENCH_TARGET_*); nothing was started").ConfigureAwait(false);
+            return CliApp.UsageError;
+        }
+        if (options.Resume is { } resumeId)
+        {
+            return await ResumeAsync(resumeId, options, stdout, stderr, terminal, ct).ConfigureAwait(false);
+        }
         string specJson;
         try
         {
@@ -118,22 +144,30 @@ public static class RunCommand
         summary.Status == RunStatus.Completed && summary.Workloads.All(w => w.Verified.Matched) ? 0 : summary.Status == RunStatus.Invalid ? 2 : 1;
 
     /// <summary>
-    /// Starts the run on the task hub with this process as its worker and watches it to its end. Ctrl+C (<paramref name="ct"/>)
-    /// asks the run to stop (<see cref="LocalRun"/>); the worker keeps running until the run has ended as Canceled.
+    /// Starts the run on the task hub with this process as its worker (or, with --external-workers, as a client only) and
+    /// watches it to its end. Ctrl+C (<paramref name="ct"/>) asks the run to stop (<see cref="LocalRun"/>); the worker keeps
+    /// running until the run has ended as Canceled.
     /// </summary>
     private static async Task<RunSummary> RunOnTaskHubAsync(RunSpec spec, RunOptions options, IReadOnlyList<StorageTarget> targets, PriceTable prices, TextWriter stdout,
         bool terminal, ILoggerFactory loggers, CancellationToken ct)
     {
         using var telemetry = CliTargets.Telemetry();
         using var results = CliTargets.ResultsStore(targets);
-        await using var hub = await CliTargets.StartHubAsync(targets, results, options.TaskHub, telemetry, loggers, ct).ConfigureAwait(false);
-        var log = loggers.CreateLogger(typeof(RunCommand).FullName!);
+        await using var hub = await CliTargets.StartHubAsync(targets, results, options.TaskHub, telemetry, loggers, ct, worker: !options.ExternalWorkers).ConfigureAwait(false);
         var startedUtc = DateTime.UtcNow;
         var started = await NightlyCheck.StartAsync(new RunStarter(hub, TimeProvider.System), spec, options.Nightly, ct).ConfigureAwait(false);
-        string runId = started.RunId!;
+        await stdout.WriteLineAsync($"Run {started.RunId} started (scenario {spec.Scenario}, task hub {options.TaskHub}" +
+            $"{(options.ExternalWorkers ? "; executed by the hub's `storagebench worker` processes, none here" : "")}).").ConfigureAwait(false);
+        return await WatchAsync(hub, results, started.RunId!, spec, startedUtc, targets, prices, stdout, terminal, loggers, ct).ConfigureAwait(false);
+    }
+
+    /// <summary>Watches a started (or resumed) run to its end, with progress; a hub that stops answering gives a Failed summary that says so.</summary>
+    private static async Task<RunSummary> WatchAsync(LocalTaskHub hub, Engine.ResultsStore.ResultsTableStore results, string runId, RunSpec spec, DateTime startedUtc,
+        IReadOnlyList<StorageTarget> targets, PriceTable prices, TextWriter stdout, bool terminal, ILoggerFactory loggers, CancellationToken ct)
+    {
+        var log = loggers.CreateLogger(typeof(RunCommand).FullName!);
         InterruptNotice.RunStarted(runId);
         log.RunStarted(runId, spec.Scenario, targets[0].Kind, targets.Count);
-        await stdout.WriteLineAsync($"Run {runId} started (scenario {spec.Scenario}, task hub {options.TaskHub}).").ConfigureAwait(false);
         var display = new ProgressDisplay(stdout, terminal);
         RunSummary summary;
         try

@@ -68,7 +68,7 @@ public sealed record StepInput(string RunId, int Index, DateTime RunStartedUtc, 
 /// A step's outcome: its workloads (merged figures; per-slice rows stay in the results table) and why it
 /// is not Completed. Small by construction: it is the sub-orchestration's output.
 /// </summary>
-/// <param name="Hosts">The machines its slices ran on.</param>
+/// <param name="Hosts">The workers (machine/process id) its slices ran on: one per Function App instance or local worker process.</param>
 public sealed record StepResult(string StepId, int Index, string? Parameter, double? Value, string Status, IReadOnlyList<string> Errors,
     IReadOnlyList<WorkloadSummary> Workloads, IReadOnlyList<string> Hosts)
 {

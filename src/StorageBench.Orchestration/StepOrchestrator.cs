@@ -51,7 +51,7 @@ public static class StepOrchestrator
                         new VerifyTableInput(targets.TableName, Attempts(slices), slices.Sum(s => s.Units + s.WarmupUnits)), TableInsertWorkload.Name, errors, notes);
                     workloads.Add(SummaryCalculator.SummarizeTable(table, slices, verified));
                     accepted.Add(new AcceptedSlices(TableInsertWorkload.Name, Attempts(slices)));
-                    hosts.UnionWith(slices.Select(s => s.Host));
+                    hosts.UnionWith(slices.Select(s => s.Worker));
                 }
             }
             if (spec.BlobUpload is { } blob && !canceled && errors.Count == 0)
@@ -66,7 +66,7 @@ public static class StepOrchestrator
                             blob.VerifyContent ? slices.ToDictionary(s => s.AttemptId, s => s.ContentMd5 ?? "") : null), BlobUploadWorkload.Name, errors, notes);
                     workloads.Add(SummaryCalculator.SummarizeBlob(blob, slices, verified));
                     accepted.Add(new AcceptedSlices(BlobUploadWorkload.Name, Attempts(slices)));
-                    hosts.UnionWith(slices.Select(s => s.Host));
+                    hosts.UnionWith(slices.Select(s => s.Worker));
                 }
             }
         }

@@ -6,7 +6,11 @@ namespace StorageBench.Engine.Measurement;
 /// </summary>
 /// <param name="Latency">The slice's latency histogram so far, encoded (LatencyHistograms); null before its first success.</param>
 public sealed record SliceProgress(string StepId, string Workload, int Slice, LiveCounts Counts, double UnitsPerSecond,
-    long PlannedUnits, double DurationSeconds, DateTime StartAtUtc, DateTime UpdatedUtc, bool Done, string? Latency = null);
+    long PlannedUnits, double DurationSeconds, DateTime StartAtUtc, DateTime UpdatedUtc, bool Done, string? Latency = null)
+{
+    /// <summary>The worker (machine/process id) running the slice's execution that wrote this row.</summary>
+    public string? Worker { get; init; }
+}
 
 /// <summary>
 /// Latency of the successful measured requests so far, from the exact merge of every reporting slice's histogram

@@ -62,6 +62,9 @@ public sealed record SliceResult
     public IReadOnlyList<string> Notes { get; init; } = [];
     /// <summary>The driver process and its total CPU time at slice start and end, to derive CPU per operation.</summary>
     public int ProcessId { get; init; }
+
+    /// <summary>The worker that ran this execution: machine and process, as a Function App instance or a `storagebench worker` is one.</summary>
+    public string Worker => $"{Host}/{ProcessId}";
     public double ProcessCpuSecondsAtStart { get; init; }
     public double ProcessCpuSecondsAtEnd { get; init; }
     /// <summary>Blob only: MD5 (base64) of the content every blob of this slice was given.</summary>

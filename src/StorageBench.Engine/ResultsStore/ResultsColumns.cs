@@ -54,6 +54,7 @@ public static class ResultsColumns
         public const string Attempt = "Attempt";
         public const string TargetAccount = "TargetAccount";
         public const string Host = "Host";
+        public const string Worker = "Worker";
         public const string StartedUtc = "StartedUtc";
         public const string EndedUtc = "EndedUtc";
         public const string Operations = "Operations";
@@ -85,6 +86,7 @@ public static class ResultsColumns
         public const string UpdatedUtc = "UpdatedUtc";
         public const string Done = "Done";
         public const string Latency = "Latency";
+        public const string Worker = "Worker";
     }
 
     /// <summary>Run-row columns stored as Int64; every other numeric column is Double.</summary>

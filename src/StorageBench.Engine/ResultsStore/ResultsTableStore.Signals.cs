@@ -43,6 +43,21 @@ public sealed partial class ResultsTableStore
         }
     }
 
+    /// <summary>One slice's progress row; null before any execution of it reported.</summary>
+    public async Task<SliceProgress?> SliceProgressAsync(string runId, string stepId, string workload, int slice, CancellationToken ct)
+    {
+        try
+        {
+            var found = await _poll.Value.Tables.GetTableClient(signalsTable).GetEntityIfExistsAsync<TableEntity>(runId, SliceRows.ProgressKey(stepId, workload, slice), cancellationToken: ct)
+                .ConfigureAwait(false);
+            return found.HasValue ? SliceRows.ProgressOf(found.Value!) : null;
+        }
+        catch (RequestFailedException ex) when (ex.Status == 404)
+        {
+            return null;   // no signals table yet
+        }
+    }
+
     /// <summary>The progress rows of one step of a run (empty before any slice reported).</summary>
     public async Task<IReadOnlyList<SliceProgress>> ProgressAsync(string runId, string stepId, CancellationToken ct)
     {

@@ -24,6 +24,7 @@ public static class SliceRows
         [S.Attempt] = s.AttemptId,
         [S.TargetAccount] = (long)s.TargetIndex,
         [S.Host] = s.Host,
+        [S.Worker] = s.Worker,
         [S.StartedUtc] = DateTime.SpecifyKind(s.StartedUtc, DateTimeKind.Utc),
         [S.EndedUtc] = DateTime.SpecifyKind(s.EndedUtc, DateTimeKind.Utc),
         [S.Operations] = s.Counts.Operations,
@@ -50,6 +51,7 @@ public static class SliceRows
             SummaryCalculator.Latency(LatencyHistograms.Decode(Convert.ToBase64String(r.GetBinary(S.LatencyHistogram)))))
         {
             Attempt = r.GetString(S.Attempt),
+            Worker = r.GetString(S.Worker),
         };
     }
 
@@ -76,11 +78,15 @@ public static class SliceRows
         [P.UpdatedUtc] = DateTime.SpecifyKind(p.UpdatedUtc, DateTimeKind.Utc),
         [P.Done] = p.Done,
         [P.Latency] = p.Latency,
+        [P.Worker] = p.Worker,
     };
 
     public static SliceProgress ProgressOf(TableEntity r) =>
         new(r.GetString(P.StepId), r.GetString(P.Workload), r.GetInt32(P.Slice) ?? 0,
             new LiveCounts(r.GetInt64(P.Operations) ?? 0, r.GetInt64(P.Units) ?? 0, r.GetInt64(P.Throttled) ?? 0, r.GetInt64(P.Failed) ?? 0),
             r.GetDouble(P.UnitsPerSecond) ?? 0, r.GetInt64(P.PlannedUnits) ?? 0, r.GetDouble(P.DurationSeconds) ?? 0,
-            r.GetDateTime(P.StartAtUtc) ?? default, r.GetDateTime(P.UpdatedUtc) ?? default, r.GetBoolean(P.Done) ?? false, r.GetString(P.Latency));
+            r.GetDateTime(P.StartAtUtc) ?? default, r.GetDateTime(P.UpdatedUtc) ?? default, r.GetBoolean(P.Done) ?? false, r.GetString(P.Latency))
+        {
+            Worker = r.GetString(P.Worker),
+        };
 }

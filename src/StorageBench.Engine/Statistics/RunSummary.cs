@@ -196,6 +196,9 @@ public sealed record SliceSummary(int SliceIndex, int TargetAccount, string Host
 {
     /// <summary>The slice execution these figures are from.</summary>
     public string? Attempt { get; init; }
+
+    /// <summary>The worker (machine/process id) that ran it: a Function App instance, or a local `storagebench run` or `worker` process.</summary>
+    public string? Worker { get; init; }
 }
 
 /// <summary>What priming met: requests, throttled, failed (throttled included).</summary>

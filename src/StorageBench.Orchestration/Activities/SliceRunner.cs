@@ -19,6 +19,8 @@ internal sealed class SliceRunner(ResultsTableStore results, TimeProvider time, 
         using var done = new CancellationTokenSource();
         var live = new LiveSlice();
         var misses = new BookkeepingMisses();
+        progress = progress with { Worker = $"{Environment.MachineName}/{Environment.ProcessId}" };
+        await ClaimAsync(runId, progress, misses).ConfigureAwait(false);
         var watch = WatchAsync(runId, progress, live, stop, done.Token, misses);
         SliceResult result;
         try
@@ -37,6 +39,32 @@ internal sealed class SliceRunner(ResultsTableStore results, TimeProvider time, 
             t => results.SaveSliceAsync(runId, result, t)).ConfigureAwait(false);
         return result with { Notes = misses.Lines() };
     }
+
+    /// <summary>
+    /// Before the start: an earlier execution of this slice that reported progress but whose result never reached the
+    /// orchestrator (its worker was killed or recycled, or the message was delivered twice) makes this one a re-run, which the
+    /// step's errors say (its writes are not counted: only accepted executions are verified). Then this execution's first
+    /// progress row, naming its worker.
+    /// </summary>
+    private async Task ClaimAsync(string runId, SliceProgress progress, BookkeepingMisses misses)
+    {
+        var (earlier, unanswered) = await StorageCall.TryAsync("earlier execution", policy.Quick,
+            t => results.SliceProgressAsync(runId, progress.StepId, progress.Workload, progress.Slice, t), CancellationToken.None, logger).ConfigureAwait(false);
+        if (unanswered is not null)
+        {
+            misses.Add("earlier execution not looked up", unanswered.Text);
+        }
+        else if (earlier is not null)
+        {
+            misses.Add(RerunNote, $"an earlier execution on worker {earlier.Worker ?? "?"} (last reported {earlier.UpdatedUtc:HH:mm:ss} UTC, " +
+                $"{earlier.Counts.Units:N0} units) did not hand back its result; this one ran on {progress.Worker}, and only its writes are counted");
+        }
+        await BookkeepingAsync(progress, misses, "progress update skipped", policy.Quick,
+            t => results.SaveProgressAsync(runId, progress with { UpdatedUtc = time.GetUtcNow().UtcDateTime }, t)).ConfigureAwait(false);
+    }
+
+    /// <summary>How a re-run slice's note starts (the step groups its slices' notes by it).</summary>
+    public const string RerunNote = "re-run";
 
     /// <summary>The watch catches everything itself; should it still fault, that is noted and logged, and the slice's figures stand.</summary>
     private async Task EndWatchAsync(Task watch, SliceProgress progress, BookkeepingMisses misses)

@@ -28,6 +28,8 @@ public class DocsCommandsTests(ITestOutputHelper output)
     }
 
     private const string Azure = "needs an Azure subscription (az login); this machine has no internet";
+    private const string ResumeTested = "a run killed mid-run and resumed takes minutes; ResumeAndScaleOutTests kills such a run with SIGKILL and resumes it with these commands";
+    private const string ScaleOutTested = "ResumeAndScaleOutTests runs two `storagebench worker` processes and `run --external-workers` as shown";
     private const string CoreTools = "Azure Functions Core Tools cannot be installed here; the same HTTP contract is run below against storagebench serve";
 
     private static readonly Rule[] Rules =
@@ -59,6 +61,10 @@ public class DocsCommandsTests(ITestOutputHelper output)
         new(@"^curl ""?http://(127\.0\.0\.1|localhost):7071/api/runs/<(id|runId)>""?", Expect: @"^\{\s*""id"": ""(?<id>[\w-]+)""[\s\S]*""(progress|result)"""),
         new(@"^curl -X POST ""?http://(127\.0\.0\.1|localhost):7071/api/runs/<(id|runId)>/cancel""?", Expect: @"""result"":[\s\S]*""status"": ""Canceled""[\s\S]*""matched"": true"),
         new(@"^curl ""http://127\.0\.0\.1:7071/api/runs\?scenario=quick&last=5""$", Expect: @"""runs"": \[[\s\S]*""scenario"": ""quick"""),
+        new(@"^storagebench run --spec my-spec\.json --connection-string ""\$ACCOUNT""\s+# killed", Skip: ResumeTested),
+        new(@"^storagebench run --resume ", Skip: ResumeTested),
+        new(@"^storagebench worker ", Skip: "runs until Ctrl+C; " + ScaleOutTested),
+        new(@"^storagebench run --external-workers ", Skip: ScaleOutTested),
         new(@"^npx azurite ", Skip: "starts Azurite on its default ports for func start, which cannot run here; the tests start their own Azurite"),
         new(@"^cp local\.settings\.sample\.json ", Skip: "prepares func start, which cannot run here (local.settings.sample.json is checked by FunctionAppTests)"),
         new(@"^func start ", Skip: CoreTools),

@@ -1,0 +1,51 @@
+using System.Text.Json;
+using Microsoft.Extensions.Logging;
+using Microsoft.Extensions.Logging.Abstractions;
+using StorageBench.Engine;
+using StorageBench.Orchestration;
+
+namespace StorageBench.Cli;
+
+public static partial class RunCommand
+{
+    /// <summary>
+    /// `run --resume RUN_ID`: a run whose process stopped is still in its task hub, with the messages of the work it had not
+    /// finished. This process joins the hub as a worker: DurableTask.Core replays the orchestrations from their history, and
+    /// the slices the dead process was running come back once their messages' visibility timeout (30 s) lapses and run again
+    /// from their start (each says so in the step's errors; only the accepted executions' writes are counted, the others'
+    /// deleted). Then its reports are written as `run` writes them; exit codes as `run`'s.
+    /// </summary>
+    private static async Task<int> ResumeAsync(string runId, RunOptions options, TextWriter stdout, TextWriter stderr, bool terminal, CancellationToken ct)
+    {
+        if (await CliTargets.PricesAsync(options.Prices, stderr).ConfigureAwait(false) is not { } prices)
+        {
+            return CliApp.UsageError;
+        }
+        if (ReportOutput.Refusal(options.Out, options.Force) is { } outRefused)
+        {
+            await stderr.WriteLineAsync("error: " + outRefused).ConfigureAwait(false);
+            return CliApp.UsageError;
+        }
+        var human = options.Output is RunOutput.Quiet or RunOutput.Json ? TextWriter.Null : stdout;
+        using ILoggerFactory loggers = options.Output == RunOutput.Verbose ? StderrLog.Factory(stderr) : NullLoggerFactory.Instance;
+        return await CliTargets.WithTargetsAsync(options.ConnectionString, human, stderr, async targets =>
+        {
+            using var telemetry = CliTargets.Telemetry();
+            using var results = CliTargets.ResultsStore(targets);
+            await using var hub = await CliTargets.StartHubAsync(targets, results, options.TaskHub, telemetry, loggers, ct).ConfigureAwait(false);
+            var state = await hub.GetStateAsync(runId, ct).ConfigureAwait(false);
+            if (state is not { Name: BenchmarkOrchestrator.Name, InputJson: { } input } || JsonSerializer.Deserialize<RunRequest>(input, JsonDefaults.Options) is not { } request)
+            {
+                await stderr.WriteLineAsync($"error: --resume: \"{runId}\" is no run in task hub {options.TaskHub} of that account (check --task-hub); nothing was started")
+                    .ConfigureAwait(false);
+                return CliApp.UsageError;
+            }
+            await human.WriteLineAsync(RuntimeStatus.IsDone(state.RuntimeStatus)
+                ? $"Run {runId} (scenario {request.Spec.Scenario}) had already ended ({state.RuntimeStatus}); writing its reports."
+                : $"Resuming run {runId} (scenario {request.Spec.Scenario}, task hub {options.TaskHub}, started {state.CreatedUtc:u}): this process is now one of its " +
+                  "workers; slices whose process stopped run again once their messages come back (within 30 s).").ConfigureAwait(false);
+            var summary = await WatchAsync(hub, results, runId, request.Spec, state.CreatedUtc, targets, prices, human, terminal, loggers, ct).ConfigureAwait(false);
+            return await ReportOutput.ReportAsync(summary, options.Out ?? Path.Combine("out", summary.RunId), options.Output, stdout, stderr).ConfigureAwait(false);
+        }, ct).ConfigureAwait(false);
+    }
+}

@@ -1,0 +1,61 @@
+using System.CommandLine;
+using System.Globalization;
+
+namespace StorageBench.Cli;
+
+/// <summary>
+/// `storagebench worker`: one more worker process on a task hub, as a Function App instance is one in Azure. It runs
+/// whatever orchestrations and activities the hub's queues hold — runs started by `run --external-workers`, by `serve`, by
+/// another `run` — until Ctrl+C. Several workers share a run's slices; a worker that stops leaves its running slices'
+/// messages to reappear for another worker within the queue's visibility timeout (30 s), and they run again there.
+/// </summary>
+public static class WorkerCommand
+{
+    public static Command Create(CliContext cli)
+    {
+        var connectionString = CliTargets.ConnectionStringOption("the account that holds the task hub and the results (default: the STORAGEBENCH_* settings); required");
+        var taskHub = CliTargets.TaskHubOption();
+        var maxActivities = new Option<int?>("--max-activities")
+        {
+            Description = "activities (slices included) this worker runs at once, as host.json's maxConcurrentActivityFunctions per instance (default 264: every slice of a step)",
+            HelpName = "N",
+            CustomParser = r => UsageErrors.ParseEach(r, t => int.TryParse(t, NumberStyles.None, CultureInfo.InvariantCulture, out int n) && n is >= 1 and <= 1024
+                ? n : throw new FormatException($"--max-activities: \"{t}\" must be a whole number from 1 to 1024")) is [var n] ? n : null,
+        };
+        var command = new Command("worker", "Run the orchestrations and activities of a task hub until Ctrl+C: one more instance for runs started with " +
+            "`run --external-workers` (or by serve or another run) on the same account and hub. Exit 0 when stopped, 2 bad arguments.")
+        {
+            connectionString, taskHub, maxActivities,
+        };
+        command.SetAction((r, ct) => RunAsync(r.GetValue(connectionString), r.GetValue(taskHub)!, r.GetValue(maxActivities), cli.Stdout, cli.Stderr, ct));
+        return command;
+    }
+
+    public static async Task<int> RunAsync(string? connectionString, string taskHub, int? maxActivities, TextWriter stdout, TextWriter stderr, CancellationToken ct)
+    {
+        if (CliTargets.GivenTargets(connectionString, out var bad) is not { Count: > 0 } targets)
+        {
+            await stderr.WriteLineAsync("error: " + (bad ?? "worker: needs the account that holds the task hub: pass --connection-string CS (or set STORAGEBENCH_TARGET_*)"))
+                .ConfigureAwait(false);
+            return CliApp.UsageError;
+        }
+        InterruptNotice.WorkerStarted();
+        using var telemetry = CliTargets.Telemetry();
+        using var results = CliTargets.ResultsStore(targets);
+        await using (var hub = await CliTargets.StartHubAsync(targets, results, taskHub, telemetry, null, ct, maxActivities: maxActivities).ConfigureAwait(false))
+        {
+            await stdout.WriteLineAsync($"Worker {hub.Settings.WorkerId} on task hub {taskHub} ({results.Target.Kind}), up to {hub.Settings.MaxConcurrentActivities} " +
+                "activities at once; Ctrl+C stops it.").ConfigureAwait(false);
+            try
+            {
+                await Task.Delay(Timeout.Infinite, ct).ConfigureAwait(false);
+            }
+            catch (OperationCanceledException) when (ct.IsCancellationRequested)
+            {
+                await stdout.WriteLineAsync("Stopping: slices still running here run again on another worker of the hub once their messages come back (within 30 s).")
+                    .ConfigureAwait(false);
+            }
+        }
+        return 0;
+    }
+}

@@ -1,0 +1,148 @@
+using System.Diagnostics;
+using System.Text.Json;
+using StorageBench.Cli;
+using StorageBench.Engine;
+using StorageBench.Engine.Cleanup;
+using StorageBench.Engine.Statistics;
+using StorageBench.Engine.Targets;
+using Xunit.Abstractions;
+
+namespace StorageBench.Tests;
+
+/// <summary>
+/// What the real Durable engine gives a run, as Durable Functions gives it in Azure: a run whose process dies is finished
+/// by another process on the same task hub, exactly; and a run's slices spread over several worker processes, as over
+/// Function App instances. Each test has an Azurite of its own (its default task hub is nobody else's).
+/// </summary>
+[Trait("Category", "EndToEnd")]
+public class ResumeAndScaleOutTests(ITestOutputHelper output)
+{
+    [Fact]
+    public async Task ARunWhoseProcessIsKilledIsFinishedByResumeCompletedVerifiedWithTheKilledAttemptsWritesDeleted()
+    {
+        await using var storage = await AzuriteServer.StartAsync();
+        var target = StorageTarget.FromConnectionString(storage.ConnectionString);
+        string dir = TempDir();
+        string spec = Path.Combine(dir, "spec.json");
+        await File.WriteAllTextAsync(spec, """
+            { "scenario": "killed-resumed", "startDelaySeconds": 1,
+              "tableInsert": { "entitySizeBytes": 128, "batchSize": 50, "partitionCount": 2, "concurrency": 2, "slices": 2, "durationSeconds": 30 } }
+            """);
+
+        // The first process: SIGKILLed about 10 s into its 30-s run, while both slices are writing.
+        string runId;
+        using (var first = CliProcess.Start(null, "run", "--spec", spec, "--connection-string", storage.ConnectionString, "--out", Path.Combine(dir, "first")))
+        {
+            runId = await RunIdAsync(first);
+            await Waits.ForEntitiesAsync(target, runId, 1000, TimeSpan.FromSeconds(90));
+            await Task.Delay(TimeSpan.FromSeconds(8));
+            first.Kill();
+            await first.WaitForExitAsync();
+        }
+        var killed = Stopwatch.StartNew();
+
+        var stdout = new StringWriter();
+        int exit = await CliApp.RunAsync(["run", "--resume", runId, "--connection-string", storage.ConnectionString, "--out", Path.Combine(dir, "resumed")],
+            stdout, new StringWriter(), default).WaitAsync(TimeSpan.FromMinutes(4));
+        output.WriteLine($"resumed: ended {killed.Elapsed.TotalSeconds:0.0} s after the kill, exit {exit}");
+        output.WriteLine(stdout.ToString());
+
+        // Where the time went, from the histories the provider stored (the orchestrations' own clocks).
+        await using (var hub = await StorageBench.TaskHub.LocalTaskHub.StartAsync(target, new StorageBench.TaskHub.TaskHubSettings(), registry: null))
+        {
+            foreach (string instance in new[] { runId, runId + "-s000" })
+            {
+                var events = await HubHistory.ReadAsync(hub, instance);
+                output.WriteLine($"{instance}: " + string.Join(", ", events.Where(e => e.Type is not DurableTask.Core.History.EventType.OrchestratorStarted
+                    and not DurableTask.Core.History.EventType.OrchestratorCompleted).Select(e => $"{e.Timestamp:HH:mm:ss.f} {e.Type}{(e.Name is null ? "" : " " + e.Name)}")));
+            }
+        }
+        output.WriteLine($"killed at {DateTime.UtcNow - killed.Elapsed:HH:mm:ss.f}");
+
+        Assert.Equal(0, exit);
+        Assert.Contains($"Resuming run {runId}", stdout.ToString());
+        var summary = JsonSerializer.Deserialize<RunSummary>(await File.ReadAllTextAsync(Path.Combine(dir, "resumed", "summary.json")), JsonDefaults.Options)!;
+        Assert.Equal(RunStatus.Completed, summary.Status);
+        var table = summary.Workloads.Single();
+        // Counted against storage: exactly the accepted executions' entities; the killed executions' writes were deleted.
+        Assert.True(table.Verified.Matched, table.Verified.Detail);
+        Assert.True(table.Verified.Discarded > 0, $"no writes of the killed attempts were found: {table.Verified.Detail}");
+        Assert.True(table.Entities >= 1000);
+        // It says it was resumed: the slices re-ran, late, and say so.
+        Assert.Contains(summary.Errors, e => e.Contains("re-run", StringComparison.Ordinal) && e.Contains("did not hand back its result", StringComparison.Ordinal));
+        Assert.True(table.SliceSpread!.MaxStartLagSeconds > 5, $"start lag {table.SliceSpread.MaxStartLagSeconds} s");
+        Assert.All(table.PerSlice, s => Assert.EndsWith($"/{Environment.ProcessId}", s.Worker));
+        // Nothing left but the results and the task hub.
+        Assert.Empty(await new TargetCleaner([target]).OfRunAsync(runId, default));
+    }
+
+    [Fact]
+    public async Task TwoWorkerProcessesShareARunStartedWithExternalWorkersAndEachSliceNamesItsWorker()
+    {
+        await using var storage = await AzuriteServer.StartAsync();
+        string dir = TempDir();
+        string spec = Path.Combine(dir, "spec.json");
+        await File.WriteAllTextAsync(spec, """
+            { "scenario": "scale-out", "startDelaySeconds": 3,
+              "tableInsert": { "entitySizeBytes": 128, "batchSize": 50, "partitionCount": 4, "concurrency": 1, "slices": 4, "durationSeconds": 5 } }
+            """);
+        // Two instances of at most 2 activities each: the 4 slices cannot all land on one.
+        using var a = CliProcess.Start(null, "worker", "--connection-string", storage.ConnectionString, "--max-activities", "2");
+        using var b = CliProcess.Start(null, "worker", "--connection-string", storage.ConnectionString, "--max-activities", "2");
+        try
+        {
+            foreach (var worker in new[] { a, b })
+            {
+                Assert.StartsWith("Worker ", await worker.StandardOutput.ReadLineAsync().WaitAsync(TimeSpan.FromMinutes(1)));
+            }
+            var stdout = new StringWriter();
+            int exit = await CliApp.RunAsync(["run", "--external-workers", "--spec", spec, "--connection-string", storage.ConnectionString, "--out", Path.Combine(dir, "out")],
+                stdout, new StringWriter(), default).WaitAsync(TimeSpan.FromMinutes(3));
+            output.WriteLine(stdout.ToString());
+
+            Assert.Equal(0, exit);
+            var summary = JsonSerializer.Deserialize<RunSummary>(await File.ReadAllTextAsync(Path.Combine(dir, "out", "summary.json")), JsonDefaults.Options)!;
+            Assert.Equal(RunStatus.Completed, summary.Status);
+            var table = summary.Workloads.Single();
+            Assert.True(table.Verified.Matched, table.Verified.Detail);
+            var workers = table.PerSlice.Select(s => s.Worker).ToList();
+            output.WriteLine("slices ran on: " + string.Join(", ", table.PerSlice.Select(s => $"{s.SliceIndex}→{s.Worker}")));
+            // Both workers ran slices, none ran here, and the run counts them as two instances.
+            Assert.Equal([$"{Environment.MachineName}/{a.Id}", $"{Environment.MachineName}/{b.Id}"], workers.Distinct().Order());
+            Assert.Equal(2, summary.Environment.Instances);
+        }
+        finally
+        {
+            a.Kill();
+            b.Kill();
+        }
+    }
+
+    /// <summary>The run id from the CLI's "Run … started" line.</summary>
+    private static async Task<string> RunIdAsync(Process cli)
+    {
+        var deadline = Stopwatch.StartNew();
+        while (deadline.Elapsed < TimeSpan.FromMinutes(1))
+        {
+            string? line = await cli.StandardOutput.ReadLineAsync().WaitAsync(TimeSpan.FromMinutes(1));
+            if (line is null)
+            {
+                break;
+            }
+            if (line.StartsWith("Run ", StringComparison.Ordinal) && line.Contains(" started", StringComparison.Ordinal))
+            {
+                // Keep reading, so the CLI never blocks on a full pipe.
+                _ = cli.StandardOutput.ReadToEndAsync();
+                return line.Split(' ')[1];
+            }
+        }
+        throw new Xunit.Sdk.XunitException("the CLI printed no \"Run … started\" line");
+    }
+
+    private static string TempDir()
+    {
+        string dir = Path.Combine(Path.GetTempPath(), "sb-resume-" + Guid.NewGuid().ToString("N")[..8]);
+        Directory.CreateDirectory(dir);
+        return dir;
+    }
+}
