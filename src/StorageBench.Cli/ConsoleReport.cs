@@ -1,23 +1,100 @@
 using System.Globalization;
+using System.Text;
 using StorageBench.Engine.Reports;
 using StorageBench.Engine.Statistics;
 
 namespace StorageBench.Cli;
 
 /// <summary>
-/// What a run prints on the console. By default: summary.md without its cost section (run line, throughput and
-/// latency tables, what each workload measured and how it was verified), and the cost in one line; the cost table,
-/// price sources and notes stay in summary.md/html (and print with --verbose).
+/// What a run prints on the console. By default a compact summary that fits a 120-column terminal: the run line, one
+/// short table of the headline figures (workload, ops, ok, failed, throttled, timed out, throughput, p50, p99, verified),
+/// what each workload measured and how it was verified, and the cost in one line. The wide tables (stored / planned, the
+/// all-slices window, peak/s, every latency percentile), the driver's CPU, priming and the cost table stay in
+/// summary.md/html and print with --verbose.
 /// </summary>
 public static class ConsoleReport
 {
-    public static string Default(RunSummary s) =>
-        ReportWriter.Markdown(s, withCost: false) + (CostLine(s) is { } cost ? Environment.NewLine + cost + Environment.NewLine : "");
+    /// <summary>The widest line the default summary prints (but a path or a word longer than that).</summary>
+    public const int Columns = 120;
 
-    /// <summary>"Cost estimate: USD 0.0123 for the storage requests of this run (an estimate, not a bill), priced with FILE; ...".</summary>
+    public static string Default(RunSummary s)
+    {
+        var b = new StringBuilder();
+        var env = s.Environment;
+        b.AppendLine(CultureInfo.InvariantCulture, $"# StorageBench run {s.RunId} — {s.Status}");
+        b.AppendLine();
+        Line(b, $"Scenario {s.Spec?.Scenario} · target {env.TargetKind} · {env.Instances} instance(s) · {s.StartedUtc:u} to {s.EndedUtc:HH:mm:ss}Z");
+        string load = env.LoadAverageStart is { } l0 ? $"load {F(l0, "0.0")} to {(env.LoadAverageEnd is { } l1 ? F(l1, "0.0") : "n/a")}" : "load n/a";
+        string others = env.OtherProcessesCpuShare is { } o ? $"other processes {F(o * 100, "0")}% of its CPU" : "other processes n/a";
+        Line(b, $"Machine {env.Machine} ({env.ProcessorCount} cores): {load}, {others} · tool {env.ToolVersion ?? "n/a"}" +
+            (env.ToolCommit is { Length: > 0 } commit ? $" ({commit[..Math.Min(12, commit.Length)]})" : ""));
+        foreach (var e in s.Errors)
+        {
+            Line(b, $"- error: {e}");
+        }
+        if (s.Saturation is { } sat)
+        {
+            Line(b, $"Saturation search on {sat.Parameter}: highest useful value {(sat.HighestSustainableValue is { } h ? F(h, "0.##") : "none")}, " +
+                $"knee {(sat.KneeValue is { } k ? F(k, "0.##") : "not reached")} (stopped by {sat.StoppedBy ?? "a rule not recorded"}; summary.md says why).");
+        }
+        if (s.Workloads.Count == 0)
+        {
+            return b.ToString();
+        }
+        b.AppendLine();
+        b.AppendLine("| workload | ops | ok | failed | throttled | timed out | throughput | p50 ms | p99 ms | verified |");
+        b.AppendLine("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|");
+        foreach (var w in s.Workloads)
+        {
+            var l = w.LatencyMs;
+            string P(double value, double q) => l.Samples == 0 ? "n/a" : F(value, "#,0.0") + (PercentileSupport.Supports(l.Samples, q) ? "" : ReportWriter.TooFewMark);
+            b.AppendLine(CultureInfo.InvariantCulture,
+                $"| {ReportWriter.Label(w)} | {F(w.Operations)} | {F(w.Succeeded)} | {F(w.Failed)} | {F(w.Throttled)} | {F(w.TimedOut)} | {Rate(w.Throughput)} | {P(l.P50, 0.5)} | {P(l.P99, 0.99)} | {Verified(w.Verified)} |");
+        }
+        bool marked = s.Workloads.Any(w => w.LatencyMs.Samples > 0 && !PercentileSupport.Supports(w.LatencyMs.Samples, 0.99));
+        Line(b, "p50, p99: latency of successful requests, merged over all slices" +
+            (marked ? $"; {ReportWriter.TooFewMark} too few samples support it (p99 needs {F(PercentileSupport.MinSamples(0.99))})." : "."));
+        b.AppendLine();
+        foreach (var w in s.Workloads)
+        {
+            double lag = w.SliceSpread?.MaxStartLagSeconds ?? 0;
+            string late = lag > 0.05 ? $" WARNING: slices passed the synchronized start up to {F(lag * 1000, "0")} ms late; raise startDelaySeconds." : "";
+            string blobs = w.BlobsFailed is > 0 ? $" {F(w.BlobsFailed.Value)} blob(s) not committed." : "";
+            Line(b, $"- {ReportWriter.Label(w)}: {w.Measures}.{blobs}{late} Verified: {w.Verified.Detail}.");
+        }
+        if (CostLine(s) is { } cost)
+        {
+            b.AppendLine();
+            b.AppendLine(cost);
+        }
+        return b.ToString();
+    }
+
+    /// <summary>"Cost estimate: USD 0.0123 for the storage requests of this run (not a bill; table and prices: summary.md, --verbose).".</summary>
     public static string? CostLine(RunSummary s) => s.Cost is not { } cost ? null
-        : $"Cost estimate: {cost.Prices.Currency} {CostReport.Money(cost.Total)} for the storage requests of this run (an estimate, not a bill), " +
-          $"priced with {cost.Prices.File}; the cost table and price sources are in summary.md (or run with --verbose).";
+        : $"Cost estimate: {cost.Prices.Currency} {CostReport.Money(cost.Total)} for the storage requests of this run (not a bill; table and prices: summary.md, --verbose).";
+
+    /// <summary>"yes", "NO (39,900/40,000)" or "not verified": the whole sentence is in the workload's note.</summary>
+    private static string Verified(VerificationResult v) =>
+        v.Matched ? "yes" : v.Unit.Length == 0 ? "not verified" : $"NO ({F(v.Actual)}/{F(v.Expected)})";
+
+    private static string Rate(Throughput t) => t.EntitiesPerSecond is { } e ? $"{F(e, "#,0.0")} entities/s" : $"{F(t.MegabytesPerSecond ?? 0, "#,0.00")} MB/s";
+
+    /// <summary>Appends text as lines of at most <see cref="Columns"/>, broken at spaces; a continuation starts at the margin.</summary>
+    private static void Line(StringBuilder b, string text)
+    {
+        while (text.Length > Columns)
+        {
+            int at = text.LastIndexOf(' ', Columns);
+            if (at <= 0)
+            {
+                break;
+            }
+            b.AppendLine(text[..at]);
+            text = text[(at + 1)..];
+        }
+        b.AppendLine(text);
+    }
 
     /// <summary>The one line --quiet prints: status, verification and where the summary is.</summary>
     public static string StatusLine(RunSummary s, string summaryFile)
@@ -29,4 +106,6 @@ public static class ConsoleReport
         string errors = s.Errors.Count == 0 ? "" : string.Create(CultureInfo.InvariantCulture, $", {s.Errors.Count} error(s)");
         return $"{s.Status}: run {s.RunId}, {verified}{errors}; {summaryFile}";
     }
+
+    private static string F(double v, string format = "#,0") => v.ToString(format, CultureInfo.InvariantCulture);
 }

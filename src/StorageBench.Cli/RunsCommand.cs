@@ -1,17 +1,26 @@
 using System.CommandLine;
 using System.Globalization;
 using System.Text;
+using System.Text.Json;
 using Azure.Data.Tables;
+using StorageBench.Engine;
+using StorageBench.Engine.Reports;
 using StorageBench.Engine.ResultsStore;
+using StorageBench.Engine.Statistics;
 
 namespace StorageBench.Cli;
 
-/// <summary>`storagebench runs`: the stored runs, newest first within a scenario, filtered.</summary>
+/// <summary>
+/// `storagebench runs`: the runs, newest first, filtered. With an account (--connection-string or the STORAGEBENCH_*
+/// settings) those of its results table, newest first within a scenario; without one, the local runs: the summary.json
+/// files that storagebench run wrote under --results (default out), so a first run on Azurite is listed too.
+/// </summary>
 public static class RunsCommand
 {
     public static Command Create(CliContext cli)
     {
-        var connectionString = CliTargets.ConnectionStringOption("the account whose results table is read (default: the STORAGEBENCH_* settings)");
+        var connectionString = CliTargets.ConnectionStringOption("the account whose results table is read (default: the STORAGEBENCH_* settings; with neither, the local runs)");
+        var local = new Option<string>("--results") { Description = "without an account: directory of the local runs (default: out)", HelpName = "DIR", DefaultValueFactory = _ => "out" };
         var scenario = new Option<string?>("--scenario") { Description = "only this scenario", HelpName = "S" };
         var since = DateOption("--since", "only runs started at or after DATE (2026-11-22 or 2026-11-22T02:00:00Z)");
         var until = DateOption("--until", "only runs started before DATE");
@@ -27,19 +36,27 @@ public static class RunsCommand
             CustomParser = r => UsageErrors.ParseEach(r, t => int.TryParse(t, NumberStyles.None, CultureInfo.InvariantCulture, out int n) && n > 0
                 ? n : throw new FormatException($"--max: \"{t}\" must be a positive whole number")) is [var n] ? n : 0,
         };
-        var command = new Command("runs", "List stored runs, newest first within a scenario.") { connectionString, scenario, since, until, where, max };
+        var command = new Command("runs", "List runs, newest first: an account's results table, or without one the local runs (out/*/summary.json).")
+        {
+            connectionString, local, scenario, since, until, where, max,
+        };
         command.SetAction((r, ct) => RunAsync(r.GetValue(connectionString),
             new RunFilter(r.GetValue(scenario), r.GetValue(since), r.GetValue(until), r.GetValue(where) is { Length: > 0 } w ? w : null),
-            r.GetValue(max), cli.Stdout, cli.Stderr, ct));
+            r.GetValue(max), cli.Stdout, cli.Stderr, ct, r.GetValue(local)!));
         return command;
     }
 
-    public static async Task<int> RunAsync(string? connectionString, RunFilter filter, int max, TextWriter stdout, TextWriter stderr, CancellationToken ct)
+    public static async Task<int> RunAsync(string? connectionString, RunFilter filter, int max, TextWriter stdout, TextWriter stderr, CancellationToken ct,
+        string localRuns = "out")
     {
         if (CliTargets.ResultsTarget(connectionString, out var bad) is not { } results)
         {
-            await stderr.WriteLineAsync("error: " + (bad ?? "--connection-string: required (the results table lives in a storage account), or the STORAGEBENCH_TARGET_* settings")).ConfigureAwait(false);
-            return CliApp.UsageError;
+            if (bad is not null)
+            {
+                await stderr.WriteLineAsync("error: " + bad).ConfigureAwait(false);
+                return CliApp.UsageError;
+            }
+            return await LocalAsync(localRuns, filter, max, stdout, stderr).ConfigureAwait(false);
         }
         var rows = await new ResultsTableStore(results).QueryRunsAsync(filter, max, ct).ConfigureAwait(false);
         await stdout.WriteLineAsync(RunsTable(rows)).ConfigureAwait(false);
@@ -60,6 +77,64 @@ public static class RunsCommand
                 $"| {r.PartitionKey} | {r.GetString("RunId")} | {Num("StepValue", "0.##")} | {r.GetDateTimeOffset("StartedUtc")?.UtcDateTime:u} | {r.GetString("Status")} | {Num("TableEntitiesPerSecond", "0.0")} | {Num("TableLatencyP99Ms", "0.0")} | {Num("BlobMegabytesPerSecond", "0.00")} | {Num("BlobLatencyP99Ms", "0.0")} | {verified} |");
         }
         b.Append(CultureInfo.InvariantCulture, $"{rows.Count} run row(s)");
+        return b.ToString();
+    }
+
+    /// <summary>No account given: the runs whose summary.json is under <paramref name="directory"/>, newest first.</summary>
+    private static async Task<int> LocalAsync(string directory, RunFilter filter, int max, TextWriter stdout, TextWriter stderr)
+    {
+        if (filter.Thresholds is { Count: > 0 })
+        {
+            await stderr.WriteLineAsync("error: --where: filters on the results table's columns; give --connection-string (or the STORAGEBENCH_* settings) to use it").ConfigureAwait(false);
+            return CliApp.UsageError;
+        }
+        var summaries = new List<RunSummary>();
+        if (Directory.Exists(directory))
+        {
+            foreach (string file in Directory.EnumerateFiles(directory, "summary.json", SearchOption.AllDirectories))
+            {
+                try
+                {
+                    if (JsonSerializer.Deserialize<RunSummary>(await File.ReadAllTextAsync(file).ConfigureAwait(false), JsonDefaults.Options) is { RunId: not null } s)
+                    {
+                        summaries.Add(s);
+                    }
+                }
+                catch (JsonException)
+                {
+                    // not a run's summary: skipped
+                }
+            }
+        }
+        var runs = summaries
+            .Where(s => (filter.Scenario is null || s.Spec?.Scenario == filter.Scenario) && (filter.SinceUtc is null || s.StartedUtc >= filter.SinceUtc) && (filter.UntilUtc is null || s.StartedUtc < filter.UntilUtc))
+            .OrderByDescending(s => s.StartedUtc).Take(max).ToList();
+        await stdout.WriteLineAsync($"Local runs in {Path.GetFullPath(directory)} (no --connection-string nor STORAGEBENCH_* settings: an account's results table lists its runs):").ConfigureAwait(false);
+        await stdout.WriteLineAsync(LocalRunsTable(runs)).ConfigureAwait(false);
+        return 0;
+    }
+
+    /// <summary>Local summaries as the stored runs are listed: identity, then each workload's headline figures.</summary>
+    public static string LocalRunsTable(IReadOnlyList<RunSummary> runs)
+    {
+        var b = new StringBuilder();
+        b.AppendLine("| scenario | run | started (UTC) | status | workload | throughput | p99 ms | verified |");
+        b.AppendLine("|---|---|---|---|---|---:|---:|---|");
+        foreach (var s in runs)
+        {
+            string head = $"| {s.Spec?.Scenario} | {s.RunId} | {s.StartedUtc:u} | {s.Status} |";
+            if (s.Workloads.Count == 0)
+            {
+                b.AppendLine(head + " | | | |");
+            }
+            foreach (var w in s.Workloads)
+            {
+                string rate = w.Throughput.EntitiesPerSecond is { } e ? $"{e.ToString("0.0", CultureInfo.InvariantCulture)} entities/s"
+                    : $"{(w.Throughput.MegabytesPerSecond ?? 0).ToString("0.00", CultureInfo.InvariantCulture)} MB/s";
+                b.AppendLine(CultureInfo.InvariantCulture, $"{head} {ReportWriter.Label(w)} | {rate} | {w.LatencyMs.P99:0.0} | {(w.Verified.Matched ? "yes" : "NO")} |");
+            }
+        }
+        b.Append(CultureInfo.InvariantCulture, $"{runs.Count} run(s)");
         return b.ToString();
     }
 

@@ -24,7 +24,8 @@ namespace StorageBench.Orchestration;
 /// <item>POST /api/runs[?id=ID] with a run spec → 202 {id, statusQueryGetUri, cancelPostUri} and Location; 400 with nothing started (a rejected
 /// spec, or an account that refused the preflight's request); 503 when an account did not answer it; 409 when the id exists; 413 for a body over 1 MiB.</item>
 /// <item>Every 4xx/5xx has one shape: {status, message, errors:[{field, value, rule, message}]} (<see cref="ApiResponse.Error"/>).</item>
-/// <item>GET /api/runs/{id} → 404 unknown; 202 while pending or running (with progress); 200 with the summary as result when done.</item>
+/// <item>GET /api/runs/{id} → 404 unknown; 202 while pending or running (with progress); 200 with the summary as result when done.
+/// Its status is the run's (<see cref="RunStatus"/>); the orchestration's runtime status is the separate orchestrationStatus.</item>
 /// <item>GET /api/runs?scenario=S&amp;last=N → 200 {runs:[…]}, newest first, from the results table.</item>
 /// <item>POST /api/runs/{id}/cancel → 404 unknown; 409 already ended; 200 with the Canceled summary once it stopped.</item>
 /// <item>GET /api/runs/{id}/report → 200 the finished run's summary.html (text/html); 404 unknown; 409 while it runs.</item>
@@ -126,6 +127,12 @@ public sealed class RunsApi(IRunOrchestrationClient client, ResultsTableStore re
         }, status);
     }
 
+    /// <summary>
+    /// The run: <c>status</c> is the run's status (<see cref="RunStatus"/>: Pending, Running, then Completed, Failed, Canceled or
+    /// Invalid), the one word the CLI and the dashboard show too; <c>orchestrationStatus</c> is the orchestration's runtime status,
+    /// kept apart because it says Completed for a run that was canceled or failed (the orchestration itself ended normally).
+    /// Progress is there while the run goes; once it ended, the result holds its figures.
+    /// </summary>
     public async Task<ApiResponse> GetAsync(string id, CancellationToken ct)
     {
         var state = await client.GetStateAsync(id, ct).ConfigureAwait(false);
@@ -133,14 +140,16 @@ public sealed class RunsApi(IRunOrchestrationClient client, ResultsTableStore re
         {
             return NotFound(id);
         }
+        bool done = RuntimeStatus.IsDone(state.RuntimeStatus);
+        var summary = done ? await RunResults.LoadAsync(client, results, id, ct, prices).ConfigureAwait(false) : null;
         var body = new JsonObject
         {
             ["id"] = state.InstanceId,
-            ["runtimeStatus"] = state.RuntimeStatus,
+            ["status"] = await StatusOfAsync(state, summary, ct).ConfigureAwait(false),
+            ["orchestrationStatus"] = state.RuntimeStatus,
             ["createdUtc"] = state.CreatedUtc,
             ["lastUpdatedUtc"] = state.LastUpdatedUtc,
-            ["progress"] = await RunProgressReader.CurrentAsync(client, RuntimeStatus.IsDone(state.RuntimeStatus) ? null : results, id,
-                    time.GetUtcNow().UtcDateTime, ct, _logger).ConfigureAwait(false) is { } progress
+            ["progress"] = !done && await RunProgressReader.CurrentAsync(client, results, id, time.GetUtcNow().UtcDateTime, ct, _logger).ConfigureAwait(false) is { } progress
                 ? JsonSerializer.SerializeToNode(progress, JsonDefaults.Options)
                 : null,
         };
@@ -148,13 +157,25 @@ public sealed class RunsApi(IRunOrchestrationClient client, ResultsTableStore re
         {
             body["failure"] = state.FailureMessage;
         }
-        bool done = RuntimeStatus.IsDone(state.RuntimeStatus);
-        if (done && await RunResults.LoadAsync(client, results, id, ct, prices).ConfigureAwait(false) is { } summary)
+        if (summary is not null)
         {
             body["result"] = JsonSerializer.SerializeToNode(summary, JsonDefaults.Options);
         }
         return new ApiResponse(done ? 200 : 202, body);
     }
+
+    /// <summary>
+    /// The run's status (<see cref="RunStatus"/>), never the orchestration's: its summary's once it ended; Failed for an
+    /// orchestration that failed, or was terminated with no cancel asked; Canceled for one terminated after a cancel.
+    /// </summary>
+    private async Task<string> StatusOfAsync(OrchestrationState state, RunSummary? summary, CancellationToken ct) => state.RuntimeStatus switch
+    {
+        RuntimeStatus.Pending => RunStatus.Pending,
+        RuntimeStatus.Running => RunStatus.Running,
+        _ when summary is not null => summary.Status,
+        RuntimeStatus.Terminated when await results.IsCancelRequestedAsync(state.InstanceId, ct).ConfigureAwait(false) => RunStatus.Canceled,
+        _ => RunStatus.Failed,
+    };
 
     /// <summary>The newest stored runs (run and step rows), optionally of one scenario.</summary>
     public async Task<ApiResponse> ListAsync(string? scenario, string? last, CancellationToken ct)
@@ -184,7 +205,8 @@ public sealed class RunsApi(IRunOrchestrationClient client, ResultsTableStore re
         }
         if (RuntimeStatus.IsDone(state.RuntimeStatus))
         {
-            return ApiResponse.Error(409, $"run \"{id}\" already ended ({state.RuntimeStatus}); nothing to cancel");
+            var ended = await RunResults.LoadAsync(client, null, id, ct).ConfigureAwait(false);
+            return ApiResponse.Error(409, $"run \"{id}\" already ended ({await StatusOfAsync(state, ended, ct).ConfigureAwait(false)}); nothing to cancel");
         }
         await results.RequestCancelAsync(id, ct).ConfigureAwait(false);
         var deadline = time.GetUtcNow() + CancelGrace;
@@ -240,11 +262,11 @@ public sealed class RunsApi(IRunOrchestrationClient client, ResultsTableStore re
         }
         if (!RuntimeStatus.IsDone(state.RuntimeStatus))
         {
-            return ApiResponse.Error(409, $"run \"{id}\" is still {state.RuntimeStatus}: its report is written when it ends; GET /api/runs/{id} shows its progress");
+            return ApiResponse.Error(409, $"run \"{id}\" is still {await StatusOfAsync(state, null, ct).ConfigureAwait(false)}: its report is written when it ends; GET /api/runs/{id} shows its progress");
         }
         return await RunResults.LoadAsync(client, results, id, ct, prices).ConfigureAwait(false) is { } summary
             ? ApiResponse.Page(HtmlReportWriter.Render(summary))
-            : ApiResponse.Error(404, $"run \"{id}\" ended ({state.RuntimeStatus}) without a summary: {state.FailureMessage ?? "it was stopped before it wrote one"}");
+            : ApiResponse.Error(404, $"run \"{id}\" ended ({await StatusOfAsync(state, null, ct).ConfigureAwait(false)}) without a summary: {state.FailureMessage ?? "it was stopped before it wrote one"}");
     }
 
     /// <summary>Two stored runs metric by metric against their noise, as storagebench compare judges them (the same rule and words).</summary>

@@ -54,9 +54,22 @@ public sealed record WorkloadProgress(string Workload, string Unit, long Units, 
         }
         var counts = mine.Aggregate(default(LiveCounts), (sum, s) => sum + s.Counts);
         var start = mine.Min(s => s.StartAtUtc);
+        double duration = mine.Max(s => s.DurationSeconds);
         return new WorkloadProgress(workload, workload == "blobUpload" ? "bytes" : "entities", counts.Units, mine.Sum(s => s.PlannedUnits),
-            Math.Max(0, (nowUtc - start).TotalSeconds), mine.Max(s => s.DurationSeconds),
+            SendingSeconds(mine, start, duration, nowUtc), duration,
             mine.Where(s => !s.Done && nowUtc - s.UpdatedUtc < Stale).Sum(s => s.UnitsPerSecond),
             counts.Operations, counts.Throttled, counts.Failed, mine.Count, mine.Count(s => s.Done), LiveLatency.Of(mine.Select(s => s.Latency)));
+    }
+
+    /// <summary>
+    /// Seconds of the workload's sending since its start instant. It stops when it ends: when every slice is done (finished or
+    /// canceled: its last report), and in duration mode at the planned duration, when the slices stop sending; a run that goes on
+    /// verifying and storing its result does not make it grow past what the slices did.
+    /// </summary>
+    private static double SendingSeconds(List<SliceProgress> slices, DateTime start, double durationSeconds, DateTime nowUtc)
+    {
+        var end = slices.All(s => s.Done) ? slices.Max(s => s.UpdatedUtc) : nowUtc;
+        double elapsed = Math.Max(0, (end - start).TotalSeconds);
+        return durationSeconds > 0 ? Math.Min(elapsed, durationSeconds) : elapsed;
     }
 }

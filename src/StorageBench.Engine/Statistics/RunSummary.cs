@@ -5,8 +5,15 @@ using StorageBench.Engine.Spec;
 
 namespace StorageBench.Engine.Statistics;
 
+/// <summary>
+/// A run's status: the one word every surface (CLI, runs API, dashboard) shows for a run. Pending and Running while it
+/// goes; one of the other four once it ended (summary.json, the results table). The orchestration's own runtime status
+/// (Completed also for a canceled or failed run, which the orchestration ended normally) is never shown as the run's.
+/// </summary>
 public static class RunStatus
 {
+    public const string Pending = "Pending";
+    public const string Running = "Running";
     public const string Completed = "Completed";
     public const string Failed = "Failed";
     public const string Canceled = "Canceled";

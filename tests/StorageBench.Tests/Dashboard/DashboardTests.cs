@@ -10,14 +10,16 @@ namespace StorageBench.Tests;
 /// <summary>
 /// The dashboard that storagebench serve shows at /, opened in real headless Chromium (dashboard-browser.js, driven by
 /// puppeteer-core) against this test's own serve and Azurite: errors by field, a run's live chart gaining points, its
-/// finished report, two runs compared; no console error, no request off the host. Its screenshots are docs/dashboard-*.png.
+/// finished report, two runs compared, a run canceled with the page's button; one status word in the header (the run's,
+/// as the API has it), no empty frame and no report cut by its frame; no console error, no request off the host. Its
+/// screenshots are docs/dashboard-*.png.
 /// </summary>
 [Collection(AzuriteCollection.Name)]
 [Trait("Category", "EndToEnd")]
 public class DashboardTests(AzuriteFixture azurite)
 {
     [RequiresToolFact("chromium")]
-    public async Task APersonStartsARunFromThePageWatchsItLiveReadsItsReportAndComparesTwoRuns()
+    public async Task APersonStartsARunFromThePageWatchsItLiveReadsItsReportComparesTwoRunsAndCancelsAThird()
     {
         await using var hub = await azurite.NewHubAsync();
         await using var server = await LocalApiServer.StartAsync(
@@ -30,6 +32,8 @@ public class DashboardTests(AzuriteFixture azurite)
         Assert.Empty(seen["consoleErrors"]!.AsArray());
         Assert.Single(seen["expectedErrors"]!.AsArray());   // the rejected spec's 400, which the browser logs by itself
         Assert.Empty(seen["requestsOffHost"]!.AsArray());
+        // Nothing watched or compared yet: no frame takes room (the two 900-px compare frames did: display:flex beat hidden).
+        Assert.Empty(seen["framesShownBeforeUse"]!.AsArray());
         // The rejected spec: its error named by field, value and rule, and nothing started.
         var error = Assert.Single(seen["errors"]!.AsArray());
         Assert.Equal("tableInsert.batchSize", (string?)error!["field"]);
@@ -40,7 +44,11 @@ public class DashboardTests(AzuriteFixture azurite)
         Assert.Equal("entities/s", (string?)seen["liveUnit"]);
         Assert.Matches(@"^p50 [\d.,–]+ · p90 [\d.,–]+ · p99 [\d.,–]+ · max [\d.,]+ ms \([\d,]+ requests\)$", (string?)seen["liveLatency"]);
         // Finished: the report is the run's summary.html.
-        Assert.StartsWith("Completed — Completed", (string?)seen["phase"]);
+        // One status word, the run's: not "Completed — Completed".
+        Assert.Equal("Completed", (string?)seen["status"]);
+        Assert.Equal(["Completed"], seen["headerStatusWords"]!.AsArray().Select(w => (string?)w));
+        Assert.Equal(" — ended", (string?)seen["phase"]);
+        AssertHoldsItsReport(seen["reportFrame"]!, "the report");
         Assert.Equal($"StorageBench run {seen["runId"]} — Completed", (string?)seen["reportTitle"]);
         Assert.True((int)seen["reportCharts"]! >= 2, "the report shows its latency histogram and timeline");
         // Compared: one row per metric with its verdict, as storagebench compare has them.
@@ -50,6 +58,31 @@ public class DashboardTests(AzuriteFixture azurite)
         Assert.NotEmpty(rows);
         Assert.All(rows, r => Assert.Equal(9, r!.AsArray().Count));
         Assert.Contains(rows, r => (string?)r![1] == "throughput");
+        AssertHoldsItsReport(seen["compareFrames"]![0]!, "the baseline's report");
+        AssertHoldsItsReport(seen["compareFrames"]![1]!, "the candidate's report");
+        // Canceled with the page's button while it wrote: the run's status is Canceled, the one word in the header; elapsed
+        // stopped within the planned 120 s, the chart has no point past it, and the page stopped polling the run.
+        Assert.True((bool)seen["cancelShownWhileRunning"]!);
+        Assert.Equal("Running", (string?)seen["statusWhileRunning"]);
+        Assert.Equal("Canceled", (string?)seen["canceledStatus"]);
+        Assert.Equal(["Canceled"], seen["canceledHeaderStatusWords"]!.AsArray().Select(w => (string?)w));
+        Assert.False((bool)seen["cancelShownAfterEnd"]!);
+        Assert.Equal($"StorageBench run {seen["cancelRunId"]} — Canceled", (string?)seen["canceledReportTitle"]);
+        double elapsed = double.Parse((string)seen["canceledElapsed"]!, System.Globalization.CultureInfo.InvariantCulture);
+        Assert.InRange(elapsed, 0, 120);
+        var done = System.Text.RegularExpressions.Regex.Match((string)seen["canceledDone"]!, @" in ([\d.]+) of 120 s$");
+        Assert.True(done.Success, (string?)seen["canceledDone"]);
+        Assert.InRange(double.Parse(done.Groups[1].Value, System.Globalization.CultureInfo.InvariantCulture), 0, 120);
+        Assert.All(seen["canceledPointsX"]!.AsArray(), x => Assert.InRange((double)x!, 0, elapsed));
+        Assert.Equal(0, (int)seen["statusPollsAfterEnd"]!);
+    }
+
+    /// <summary>The frame is as large as the report in it (nothing cut), and the box around it scrolls sideways for a wider one.</summary>
+    private static void AssertHoldsItsReport(JsonNode fit, string what)
+    {
+        Assert.True((int)fit["contentHeight"]! <= (int)fit["frameHeight"]! && (int)fit["contentWidth"]! <= (int)fit["frameWidth"]!,
+            $"{what} is cut by its frame: {fit.ToJsonString()}");
+        Assert.True((bool)fit["boxScrolls"]!, $"{what}: the box around the frame does not scroll: {fit.ToJsonString()}");
     }
 
     [Fact]

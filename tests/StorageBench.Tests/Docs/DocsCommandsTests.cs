@@ -53,7 +53,7 @@ public class DocsCommandsTests(ITestOutputHelper output)
         new(@"^storagebench run --spec my-spec\.json --out ", Expect: @"# StorageBench run \S+ — Completed[\s\S]*Cost estimate: USD [\d.,]+ for the storage requests of this run[^\n]*--verbose\)\.\n[\s\S]*Wrote \S+/summary\.json"),
         new(@"^storagebench cleanup .*--dry-run", Expect: @"dry run: \d+ table\(s\) and container\(s\) older than 1d would be deleted; nothing was deleted"),
         new(@"^storagebench cleanup (?!.*--dry-run)", Expect: @"deleted \d+ table\(s\) and container\(s\) older than 1d"),
-        new(@"^storagebench runs ", Expect: @"\| scenario \| run \|[\s\S]*\d+ run row\(s\)"),
+        new(@"^storagebench runs ", Expect: @"\| scenario \| run \|[\s\S]*\d+ run( row)?\(s\)"),
         new(@"^storagebench (plan |run --spec results/plan\.json )", Skip: "reads the two measurement runs above it in docs/planning.md, minutes of Azurite each; PlanEndToEndTests runs the same sequence (measure, plan, run the written spec) and checks the run against the plan"),
         new(@"^storagebench compare results/today results/candidate ", Expect: @"^baseline\s+\S+\s+\(\S+/results/today/summary\.json;[\s\S]*^tableInsert\s+throughput\s+entities/s\s[\s\S]*^verdict: [\s\S]*Noise method: per-second spread[\s\S]*Wrote \S+/results/comparison\.md"),
         new(@"^storagebench serve --port 7071$", Expect: @"Runs API on http://127\.0\.0\.1:\d+/", Background: true),

@@ -47,7 +47,8 @@ public class RunsApiTests(AzuriteFixture azurite) : IAsyncLifetime
 
         var status = await Waits.UntilAsync(() => api.GetAsync(id, default), s => s.StatusCode != 202, TimeSpan.FromMinutes(3), $"run {id} ended");
         Assert.Equal(200, status.StatusCode);
-        Assert.Equal("Completed", (string?)status.Body["runtimeStatus"]);
+        Assert.Equal("Completed", (string?)status.Body["status"]);
+        Assert.Equal("Completed", (string?)status.Body["orchestrationStatus"]);
         Assert.Equal("Completed", (string?)status.Body["result"]!["status"]);
         Assert.Equal(500, (long)status.Body["result"]!["workloads"]![0]!["entities"]!);
         Assert.Equal(404, (await api.GetAsync("no-such-run", default)).StatusCode);
@@ -121,5 +122,32 @@ public class RunsApiTests(AzuriteFixture azurite) : IAsyncLifetime
         Assert.Equal(2, (int)live["slicesReporting"]!);
         Assert.True((double)live["unitsPerSecond"]! > 0);
         Assert.True((long)live["units"]! < (long)status.Body["result"]!["workloads"]![0]!["entities"]!, "progress was read while the run was writing");
+    }
+
+    [Fact]
+    public async Task ACanceledRunIsCanceledInTheApiItsProgressEndsAndASecondCancelSaysItEndedCanceled()
+    {
+        var api = NewApi();
+        var start = await api.StartAsync("""
+            { "scenario": "api", "startDelaySeconds": 0, "tableInsert": { "entitySizeBytes": 256, "batchSize": 50, "slices": 2, "durationSeconds": 120 } }
+            """, new Uri("http://localhost/"), null, default);
+        string id = (string)start.Body["id"]!;
+        var running = await Waits.UntilAsync(() => api.GetAsync(id, default),
+            s => s.StatusCode != 202 || s.Body["progress"]?["live"] is { } l && (long)l["units"]! > 0, TimeSpan.FromMinutes(3), $"run {id} writing");
+        Assert.Equal(202, running.StatusCode);
+        Assert.Equal("Running", (string?)running.Body["status"]);
+
+        var canceled = await api.CancelAsync(id, default);
+
+        Assert.Equal(200, canceled.StatusCode);
+        // The run's status is Canceled; the orchestration, which ended normally, says Completed under its own name.
+        Assert.Equal("Canceled", (string?)canceled.Body["status"]);
+        Assert.Equal("Completed", (string?)canceled.Body["orchestrationStatus"]);
+        Assert.Null(canceled.Body["runtimeStatus"]);
+        Assert.Equal("Canceled", (string?)canceled.Body["result"]!["status"]);
+        Assert.Null(canceled.Body["progress"]);   // no "storing result" phase left over: the status says it ended
+        var again = await api.CancelAsync(id, default);
+        Assert.Equal(409, again.StatusCode);
+        Assert.Equal($"run \"{id}\" already ended (Canceled); nothing to cancel", (string?)again.Body["message"]);
     }
 }
