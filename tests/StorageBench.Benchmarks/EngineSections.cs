@@ -1,0 +1,44 @@
+using System.Globalization;
+
+namespace StorageBench.Benchmarks;
+
+/// <summary>
+/// Sections 7 (what the engine costs at a run's ends) and 8 (CPU while a run waits): run by a plain
+/// `./scripts/benchmark.sh` after the others, or alone by `./scripts/benchmark.sh --engine-only`.
+/// </summary>
+internal static class EngineSections
+{
+    private const string Heading = "\n## 7. ";
+
+    /// <summary>This program's modes for these sections; false when <paramref name="args"/> is none of them.</summary>
+    public static async Task<bool> TryRunAsync(string[] args)
+    {
+        switch (args)
+        {
+            case ["idle-worker", var connection, var seconds]:
+                await IdleCostSection.IdleWorkerModeAsync(connection, double.Parse(seconds, CultureInfo.InvariantCulture));
+                return true;
+            case ["engine", var cliDll, var output]:
+                // Sections 7 and 8 alone, in place of those the file has; everything before them stays as it was measured.
+                string existing = File.Exists(output) ? await File.ReadAllTextAsync(output) : "";
+                int at = existing.IndexOf(Heading, StringComparison.Ordinal);
+                string kept = at >= 0 ? existing[..at] : existing.TrimEnd();
+                string sections = await WriteAsync(cliDll, output);
+                int heading = sections.IndexOf("\n\n", sections.IndexOf("## 7.", StringComparison.Ordinal), StringComparison.Ordinal) + 2;
+                string dated = sections[..heading] + $"Measured by `./scripts/benchmark.sh --engine-only` on {DateTime.UtcNow:yyyy-MM-dd HH:mm} UTC; the sections above are from the runs they name.\n\n" + sections[heading..];
+                await File.WriteAllTextAsync(output, kept + "\n" + dated);
+                return true;
+            default:
+                return false;
+        }
+    }
+
+    /// <summary>Sections 7 and 8, each starting with a blank line; <paramref name="output"/> is BENCHMARKS.md at the repository's root.</summary>
+    public static async Task<string> WriteAsync(string cliDll, string output)
+    {
+        string root = Path.GetDirectoryName(Path.GetFullPath(output))!;
+        string engine = await EngineCostSection.WriteAsync(root);
+        string idle = await IdleCostSection.WriteAsync(cliDll);
+        return "\n" + engine + "\n" + idle;
+    }
+}
