@@ -15,8 +15,10 @@ internal static class EngineSections
     {
         switch (args)
         {
-            case ["idle-worker", var connection, var seconds]:
-                await IdleCostSection.IdleWorkerModeAsync(connection, double.Parse(seconds, CultureInfo.InvariantCulture));
+            case ["idle-worker", var connection, var seconds, .. var poll]:
+                // An optional MaxPollingInterval in seconds: the experiment behind TaskHubSettings' default.
+                await IdleCostSection.IdleWorkerModeAsync(connection, double.Parse(seconds, CultureInfo.InvariantCulture),
+                    poll is [var p] ? TimeSpan.FromSeconds(double.Parse(p, CultureInfo.InvariantCulture)) : null);
                 return true;
             case ["engine", var cliDll, var output]:
                 // Sections 7 and 8 alone, in place of those the file has; everything before them stays as it was measured.

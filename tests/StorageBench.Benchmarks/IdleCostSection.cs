@@ -132,11 +132,11 @@ internal static class IdleCostSection
     }
 
     /// <summary>The `idle-worker` mode: start a worker on a fresh hub, let it settle, read this process's CPU over <paramref name="seconds"/>.</summary>
-    public static async Task IdleWorkerModeAsync(string connection, double seconds)
+    public static async Task IdleWorkerModeAsync(string connection, double seconds, TimeSpan? maxPollingInterval = null)
     {
         var target = StorageTarget.FromConnectionString(connection);
         using var results = new ResultsTableStore(target);
-        await using var hub = await BenchmarkTaskHub.StartAsync([target], results, new TaskHubSettings { HubName = "idle" + Guid.NewGuid().ToString("N")[..10] });
+        await using var hub = await BenchmarkTaskHub.StartAsync([target], results, new TaskHubSettings { HubName = "idle" + Guid.NewGuid().ToString("N")[..10] } is var s && maxPollingInterval is { } poll ? s with { MaxPollingInterval = poll } : s);
         // The first lease round and JIT are start-up, not waiting.
         await Task.Delay(TimeSpan.FromSeconds(10));
         int self = Environment.ProcessId;
