@@ -4,6 +4,7 @@
 # driver (floor server, profile, Azurite). Rewrites BENCHMARKS.md with the figures it measured.
 #   ./scripts/benchmark.sh [seconds per throughput run, default 30]
 #   ./scripts/benchmark.sh --driver-only   (section 5 alone, the lean and SDK drivers; sections 1-4 are kept)
+#   ./scripts/benchmark.sh --engine-only   (sections 7-8 alone, the engine's cost at a run's ends and CPU while it waits)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -19,5 +20,8 @@ if [ -x "$tools/dotnet-trace" ] || dotnet tool install --tool-path "$tools" dotn
 fi
 if [ "${1:-}" = "--driver-only" ]; then
   exec dotnet "$root/tests/StorageBench.Benchmarks/bin/Release/net10.0/StorageBench.Benchmarks.dll" driver "$cli" "$root/BENCHMARKS.md"
+fi
+if [ "${1:-}" = "--engine-only" ]; then
+  exec dotnet "$root/tests/StorageBench.Benchmarks/bin/Release/net10.0/StorageBench.Benchmarks.dll" engine "$cli" "$root/BENCHMARKS.md"
 fi
 exec dotnet "$root/tests/StorageBench.Benchmarks/bin/Release/net10.0/StorageBench.Benchmarks.dll" "$cli" "$root/BENCHMARKS.md" "${1:-30}"

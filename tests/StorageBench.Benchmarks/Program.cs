@@ -22,6 +22,7 @@ using StorageBench.TaskHub;
 // 4. Short runs against long runs (cold start).
 // 5. The lean driver against the SDK driver: floor server, profile, Azurite side by side (LeanDriverSection).
 // 6. How late 30 slices pass the synchronized start (a quiet-machine figure; printed after section 4).
+// 7-8. What the engine costs at a run's ends, and CPU while a run waits (EngineSections; printed last).
 // Helper processes of section 5: the floor server, and one floor workload looped under dotnet-trace.
 if (args is ["floor-server"])
 {
@@ -40,6 +41,10 @@ if (args is ["floor-profile", var profiledDriver, var profiledCase, var floorCon
     {
         await FloorBenchmark.RunAsync(floorTarget, floorCase.With(profiledDriver, 10 * floorCase.SmallRun), settle: false);
     }
+    return;
+}
+if (await EngineSections.TryRunAsync(args))
+{
     return;
 }
 if (args is ["driver", var driverCli, var driverOutput])
@@ -244,7 +249,7 @@ string header = $"""
 
 
     """;
-await File.WriteAllTextAsync(output, header + md + syncMd);
+await File.WriteAllTextAsync(output, header + md + syncMd + await EngineSections.WriteAsync(cliDll, output));
 Console.WriteLine($"Wrote {output}");
 
 static async Task<double> TightLoopAsync(StorageTarget target, RunSpec spec)

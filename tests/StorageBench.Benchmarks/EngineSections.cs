@@ -1,0 +1,55 @@
+using System.Globalization;
+
+namespace StorageBench.Benchmarks;
+
+/// <summary>
+/// Sections 7 (what the engine costs at a run's ends) and 8 (CPU while a run waits): run by a plain
+/// `./scripts/benchmark.sh` after the others, or alone by `./scripts/benchmark.sh --engine-only`.
+/// </summary>
+internal static class EngineSections
+{
+    private const string Heading = "\n## 7. ";
+
+    /// <summary>This program's modes for these sections; false when <paramref name="args"/> is none of them.</summary>
+    public static async Task<bool> TryRunAsync(string[] args)
+    {
+        switch (args)
+        {
+            case ["idle-worker", var connection, var seconds, .. var poll]:
+                // An optional MaxPollingInterval in seconds: the experiment behind TaskHubSettings' default.
+                await IdleCostSection.IdleWorkerModeAsync(connection, double.Parse(seconds, CultureInfo.InvariantCulture),
+                    poll is [var p] ? TimeSpan.FromSeconds(double.Parse(p, CultureInfo.InvariantCulture)) : null);
+                return true;
+            case ["engine", var cliDll, var output]:
+                // Sections 7 and 8 alone, in place of those the file has; everything before them stays as it was measured.
+                string existing = File.Exists(output) ? await File.ReadAllTextAsync(output) : "";
+                int at = existing.IndexOf(Heading, StringComparison.Ordinal);
+                string kept = at >= 0 ? existing[..at] : existing.TrimEnd();
+                string sections = await WriteAsync(cliDll, output);
+                int heading = sections.IndexOf("\n\n", sections.IndexOf("## 7.", StringComparison.Ordinal), StringComparison.Ordinal) + 2;
+                string dated = sections[..heading] + $"Measured by `./scripts/benchmark.sh --engine-only` on {DateTime.UtcNow:yyyy-MM-dd HH:mm} UTC; the sections above are from the runs they name.\n\n" + sections[heading..];
+                await File.WriteAllTextAsync(output, kept + "\n" + dated);
+                return true;
+            case ["idle", var cliDll, var output]:
+                // Section 8 alone (after a change to what runs while a run waits), in place of the one the file has; section 7 stays.
+                string file = await File.ReadAllTextAsync(output);
+                int eight = file.IndexOf("\n## 8. ", StringComparison.Ordinal);
+                string idle = await IdleCostSection.WriteAsync(cliDll);
+                int idleHeading = idle.IndexOf("\n\n", StringComparison.Ordinal) + 2;
+                await File.WriteAllTextAsync(output, (eight >= 0 ? file[..(eight + 1)] : file.TrimEnd() + "\n\n") + idle[..idleHeading] +
+                    $"Measured by `StorageBench.Benchmarks idle` on {DateTime.UtcNow:yyyy-MM-dd HH:mm} UTC, after section 7.\n\n" + idle[idleHeading..]);
+                return true;
+            default:
+                return false;
+        }
+    }
+
+    /// <summary>Sections 7 and 8, each starting with a blank line; <paramref name="output"/> is BENCHMARKS.md at the repository's root.</summary>
+    public static async Task<string> WriteAsync(string cliDll, string output)
+    {
+        string root = Path.GetDirectoryName(Path.GetFullPath(output))!;
+        string engine = await EngineCostSection.WriteAsync(root);
+        string idle = await IdleCostSection.WriteAsync(cliDll);
+        return "\n" + engine + "\n" + idle;
+    }
+}
