@@ -54,7 +54,7 @@ public static partial class LeanDriverSection
             {
                 await FloorBenchmark.RunAsync(target, floorCase.With(driver, floorCase.SmallRun));
             }
-            var runs = Drivers.ToDictionary(d => d, _ => new List<(double Micros, double Bytes, double Rate)>());
+            var runs = Drivers.ToDictionary(d => d, _ => new List<Marginal>());
             for (int round = 0; round < 2; round++)
             {
                 foreach (string driver in Drivers)
@@ -69,15 +69,15 @@ public static partial class LeanDriverSection
                 var r = runs[driver];
                 // Bytes per block: the blob case's units are MB; a block is 4 MiB.
                 double bytesScale = floorCase.Key == "blob" ? 4 * 1.048576 : 1;
-                double micros = r.Average(x => x.Micros), bytes = r.Average(x => x.Bytes) * bytesScale;
+                double micros = r.Average(x => x.MicrosPerUnit), bytes = r.Average(x => x.BytesPerUnit) * bytesScale;
                 if (driver == ClientSettings.LeanDriver)
                 {
                     perRequest[floorCase.Key] = floorCase.Key == "egt" ? bytes * 100 : bytes;
                 }
                 string verdict = driver == ClientSettings.SdkDriver ? "" :
                     $"≤ {goal.Micros} µs/{floorCase.Unit}: {(micros <= goal.Micros ? "holds" : "MISSED")}; ≤ {goal.Bytes} B/{goal.BytesUnit}: {(bytes <= goal.Bytes ? "holds" : "MISSED")}";
-                md.AppendLine(Inv, $"| {floorCase.Label} | {driver} | {micros:0.0} ({string.Join(", ", r.Select(x => x.Micros.ToString("0.0", Inv)))}) µs/{floorCase.Unit} | " +
-                    $"{bytes:N0} ({string.Join(", ", r.Select(x => (x.Bytes * bytesScale).ToString("N0", Inv)))}) B/{goal.BytesUnit} | {r.Average(x => x.Rate):N0} {(floorCase.Unit == "MB" ? "MB" : "entities")}/s | {verdict} |");
+                md.AppendLine(Inv, $"| {floorCase.Label} | {driver} | {micros:0.0} ({string.Join(", ", r.Select(x => x.MicrosPerUnit.ToString("0.0", Inv)))}) µs/{floorCase.Unit} | " +
+                    $"{bytes:N0} ({string.Join(", ", r.Select(x => (x.BytesPerUnit * bytesScale).ToString("N0", Inv)))}) B/{goal.BytesUnit} | {r.Average(x => x.UnitsPerSecond):N0} {(floorCase.Unit == "MB" ? "MB" : "entities")}/s | {verdict} |");
             }
         }
 

@@ -25,7 +25,7 @@ using StorageBench.Orchestration.Hosting;
 // Helper processes of section 5: the floor server, and one floor workload looped under dotnet-trace.
 if (args is ["floor-server"])
 {
-    await using var floor = await FloorServer.StartAsync();
+    using var floor = FloorSink.Start();
     Console.WriteLine(floor.ConnectionString);
     // Serves until the parent closes stdin.
     await Console.In.ReadToEndAsync();
@@ -39,6 +39,24 @@ if (args is ["floor-profile", var profiledDriver, var profiledCase, var floorCon
     for (var profiled = Stopwatch.StartNew(); profiled.Elapsed < TimeSpan.FromSeconds(20);)
     {
         await FloorBenchmark.RunAsync(floorTarget, floorCase.With(profiledDriver, 10 * floorCase.SmallRun), settle: false);
+    }
+    return;
+}
+if (args is ["floor-capacity", var capacityConnection, var capacitySeconds])
+{
+    // Iterating on the floor: what a raw socket sender gets through it (section 5a measures it beside every figure).
+    Console.WriteLine(FloorCapacity.Measure(FloorSink.AddressIn(capacityConnection), 4 << 20, 8, TimeSpan.FromSeconds(double.Parse(capacitySeconds, CultureInfo.InvariantCulture))));
+    return;
+}
+if (args is ["floor-case", var caseDriver, var caseKey, var caseConnection])
+{
+    // Iterating on a driver: one floor case's marginal cost, three times, against a running floor-server.
+    var caseTarget = StorageTarget.FromConnectionString(caseConnection);
+    var measured = FloorCase.All.Single(c => c.Key == caseKey);
+    await FloorBenchmark.RunAsync(caseTarget, measured.With(caseDriver, measured.SmallRun));
+    for (int i = 0; i < 3; i++)
+    {
+        Console.WriteLine(await FloorBenchmark.MarginalAsync(caseTarget, measured, caseDriver));
     }
     return;
 }
