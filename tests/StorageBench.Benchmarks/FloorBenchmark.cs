@@ -17,8 +17,11 @@ public sealed record FloorCase(string Key, string Label, RunSpec Spec, long Smal
         new("single", "1 KB single inserts, 16 partitions, 32 in flight",
             Table(entities: 0, batchSize: 1, concurrency: 32), 4_000, "entity"),
         new("blob", "4 MiB blocks × 8 in flight, 32 MiB blobs",
-            new RunSpec { Scenario = "floor", BlobUpload = new BlobUploadSpec { BlobSizeBytes = 32L << 20, BlockSizeBytes = 4 << 20, ParallelBlocks = 8, BlockRetries = 0 } }, 16, "MB"),
+            new RunSpec { Scenario = "floor", BlobUpload = new BlobUploadSpec { BlobSizeBytes = 32L << 20, BlockSizeBytes = 4 << 20, ParallelBlocks = 8, BlockRetries = 0 } }, 48, "MB"),
     ];
+
+    /// <summary>Requests in flight: the floor's capacity is measured on as many connections.</summary>
+    public int InFlight => Spec.TableInsert?.Concurrency ?? Spec.BlobUpload!.ParallelBlocks;
 
     private static RunSpec Table(long entities, int batchSize, int concurrency = 16) => new()
     {
@@ -27,11 +30,11 @@ public sealed record FloorCase(string Key, string Label, RunSpec Spec, long Smal
     };
 
     /// <summary>This case with <paramref name="amount"/> entities (or blobs) on <paramref name="driver"/>, no priming rounds.</summary>
-    public RunSpec With(string driver, long amount) => Spec with
+    public RunSpec With(string driver, long amount, bool verifyContent = false) => Spec with
     {
         Client = new ClientSettings { Driver = driver, PrimeRounds = 0 },
         TableInsert = Spec.TableInsert is { } t ? t with { EntityCount = amount } : null,
-        BlobUpload = Spec.BlobUpload is { } b ? b with { BlobCount = (int)amount } : null,
+        BlobUpload = Spec.BlobUpload is { } b ? b with { BlobCount = (int)amount, VerifyContent = verifyContent } : null,
     };
 }
 
@@ -85,10 +88,10 @@ public static class FloorBenchmark
     }
 
     /// <summary>Marginal µs of CPU (and of it the kernel's) and bytes allocated per unit, and units per second of the large run.</summary>
-    public static async Task<Marginal> MarginalAsync(StorageTarget target, FloorCase floorCase, string driver)
+    public static async Task<Marginal> MarginalAsync(StorageTarget target, FloorCase floorCase, string driver, bool verifyContent = false)
     {
-        var small = await RunAsync(target, floorCase.With(driver, floorCase.SmallRun));
-        var large = await RunAsync(target, floorCase.With(driver, 3 * floorCase.SmallRun));
+        var small = await RunAsync(target, floorCase.With(driver, floorCase.SmallRun, verifyContent));
+        var large = await RunAsync(target, floorCase.With(driver, 3 * floorCase.SmallRun, verifyContent));
         if (small.Failed + large.Failed > 0)
         {
             throw new InvalidOperationException($"floor {floorCase.Key} on {driver}: {small.Failed + large.Failed} requests failed against the floor server");

@@ -5,33 +5,44 @@ using System.Text;
 
 namespace StorageBench.Benchmarks;
 
-/// <summary>What a sender that does nothing but write the request bytes got through, and what it cost.</summary>
-/// <param name="UserMicrosPerMB">This process's user CPU per MB sent; <paramref name="SystemMicrosPerMB"/> its kernel CPU (the socket copies).</param>
-public sealed record Capacity(double MBPerSecond, double UserMicrosPerMB, double SystemMicrosPerMB, long Requests)
+/// <summary>What a sender that does nothing but write the request bytes got through the floor, and what it cost it.</summary>
+/// <param name="UserMicrosPerUnit">The sender's user CPU per unit; <paramref name="SystemMicrosPerUnit"/> its kernel CPU (the loopback socket copies).</param>
+public sealed record Capacity(double UnitsPerSecond, double UserMicrosPerUnit, double SystemMicrosPerUnit, long Requests)
 {
-    public double MicrosPerMB => UserMicrosPerMB + SystemMicrosPerMB;
+    public double MicrosPerUnit => UserMicrosPerUnit + SystemMicrosPerUnit;
 }
 
 /// <summary>
-/// The floor's own capacity: <c>connections</c> threads, each on its own keep-alive connection, write a
-/// pre-built Put Block request (the lean driver's head, a 4 MiB body) with one blocking send, read the
-/// answer, and go again — no HTTP stack, no allocation, no signing. What the floor takes from it is the
-/// most any driver can get through it on this machine; its CPU per MB is what the kernel's loopback copy
-/// alone costs a sender.
+/// The floor's own capacity: as many threads as the case has requests in flight, each on its own
+/// keep-alive connection, write the lean driver's own request bytes (captured from it on the wire test's
+/// server) with one blocking send, read the answer, and go again — no HTTP stack, no allocation, no
+/// signing. What the floor takes from it is the most any driver gets through the floor on this machine;
+/// its CPU per unit is what the kernel's loopback copy alone costs a sender.
 /// </summary>
 public static class FloorCapacity
 {
-    public static Capacity Measure(Uri floor, int blockBytes, int connections, TimeSpan duration)
+    /// <summary>One request of <paramref name="floorCase"/> as the lean driver sends it (head and body), and the units it carries.</summary>
+    public static async Task<(byte[] Request, double Units)> RequestOfAsync(FloorCase floorCase)
     {
-        byte[] body = new byte[blockBytes];
-        Random.Shared.NextBytes(body);
-        string head =
-            $"PUT /devstoreaccount1/capacity/blob?comp=block&blockid=YmxvY2stMDAwMDAw HTTP/1.1\r\nHost: {floor.Authority}\r\n" +
-            "Accept: application/xml\r\nUser-Agent: StorageBench-floor-capacity\r\nx-ms-version: 2026-10-06\r\nx-ms-return-client-request-id: true\r\n" +
-            "x-ms-client-request-id: 00000000-0000-0000-0000-000000000000\r\nx-ms-date: Thu, 01 Jan 2026 00:00:00 GMT\r\n" +
-            "Authorization: SharedKey devstoreaccount1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\r\n" +
-            $"Content-Type: application/octet-stream\r\nContent-Length: {blockBytes}\r\n\r\n";
-        byte[] request = [.. Encoding.ASCII.GetBytes(head), .. body];
+        await using var capture = await FloorServer.StartAsync(capture: true);
+        // Enough entities that every partition gets a full batch.
+        var spec = floorCase.With(Engine.Spec.ClientSettings.LeanDriver, floorCase.Spec.TableInsert is { } t ? 2L * t.BatchSize * t.PartitionCount : 1);
+        await FloorBenchmark.RunAsync(Engine.Targets.StorageTarget.FromConnectionString(capture.ConnectionString), spec, settle: false);
+        var request = capture.Captured.Where(r => spec.TableInsert is null ? r.Query.Contains("comp=block&", StringComparison.Ordinal) : r.Method == "POST")
+            .MaxBy(r => r.Body.Length)!;
+        var head = new StringBuilder($"{request.Method} {request.Path}{request.Query} HTTP/1.1\r\n");
+        foreach (var (name, value) in request.Headers)
+        {
+            head.Append(name).Append(": ").Append(value).Append("\r\n");
+        }
+        head.Append("\r\n");
+        double units = spec.TableInsert is null ? request.Body.Length / 1e6
+            : request.Path.EndsWith("/$batch", StringComparison.Ordinal) ? Encoding.ASCII.GetString(request.Body).Split("Content-Type: application/http").Length - 1 : 1;
+        return ([.. Encoding.ASCII.GetBytes(head.ToString()), .. request.Body], units);
+    }
+
+    public static Capacity Measure(Uri floor, byte[] request, double unitsPerRequest, int connections, TimeSpan duration)
+    {
         long requests = 0;
         var stop = Stopwatch.StartNew();
         var sockets = Enumerable.Range(0, connections).Select(_ =>
@@ -43,18 +54,13 @@ public static class FloorCapacity
         using var go = new Barrier(connections + 1);
         var threads = sockets.Select(socket => new Thread(() =>
         {
-            byte[] answer = new byte[4096];
+            byte[] answer = new byte[256 * 1024];
             go.SignalAndWait();
             long sent = 0;
             while (stop.Elapsed < duration)
             {
                 socket.Send(request);
-                // The floor's answers carry no body: the head ends the answer.
-                for (int got = 0; got < 4 || !answer.AsSpan(got - 4, 4).SequenceEqual("\r\n\r\n"u8);)
-                {
-                    int read = socket.Receive(answer.AsSpan(got));
-                    got += read > 0 ? read : throw new InvalidOperationException("the floor closed the connection");
-                }
+                ReadAnswer(socket, answer);
                 sent++;
             }
             Interlocked.Add(ref requests, sent);
@@ -69,7 +75,36 @@ public static class FloorCapacity
         double seconds = stop.Elapsed.TotalSeconds;
         process.Refresh();
         sockets.ForEach(s => s.Dispose());
-        double mb = requests * (double)blockBytes / 1e6;
-        return new Capacity(mb / seconds, (process.UserProcessorTime - user).TotalMicroseconds / mb, (process.PrivilegedProcessorTime - system).TotalMicroseconds / mb, requests);
+        double units = requests * unitsPerRequest;
+        return new Capacity(units / seconds, (process.UserProcessorTime - user).TotalMicroseconds / units, (process.PrivilegedProcessorTime - system).TotalMicroseconds / units, requests);
+    }
+
+    /// <summary>Reads one answer: its head, then Content-Length bytes of body (a batch's answers).</summary>
+    private static void ReadAnswer(Socket socket, byte[] answer)
+    {
+        int got = 0, headEnd;
+        while ((headEnd = answer.AsSpan(0, got).IndexOf("\r\n\r\n"u8)) < 0)
+        {
+            got += Receive(socket, answer.AsSpan(got));
+        }
+        var head = answer.AsSpan(0, headEnd);
+        int at = head.IndexOf("Content-Length: "u8);
+        int length = 0;
+        if (at >= 0)
+        {
+            var value = head[(at + 16)..];
+            int end = value.IndexOf("\r\n"u8);
+            _ = System.Buffers.Text.Utf8Parser.TryParse(end < 0 ? value : value[..end], out length, out _);
+        }
+        for (int total = headEnd + 4 + length; got < total;)
+        {
+            got += Receive(socket, answer.AsSpan(got));
+        }
+    }
+
+    private static int Receive(Socket socket, Span<byte> into)
+    {
+        int read = socket.Receive(into);
+        return read > 0 ? read : throw new InvalidOperationException("the floor closed the connection");
     }
 }
