@@ -21,6 +21,7 @@ public static class BlobPeersSection
     private const int BlockBytes = 4 << 20;
     private const int Rounds = 3;
     private const string AzCopy = "azcopy";
+    private const string AzCopy8 = "azcopy, 8 in flight";
     private static readonly CultureInfo Inv = CultureInfo.InvariantCulture;
 
     /// <summary>One upload: goodput (MB/s of the committed blob over the process's life), CPU per MB of the whole process, and storagebench's own in-window figures.</summary>
@@ -49,7 +50,7 @@ public static class BlobPeersSection
             BlobContainerName = container.Name,
         }.ToSasQueryParameters(new StorageSharedKeyCredential(azurite.Account, azurite.Key)).ToString();
 
-        var senders = new[] { AzCopy, ClientSettings.LeanDriver, ClientSettings.SdkDriver };
+        var senders = new[] { AzCopy, AzCopy8, ClientSettings.LeanDriver, ClientSettings.SdkDriver };
         var runs = senders.ToDictionary(s => s, _ => new List<Upload?>());
         var failures = new List<string>();
         for (int round = 0; round < Rounds; round++)
@@ -58,8 +59,8 @@ public static class BlobPeersSection
             {
                 try
                 {
-                    runs[sender].Add(sender == AzCopy
-                        ? await AzCopyAsync(azcopy, file, container, sas, work, round)
+                    runs[sender].Add(sender is AzCopy or AzCopy8
+                        ? await AzCopyAsync(azcopy, file, container, sas, work, round, sender == AzCopy8 ? 8 : null)
                         : await StorageBenchAsync(cliDll, azurite.ConnectionString, sender, work));
                 }
                 catch (InvalidOperationException ex)
@@ -87,8 +88,8 @@ public static class BlobPeersSection
         var md = new StringBuilder();
         md.AppendLine("### 5d. Blob uploads beside AzCopy (Azurite)");
         md.AppendLine();
-        md.AppendLine(string.Create(Inv, $"One {BlobBytes >> 20} MiB blob in {BlockBytes >> 20} MiB blocks to one Azurite (in-memory, loopback, its own process), by AzCopy {AzCopyVersion(azcopy)} (the npm package `@azure-tools/azcopy-linux`, pinned in package.json) and by `storagebench run` on the lean and the SDK driver; the three alternate (AzCopy, lean, SDK) for {Rounds} rounds, and each run's blob is deleted before the next. ") +
-            "AzCopy runs as people run it: `azcopy copy FILE \"http://127.0.0.1:PORT/devstoreaccount1/peers/NAME?SAS\" --from-to LocalBlob --block-size-mb 4` (its own concurrency, which is 32 on this machine, against storagebench's 8 blocks in flight), plus `--log-level ERROR` and `--skip-version-check` (no request leaves the machine); the SAS is signed with the well-known Azurite development key. " +
+        md.AppendLine(string.Create(Inv, $"One {BlobBytes >> 20} MiB blob in {BlockBytes >> 20} MiB blocks to one Azurite (in-memory, loopback, its own process), by AzCopy {AzCopyVersion(azcopy)} (the npm package `@azure-tools/azcopy-linux`, pinned in package.json) and by `storagebench run` on the lean and the SDK driver; they alternate (AzCopy, AzCopy with 8 in flight, lean, SDK) for {Rounds} rounds, and each run's blob is deleted before the next. ") +
+            "AzCopy runs as people run it: `azcopy copy FILE \"http://127.0.0.1:PORT/devstoreaccount1/peers/NAME?SAS\" --from-to LocalBlob --block-size-mb 4` at its own concurrency (32 requests in flight on this machine), and again with `AZCOPY_CONCURRENCY_VALUE=8`, storagebench's 8 blocks in flight, plus `--log-level ERROR` and `--skip-version-check` (no request leaves the machine); the SAS is signed with the well-known Azurite development key. " +
             "Its blob counts only when Get Blob Properties then reports the whole length. A storagebench run uses the same Azurite (`--connection-string`), one slice, 8 blocks in flight, `primeRounds` 16, start delay 1 s, and counts only when its own verification matched. " +
             "**Goodput** is the blob's MB over the process's whole life (start to exit: start-up, priming, start delay and verification included for storagebench, start-up and file reads for AzCopy), so both are measured alike; " +
             "**CPU per MB** is the process's user + system CPU over its whole life (read with bash's `times` around it), per MB of blob. storagebench's own figures, over its measured window only (what its summary reports), are in brackets. " +
@@ -101,8 +102,8 @@ public static class BlobPeersSection
             var ok = runs[sender].Where(u => u is not null).Select(u => u!).ToList();
             string Cell(Func<Upload, double> pick, string format) => ok.Count == 0 ? "failed" :
                 $"{ok.Average(pick).ToString(format, Inv)} ({string.Join(", ", runs[sender].Select(u => u is null ? "failed" : pick(u).ToString(format, Inv)))})";
-            string name = sender == AzCopy ? "AzCopy" : $"storagebench, {sender}";
-            string window = sender == AzCopy || ok.Count == 0 ? "" :
+            string name = sender switch { AzCopy => "AzCopy", AzCopy8 => "AzCopy, `AZCOPY_CONCURRENCY_VALUE=8`", _ => $"storagebench, {sender}" };
+            string window = sender is AzCopy or AzCopy8 || ok.Count == 0 ? "" :
                 string.Create(Inv, $"[{ok.Average(u => u.WindowMBPerSecond ?? 0):0.0} MB/s, {ok.Average(u => u.WindowCpuMicrosPerMB ?? 0):0} µs/MB]");
             md.AppendLine(Inv, $"| {name} | {Cell(u => u.MBPerSecond, "0.0")} MB/s | {Cell(u => u.CpuMicrosPerMB, "0")} µs/MB ({(ok.Count == 0 ? "" : ok.Average(u => u.SystemMicrosPerMB).ToString("0", Inv))}) | {window} | " +
                 $"{(ok.Count == 0 ? "" : ok.Average(u => u.Load).ToString("0.0", Inv))} ({string.Join(", ", ok.Select(u => u.Load.ToString("0.0", Inv)))}) |");
@@ -115,15 +116,20 @@ public static class BlobPeersSection
         return md.ToString();
     }
 
-    private static async Task<Upload> AzCopyAsync(string azcopy, string file, BlobContainerClient container, string sas, string work, int round)
+    /// <param name="inFlight">AZCOPY_CONCURRENCY_VALUE, or null for AzCopy's own choice.</param>
+    private static async Task<Upload> AzCopyAsync(string azcopy, string file, BlobContainerClient container, string sas, string work, int round, int? inFlight)
     {
-        string name = $"azcopy-{round}.bin";
+        string name = $"azcopy-{round}-{inFlight}.bin";
         string target = $"{container.Uri}/{name}?{sas}";
         var env = new Dictionary<string, string>
         {
             ["AZCOPY_LOG_LOCATION"] = Path.Combine(work, "azcopy-logs"),
             ["AZCOPY_JOB_PLAN_LOCATION"] = Path.Combine(work, "azcopy-plans"),
         };
+        if (inFlight is { } n)
+        {
+            env["AZCOPY_CONCURRENCY_VALUE"] = n.ToString(Inv);
+        }
         var (wall, user, system, load) = await TimedAsync(env, azcopy, "copy", file, target, "--from-to", "LocalBlob", "--block-size-mb", "4", "--log-level", "ERROR", "--skip-version-check");
         long length = (await container.GetBlobClient(name).GetPropertiesAsync()).Value.ContentLength;
         if (length != BlobBytes)
