@@ -18,6 +18,13 @@ tools="${TMPDIR:-/tmp}/storagebench-tools"
 if [ -x "$tools/dotnet-trace" ] || dotnet tool install --tool-path "$tools" dotnet-trace >/dev/null 2>&1; then
   export STORAGEBENCH_DOTNET_TRACE="$tools/dotnet-trace"
 fi
+# perf (Debian's linux-perf) profiles the blob path in section 5b, kernel included; without it that profile is left out.
+if [ ! -x /usr/bin/perf ]; then
+  echo "Section 5b's blob profile needs perf; installing linux-perf (Debian package)..." >&2
+  if [ "$(id -u)" -eq 0 ]; then sudo=""; else sudo="sudo"; fi
+  { $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq linux-perf; } >&2 \
+    || echo "warning: could not install linux-perf; section 5b will say its blob profile was left out" >&2
+fi
 # AzCopy (section 5d): the real binary from the npm package pinned in package.json (installed above with Azurite).
 # npm does not keep its mode bit; it links libsecret, which Debian ships as libsecret-1-0.
 azcopy="$root/node_modules/@azure-tools/azcopy-linux/dist/bin/azcopy_linux_amd64"

@@ -44,7 +44,7 @@ public static partial class LeanDriverSection
         md.AppendLine();
         md.AppendLine("The floor (tests/StorageBench.Benchmarks/FloorSink.cs, its own process) is a raw-socket fake of storage: one thread per connection reads into one reused 1 MiB buffer, drops bodies as they arrive (a batch's is scanned to count its operations), and answers what storage answers (status, ETag, Last-Modified, x-ms-version and x-ms-client-request-id echoed, a batch's multipart answer), allocating nothing per request; so the benchmark process's CPU (user + system) and the bytes it allocated (`GC.GetTotalAllocatedBytes(precise: true)`) are the driver's alone. " +
             "Each figure is marginal: (cost of a 3× run − cost of a 1× run) / the 2× more units, so a run's fixed cost (clients, connections, plans, the probe request) cancels out and what is left is the cost per request; \"of it kernel\" is the system-time share (on loopback the kernel copies every byte sent). " +
-            "One slice, `primeRounds` 0, after one discarded warm-up run per driver and case. Each round measures, in this order, the floor's capacity, SDK, lean (and for blobs lean with `verifyContent`); two rounds; single runs in brackets. " +
+            "One slice, `primeRounds` 0, after three discarded warm-up runs per driver and case. Each round measures, in this order, the floor's capacity, SDK, lean (and for blobs lean with `verifyContent`); two rounds; single runs in brackets. " +
             "**Floor capacity**: what the floor alone takes from a raw sender (tests/StorageBench.Benchmarks/FloorCapacity.cs): as many threads and keep-alive connections as the case has requests in flight, each writing the lean driver's own request bytes (captured from it) with one blocking send and reading the answer, for 2 s; its CPU per unit is what a sender with no HTTP stack pays, nearly all of it the kernel's loopback copy. " +
             "A driver whose throughput is within 20 % of the capacity is marked **floor-bound**: its throughput is the floor's (and the 2 shared cores'), not the driver's.");
         md.AppendLine();
@@ -56,9 +56,13 @@ public static partial class LeanDriverSection
         {
             var (request, requestUnits) = await FloorCapacity.RequestOfAsync(floorCase);
             var senders = floorCase.Key == "blob" ? [.. Drivers, VerifiedLean] : Drivers;
-            foreach (string driver in senders)
+            // Three discarded runs per sender: with one, the first measured round still paid for tier-1 JIT compiles (~+100 µs/MB on blobs).
+            for (int warm = 0; warm < 3; warm++)
             {
-                await FloorBenchmark.RunAsync(target, Spec(floorCase, driver, floorCase.SmallRun));
+                foreach (string driver in senders)
+                {
+                    await FloorBenchmark.RunAsync(target, Spec(floorCase, driver, floorCase.SmallRun));
+                }
             }
             var runs = senders.ToDictionary(d => d, _ => new List<Marginal>());
             var capacities = new List<Capacity>();
@@ -113,6 +117,10 @@ public static partial class LeanDriverSection
         md.AppendLine("### 5b. Where the CPU goes (profile, floor server, EGT of 100 × 1 KB)");
         md.AppendLine();
         md.Append(await ProfileAsync(bench, connection));
+        md.AppendLine();
+        md.AppendLine("#### The blob path: where the CPU per MB goes (perf, floor, lean driver, 4 MiB blocks × 8)");
+        md.AppendLine();
+        md.Append(await BlobPerfAsync(bench, connection, blobFigures.TryGetValue(ClientSettings.LeanDriver, out var leanBlob) ? leanBlob.Micros : null));
 
         if (cliDll is not null)
         {
@@ -263,6 +271,82 @@ public static partial class LeanDriverSection
         }
         return md.ToString();
     }
+
+    /// <summary>
+    /// Linux perf (Debian's linux-perf) samples the whole process — kernel and user, all threads — while it
+    /// loops the floor blob case on the lean driver, after 5 s of start-up; the samples, grouped by where they
+    /// ran, give each part's share of the CPU, and with 5a's figure its µs per MB. dotnet-trace cannot see
+    /// this: most of the blob path's CPU is in the kernel.
+    /// </summary>
+    private static async Task<string> BlobPerfAsync(string bench, string connection, double? leanMicrosPerMB)
+    {
+        if (!File.Exists("/usr/bin/perf"))
+        {
+            return "perf (Debian's linux-perf) was not installed: no blob profile this run.\n";
+        }
+        string file = Path.Combine(Path.GetTempPath(), "lean-blob.perf");
+        try
+        {
+            await RunAsync("/usr/bin/perf", "record", "-e", "cpu-clock", "-F", "999", "-D", "5000", "-o", file, "--", "dotnet", bench, "floor-profile", ClientSettings.LeanDriver, "blob", connection);
+        }
+        catch (InvalidOperationException ex)
+        {
+            return $"perf could not sample here ({ex.Message.Split('\n')[0]}): no blob profile this run.\n";
+        }
+        string report = await RunAsync("/usr/bin/perf", "report", "-i", file, "--no-children", "--sort", "dso,sym", "-g", "none", "--stdio");
+        File.Delete(file);
+        var rows = new List<(string Area, string Symbol, double Share)>();
+        foreach (string line in report.Split('\n'))
+        {
+            var m = PerfLine().Match(line);
+            if (m.Success)
+            {
+                string dso = m.Groups["dso"].Value, symbol = m.Groups["sym"].Value.Trim();
+                rows.Add((PerfArea(dso, symbol), dso.Contains("kernel", StringComparison.Ordinal) ? symbol : dso, double.Parse(m.Groups["share"].Value, Inv) / 100));
+            }
+        }
+        var md = new StringBuilder();
+        md.AppendLine("`perf record -e cpu-clock -F 999 -D 5000` samples every thread of one process, kernel and user, while it loops the floor blob case on the lean driver (144 blobs of 32 MiB a run, 20 s; the first 5 s, start-up and JIT, are left out); `perf report --sort dso,sym` gives where each sample ran, grouped here. " +
+            (leanMicrosPerMB is { } total ? string.Create(Inv, $"µs/MB is the share times 5a's lean figure ({total:0} µs/MB). ") : "") +
+            "The kernel's copy of each block from the driver's buffer into socket buffers (`_copy_from_iter`) is the one big item; the TCP/IP row is the loopback send, and on loopback the receiving side's TCP work too (it runs in the sender's softirq); time spent with interrupts off in those paths is sampled where they are turned back on (`_raw_spin_unlock_irqrestore`), so it is counted there.");
+        md.AppendLine();
+        md.AppendLine("| where | share | µs/MB | heaviest |");
+        md.AppendLine("|---|---:|---:|---|");
+        foreach (var area in rows.GroupBy(r => r.Area).OrderByDescending(g => g.Sum(r => r.Share)))
+        {
+            double share = area.Sum(r => r.Share);
+            string heaviest = string.Join("; ", area.GroupBy(r => r.Symbol).OrderByDescending(g => g.Sum(r => r.Share)).Take(3).Select(g => string.Create(Inv, $"`{Short(g.Key)}` {g.Sum(r => r.Share):P0}")));
+            md.AppendLine(Inv, $"| {area.Key} | {share:P0} | {(leanMicrosPerMB is { } t ? (share * t).ToString("0", Inv) : "")} | {heaviest} |");
+        }
+        return md.ToString();
+    }
+
+    private static string PerfArea(string dso, string symbol)
+    {
+        bool Has(params string[] parts) => parts.Any(p => symbol.Contains(p, StringComparison.Ordinal));
+        if (dso.Contains("kernel", StringComparison.Ordinal))
+        {
+            return true switch
+            {
+                _ when Has("copy_from_iter", "copy_user", "copyin", "memcpy") => "kernel: copying the bytes sent",
+                _ when Has("sched", "schedule", "futex", "task_switch", "yield", "epoll", "ep_", "wake", "hrtimer", "timer") => "kernel: waiting, waking, scheduling (epoll, futex, sched_yield)",
+                _ when Has("irqrestore", "unlock_irq", "tcp", "ip_", "skb", "sock", "inet", "loopback", "dev_", "net_", "softirq", "irq", "napi", "__sk", "sk_") => "kernel: TCP/IP on loopback (both ends' protocol work, softirq)",
+                _ when Has("page", "alloc", "free", "kmem", "slab", "folio") => "kernel: memory (pages for socket buffers)",
+                _ => "kernel: other (syscall entry, locks)",
+            };
+        }
+        return true switch
+        {
+            _ when dso.Contains("clrjit", StringComparison.Ordinal) => "user: JIT",
+            _ when dso.Contains("coreclr", StringComparison.Ordinal) => "user: .NET runtime (GC, thread pool, stubs)",
+            _ when dso.Contains("doublemapper", StringComparison.Ordinal) || dso.EndsWith(".dll", StringComparison.Ordinal) || dso.StartsWith("perf-", StringComparison.Ordinal) => "user: managed code (HttpClient, sockets, the workload)",
+            _ when dso.Contains("crypto", StringComparison.Ordinal) => "user: OpenSSL (HMAC signing)",
+            _ => "user: native libraries (libc, System.Native)",
+        };
+    }
+
+    [GeneratedRegex(@"^\s*(?<share>[\d.]+)%\s+(?<dso>\S.*?)\s+\[[k.]\]\s+(?<sym>.+)$")]
+    private static partial Regex PerfLine();
 
     /// <summary>Frames of threads waiting, not running code; "Missing Symbol" is native code without symbols (kernel, runtime), mostly waits too.</summary>
     private static bool IsWaiting(string method) =>
