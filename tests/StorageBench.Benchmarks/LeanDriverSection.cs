@@ -51,8 +51,8 @@ public static partial class LeanDriverSection
         var perRequest = new Dictionary<string, double>();
         var blobFigures = new Dictionary<string, (double Micros, double System, double Rate)>();
         Capacity? blobCapacity = null;
-        md.AppendLine("| workload | sender | CPU | of it kernel | allocated | throughput | floor capacity | goal (lean) |");
-        md.AppendLine("|---|---|---:|---:|---:|---:|---:|---|");
+        md.AppendLine("| workload | sender | CPU | of it kernel | allocated | throughput | floor capacity | load (1 min) | goal (lean) |");
+        md.AppendLine("|---|---|---:|---:|---:|---:|---:|---:|---|");
         foreach (var floorCase in FloorCase.All)
         {
             var (request, requestUnits) = await FloorCapacity.RequestOfAsync(floorCase);
@@ -67,13 +67,17 @@ public static partial class LeanDriverSection
             }
             var runs = senders.ToDictionary(d => d, _ => new List<Marginal>());
             var capacities = new List<Capacity>();
+            // The 1-minute load average after each measurement, per sender ("" for the capacity).
+            var loads = senders.Append("").ToDictionary(d => d, _ => new List<double>());
             for (int round = 0; round < 2; round++)
             {
                 capacities.Add(FloorCapacity.Measure(FloorSink.AddressIn(connection), request, requestUnits, floorCase.InFlight, TimeSpan.FromSeconds(2)));
+                loads[""].Add(LoadNow());
                 Console.WriteLine($"floor {floorCase.Key} capacity round {round}: {capacities[^1]}");
                 foreach (string driver in senders)
                 {
                     runs[driver].Add(await FloorBenchmark.MarginalAsync(target, floorCase, driver == VerifiedLean ? ClientSettings.LeanDriver : driver, verifyContent: driver == VerifiedLean));
+                    loads[driver].Add(LoadNow());
                     Console.WriteLine($"floor {floorCase.Key} {driver} round {round}: {runs[driver][^1]}");
                 }
             }
@@ -86,7 +90,7 @@ public static partial class LeanDriverSection
             }
             string capacityCell = string.Create(Inv, $"{capacity:N0} ({string.Join(", ", capacities.Select(c => c.UnitsPerSecond.ToString("N0", Inv)))}) {rateUnit}");
             md.AppendLine(Inv, $"| {floorCase.Label} | raw sender (floor capacity) | {capacities.Average(c => c.MicrosPerUnit):0.0##} ({string.Join(", ", capacities.Select(c => c.MicrosPerUnit.ToString("0.0##", Inv)))}) µs/{floorCase.Unit} | " +
-                $"{capacities.Average(c => c.SystemMicrosPerUnit):0.0##} µs | 0 B | {capacityCell} | {capacityCell} | |");
+                $"{capacities.Average(c => c.SystemMicrosPerUnit):0.0##} µs | 0 B | {capacityCell} | {capacityCell} | {Loads(loads[""])} | |");
             foreach (string driver in senders)
             {
                 var r = runs[driver];
@@ -106,11 +110,11 @@ public static partial class LeanDriverSection
                 string bound = rate >= 0.8 * capacity ? string.Create(Inv, $" **floor-bound** ({rate / capacity:P0} of capacity)") : "";
                 md.AppendLine(Inv, $"| {floorCase.Label} | {driver} | {micros:0.0} ({string.Join(", ", r.Select(x => x.MicrosPerUnit.ToString("0.0", Inv)))}) µs/{floorCase.Unit} | " +
                     $"{r.Average(x => x.SystemMicrosPerUnit):0.0} µs | " +
-                    $"{bytes:N0} ({string.Join(", ", r.Select(x => (x.BytesPerUnit * bytesScale).ToString("N0", Inv)))}) B/{goal.BytesUnit} | {rate:N0} {rateUnit}{bound} | {capacityCell} | {verdict} |");
+                    $"{bytes:N0} ({string.Join(", ", r.Select(x => (x.BytesPerUnit * bytesScale).ToString("N0", Inv)))}) B/{goal.BytesUnit} | {rate:N0} {rateUnit}{bound} | {capacityCell} | {Loads(loads[driver])} | {verdict} |");
             }
         }
         md.AppendLine();
-        md.AppendLine($"Load average when the floor runs ended: {LoadAverage()}.");
+        md.AppendLine($"Load (1 min) is the load average read after each measurement (2 cores; other builds and tests share the machine); when the floor runs ended it was {LoadAverage()}.");
         md.AppendLine();
         md.AppendLine("**Blob CPU at the wire.** " + BlobProfile(blobFigures, blobCapacity!));
         md.AppendLine();
@@ -136,11 +140,12 @@ public static partial class LeanDriverSection
                 "Azurite shares the 2 cores with the driver, so it bounds the throughput: every µs the driver saves is CPU Azurite gets.");
             md.AppendLine();
             var failures = new List<string>();
-            md.AppendLine("| workload | driver | throughput | driver CPU |");
-            md.AppendLine("|---|---|---:|---:|");
+            md.AppendLine("| workload | driver | throughput | driver CPU | load (1 min) |");
+            md.AppendLine("|---|---|---:|---:|---:|");
             foreach (var (label, spec) in AzuriteCases())
             {
                 var runs = Drivers.ToDictionary(d => d, _ => new List<(double Rate, double Cpu)>());
+                var loads = Drivers.ToDictionary(d => d, _ => new List<double>());
                 for (int round = 0; round < 2; round++)
                 {
                     foreach (string driver in Drivers)
@@ -155,6 +160,7 @@ public static partial class LeanDriverSection
                             runs[driver].Add((double.NaN, double.NaN));
                             failures.Add($"{label}, {driver}, round {round + 1}: {ex.Message.Split('\n').FirstOrDefault(l => l.Contains("Exception", StringComparison.Ordinal))?.Trim()}");
                         }
+                        loads[driver].Add(LoadNow());
                         Console.WriteLine($"azurite {label} {driver} round {round}: {runs[driver][^1]}");
                     }
                 }
@@ -166,11 +172,11 @@ public static partial class LeanDriverSection
                 foreach (string driver in Drivers)
                 {
                     var r = runs[driver];
-                    md.AppendLine(Inv, $"| {label} | {driver} | {Runs(r, x => x.Rate)} {(unit == "MB" ? "MB/s" : "entities/s")} | {Runs(r, x => x.Cpu)} µs/{unit} |");
+                    md.AppendLine(Inv, $"| {label} | {driver} | {Runs(r, x => x.Rate)} {(unit == "MB" ? "MB/s" : "entities/s")} | {Runs(r, x => x.Cpu)} µs/{unit} | {Loads(loads[driver])} |");
                 }
             }
             md.AppendLine();
-            md.AppendLine($"Load average while these runs ran: {LoadAverage()} (from /proc/loadavg; 2 cores). A CLI run's CPU figure is the whole process's CPU over the run's window divided by what it wrote, so at Azurite's rates here the process's fixed cost per second " +
+            md.AppendLine($"Load (1 min) is the load average read after each run (from /proc/loadavg; 2 cores); at the end it was {LoadAverage()}. A CLI run's CPU figure is the whole process's CPU over the run's window divided by what it wrote, so at Azurite's rates here the process's fixed cost per second " +
                 "(orchestration, the progress watch loop, results writes, the runtime) is much of it wherever requests are few: single inserts and the one 256 MiB blob (seconds of mostly waiting). " +
                 "That is why those rows sit close together while the floor server (5a) shows the drivers' own costs apart; the EGT row, where the requests dominate, carries the floor's difference into throughput.");
             if (failures.Count > 0)
@@ -211,6 +217,10 @@ public static partial class LeanDriverSection
             string.Create(Inv, $"`verifyContent` adds no per-block work: its MD5 is of one blob, once per slice, after the last commit — {md5PerMB:0} µs per MB hashed ({md5PerMB * 256 / 1000:0} ms for a 256 MiB blob, measured here), a fixed cost per slice that the marginal figure cancels (lean with it {verified.Micros:0} µs/MB, without {lean.Micros:0}). ") +
             "Going lower would need the kernel not to copy (sendfile/splice from page-cache pages, or MSG_ZEROCOPY), which SocketsHttpHandler cannot do: it would take a hand-written HTTP client (see below).";
     }
+
+    private static double LoadNow() => File.Exists("/proc/loadavg") ? double.Parse(File.ReadAllText("/proc/loadavg").Split(' ')[0], Inv) : double.NaN;
+
+    private static string Loads(List<double> loads) => string.Create(Inv, $"{loads.Average():0.0} ({string.Join(", ", loads.Select(l => l.ToString("0.0", Inv)))})");
 
     private static string LoadAverage() =>
         File.Exists("/proc/loadavg") ? string.Join(", ", File.ReadAllText("/proc/loadavg").Split(' ').Take(3)) + " (1, 5, 15 min) at the end" : "unknown";
