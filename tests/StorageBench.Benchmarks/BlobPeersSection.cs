@@ -83,7 +83,6 @@ public static class BlobPeersSection
                 }
             }
         }
-        var onFloor = await AzCopyOnFloorAsync(azcopy, file, work);
         Directory.Delete(work, recursive: true);
 
         var md = new StringBuilder();
@@ -114,60 +113,7 @@ public static class BlobPeersSection
             md.AppendLine();
             md.AppendLine("Runs that failed (left out of the means): " + string.Join("; ", failures));
         }
-        md.AppendLine();
-        md.AppendLine("At Azurite's rate a run lasts 10-20 s, so both tools' CPU per MB above is mostly what each costs per second while it waits (storagebench: start-up, orchestration, verification; AzCopy: its Go runtime and job machinery), not per byte. " +
-            string.Create(Inv, $"What AzCopy costs per byte shows against the floor of 5a, where nothing waits: AzCopy uploading {FloorBigBytes >> 20} MiB and {FloorSmallBytes >> 20} MiB files alternately ({Rounds} rounds, the same flags; the floor answers its requests as storage does and stores nothing, so there is no length to check), its marginal CPU ((CPU of the large − CPU of the small) / the MB between them) is ") +
-            string.Create(Inv, $"**{onFloor.MicrosPerMB:0} µs/MB** ({string.Join(", ", onFloor.Runs.Select(r => r.ToString("0", Inv)))}), {onFloor.SystemMicrosPerMB:0} of it kernel, its fixed cost per run {onFloor.FixedCpuSeconds:0.00} s of CPU, and it moved the large file in {onFloor.BigWallSeconds:0.0} s ({onFloor.BigMBPerSecond:0} MB/s over the process's life), at load {onFloor.Load:0.0}; ") +
-            "set it beside the lean and SDK drivers' marginal CPU per MB in 5a (same floor, same block size).");
         return md.ToString();
-    }
-
-    private const long FloorBigBytes = 1L << 30, FloorSmallBytes = 8L << 20;
-
-    private sealed record FloorAzCopy(double MicrosPerMB, double SystemMicrosPerMB, double FixedCpuSeconds, double BigWallSeconds, double BigMBPerSecond, double Load, List<double> Runs);
-
-    /// <summary>AzCopy against the floor: large and small files alternately; the marginal CPU per MB between them.</summary>
-    private static async Task<FloorAzCopy> AzCopyOnFloorAsync(string azcopy, string blobFile, string work)
-    {
-        string big = Path.Combine(work, "big.bin"), small = Path.Combine(work, "small.bin");
-        await using (var output = File.Create(big))
-        {
-            byte[] chunk = await File.ReadAllBytesAsync(blobFile);
-            for (long written = 0; written < FloorBigBytes; written += chunk.Length)
-            {
-                await output.WriteAsync(chunk);
-            }
-        }
-        await using (var output = File.Create(small))
-        {
-            byte[] chunk = new byte[FloorSmallBytes];
-            Random.Shared.NextBytes(chunk);
-            await output.WriteAsync(chunk);
-        }
-        using var floor = LeanDriverSection.StartFloorServer(Path.Combine(AppContext.BaseDirectory, "StorageBench.Benchmarks.dll"), out string connection);
-        Uri address = FloorSink.AddressIn(connection);
-        var env = new Dictionary<string, string>
-        {
-            ["AZCOPY_LOG_LOCATION"] = Path.Combine(work, "azcopy-logs"),
-            ["AZCOPY_JOB_PLAN_LOCATION"] = Path.Combine(work, "azcopy-plans"),
-        };
-        Task<(double Wall, double User, double System, double Load)> Copy(string path) =>
-            TimedAsync(env, azcopy, "copy", path, $"{address}devstoreaccount1/floor/{Path.GetFileName(path)}?sv=2021-08-06&sr=c&sp=cw&sig=floor",
-                "--from-to", "LocalBlob", "--block-size-mb", "4", "--log-level", "ERROR", "--skip-version-check", "--check-length=false");
-        await Copy(small);
-        var runs = new List<((double Wall, double User, double System, double Load) Big, (double Wall, double User, double System, double Load) Small)>();
-        for (int round = 0; round < Rounds; round++)
-        {
-            var b = await Copy(big);
-            var s = await Copy(small);
-            runs.Add((b, s));
-            Console.WriteLine($"azcopy on the floor round {round}: big {b} small {s}");
-        }
-        floor.StandardInput.Close();
-        double mb = (FloorBigBytes - FloorSmallBytes) / 1e6;
-        var perMB = runs.Select(r => (r.Big.User + r.Big.System - r.Small.User - r.Small.System) * 1e6 / mb).ToList();
-        return new(perMB.Average(), runs.Average(r => r.Big.System - r.Small.System) * 1e6 / mb, runs.Average(r => r.Small.User + r.Small.System),
-            runs.Average(r => r.Big.Wall), FloorBigBytes / 1e6 / runs.Average(r => r.Big.Wall), runs.Average(r => (r.Big.Load + r.Small.Load) / 2), perMB);
     }
 
     /// <param name="inFlight">AZCOPY_CONCURRENCY_VALUE, or null for AzCopy's own choice.</param>
