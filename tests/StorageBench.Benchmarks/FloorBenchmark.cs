@@ -17,8 +17,11 @@ public sealed record FloorCase(string Key, string Label, RunSpec Spec, long Smal
         new("single", "1 KB single inserts, 16 partitions, 32 in flight",
             Table(entities: 0, batchSize: 1, concurrency: 32), 4_000, "entity"),
         new("blob", "4 MiB blocks × 8 in flight, 32 MiB blobs",
-            new RunSpec { Scenario = "floor", BlobUpload = new BlobUploadSpec { BlobSizeBytes = 32L << 20, BlockSizeBytes = 4 << 20, ParallelBlocks = 8, BlockRetries = 0 } }, 16, "MB"),
+            new RunSpec { Scenario = "floor", BlobUpload = new BlobUploadSpec { BlobSizeBytes = 32L << 20, BlockSizeBytes = 4 << 20, ParallelBlocks = 8, BlockRetries = 0 } }, 48, "MB"),
     ];
+
+    /// <summary>Requests in flight: the floor's capacity is measured on as many connections.</summary>
+    public int InFlight => Spec.TableInsert?.Concurrency ?? Spec.BlobUpload!.ParallelBlocks;
 
     private static RunSpec Table(long entities, int batchSize, int concurrency = 16) => new()
     {
@@ -27,16 +30,20 @@ public sealed record FloorCase(string Key, string Label, RunSpec Spec, long Smal
     };
 
     /// <summary>This case with <paramref name="amount"/> entities (or blobs) on <paramref name="driver"/>, no priming rounds.</summary>
-    public RunSpec With(string driver, long amount) => Spec with
+    public RunSpec With(string driver, long amount, bool verifyContent = false) => Spec with
     {
         Client = new ClientSettings { Driver = driver, PrimeRounds = 0 },
         TableInsert = Spec.TableInsert is { } t ? t with { EntityCount = amount } : null,
-        BlobUpload = Spec.BlobUpload is { } b ? b with { BlobCount = (int)amount } : null,
+        BlobUpload = Spec.BlobUpload is { } b ? b with { BlobCount = (int)amount, VerifyContent = verifyContent } : null,
     };
 }
 
 /// <summary>Driver CPU and allocation of one run against the floor server.</summary>
-public sealed record FloorRun(double CpuSeconds, long AllocatedBytes, double Units, double WallSeconds, long Failed);
+/// <param name="SystemSeconds">The kernel's share of <paramref name="CpuSeconds"/> (socket sends on loopback copy every byte).</param>
+public sealed record FloorRun(double CpuSeconds, double SystemSeconds, long AllocatedBytes, double Units, double WallSeconds, long Failed);
+
+/// <summary>A driver's marginal cost per unit on the floor, and the large run's rate.</summary>
+public sealed record Marginal(double MicrosPerUnit, double SystemMicrosPerUnit, double BytesPerUnit, double UnitsPerSecond);
 
 /// <summary>
 /// The driver's own cost: a workload run in this process against a <see cref="FloorServer"/> in another
@@ -58,7 +65,7 @@ public static class FloorBenchmark
         }
         long allocated = GC.GetTotalAllocatedBytes(precise: true);
         process.Refresh();
-        double cpu = process.TotalProcessorTime.TotalSeconds;
+        double cpu = process.TotalProcessorTime.TotalSeconds, system = process.PrivilegedProcessorTime.TotalSeconds;
         var wall = Stopwatch.StartNew();
         SliceResult slice;
         if (spec.TableInsert is { } t)
@@ -73,23 +80,24 @@ public static class FloorBenchmark
         }
         wall.Stop();
         process.Refresh();
-        double cpuUsed = process.TotalProcessorTime.TotalSeconds - cpu;
+        double cpuUsed = process.TotalProcessorTime.TotalSeconds - cpu, systemUsed = process.PrivilegedProcessorTime.TotalSeconds - system;
         long bytes = GC.GetTotalAllocatedBytes(precise: true) - allocated;
         double units = (slice.Units + slice.WarmupUnits) / (spec.TableInsert is not null ? 1.0 : 1e6);
         long failed = slice.Counts.Operations - slice.Counts.Succeeded;
-        return new FloorRun(cpuUsed, bytes, units, wall.Elapsed.TotalSeconds, failed);
+        return new FloorRun(cpuUsed, systemUsed, bytes, units, wall.Elapsed.TotalSeconds, failed);
     }
 
-    /// <summary>Marginal µs of CPU and bytes allocated per unit, and units per second of the large run.</summary>
-    public static async Task<(double MicrosPerUnit, double BytesPerUnit, double UnitsPerSecond)> MarginalAsync(StorageTarget target, FloorCase floorCase, string driver)
+    /// <summary>Marginal µs of CPU (and of it the kernel's) and bytes allocated per unit, and units per second of the large run.</summary>
+    public static async Task<Marginal> MarginalAsync(StorageTarget target, FloorCase floorCase, string driver, bool verifyContent = false)
     {
-        var small = await RunAsync(target, floorCase.With(driver, floorCase.SmallRun));
-        var large = await RunAsync(target, floorCase.With(driver, 3 * floorCase.SmallRun));
+        var small = await RunAsync(target, floorCase.With(driver, floorCase.SmallRun, verifyContent));
+        var large = await RunAsync(target, floorCase.With(driver, 3 * floorCase.SmallRun, verifyContent));
         if (small.Failed + large.Failed > 0)
         {
             throw new InvalidOperationException($"floor {floorCase.Key} on {driver}: {small.Failed + large.Failed} requests failed against the floor server");
         }
         double units = large.Units - small.Units;
-        return ((large.CpuSeconds - small.CpuSeconds) * 1e6 / units, (large.AllocatedBytes - small.AllocatedBytes) / units, large.Units / large.WallSeconds);
+        return new((large.CpuSeconds - small.CpuSeconds) * 1e6 / units, (large.SystemSeconds - small.SystemSeconds) * 1e6 / units,
+            (large.AllocatedBytes - small.AllocatedBytes) / units, large.Units / large.WallSeconds);
     }
 }

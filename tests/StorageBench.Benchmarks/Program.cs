@@ -26,7 +26,7 @@ using StorageBench.TaskHub;
 // Helper processes of section 5: the floor server, and one floor workload looped under dotnet-trace.
 if (args is ["floor-server"])
 {
-    await using var floor = await FloorServer.StartAsync();
+    using var floor = FloorSink.Start();
     Console.WriteLine(floor.ConnectionString);
     // Serves until the parent closes stdin.
     await Console.In.ReadToEndAsync();
@@ -47,16 +47,51 @@ if (await EngineSections.TryRunAsync(args))
 {
     return;
 }
+if (args is ["floor-capacity", var capacitySeconds, var capacityConnection])
+{
+    // Iterating on the floor: what a raw socket sender gets through it (section 5a measures it beside every figure).
+    foreach (var measuredCase in FloorCase.All)
+    {
+        var (request, units) = await FloorCapacity.RequestOfAsync(measuredCase);
+        Console.WriteLine($"{measuredCase.Key} ({request.Length} B, {units} units): " + FloorCapacity.Measure(FloorSink.AddressIn(capacityConnection), request, units, measuredCase.InFlight, TimeSpan.FromSeconds(double.Parse(capacitySeconds, CultureInfo.InvariantCulture))));
+    }
+    return;
+}
+if (args is ["floor-case", var caseDriver, var caseKey, var caseConnection])
+{
+    // Iterating on a driver: one floor case's marginal cost, three times, against a running floor-server.
+    var caseTarget = StorageTarget.FromConnectionString(caseConnection);
+    var measured = FloorCase.All.Single(c => c.Key == caseKey);
+    await FloorBenchmark.RunAsync(caseTarget, measured.With(caseDriver, measured.SmallRun));
+    for (int i = 0; i < 3; i++)
+    {
+        Console.WriteLine(await FloorBenchmark.MarginalAsync(caseTarget, measured, caseDriver));
+    }
+    return;
+}
+// AzCopy for section 5d (scripts/benchmark.sh installs it and sets this); without it 5d is left out.
+string? azcopy = Environment.GetEnvironmentVariable("STORAGEBENCH_AZCOPY") is { Length: > 0 } azcopyPath ? azcopyPath : null;
 if (args is ["driver", var driverCli, var driverOutput])
 {
-    // Section 5 alone (./scripts/benchmark.sh --driver-only), in place of the section 5 the file has; sections 1-4 stay as they were measured.
+    // Section 5 alone (./scripts/benchmark.sh --driver-only), in place of the section 5 the file has; the other sections stay as they were measured.
     string section = await LeanDriverSection.WriteAsync(driverCli, AppContext.BaseDirectory);
-    string existing = File.Exists(driverOutput) ? await File.ReadAllTextAsync(driverOutput) : "";
-    int at = existing.IndexOf("\n## 5. ", StringComparison.Ordinal);
-    string kept = at >= 0 ? existing[..(at + 1)] : existing.TrimEnd() + "\n\n";
+    if (azcopy is not null)
+    {
+        section += "\n" + await BlobPeersSection.WriteAsync(driverCli, azcopy);
+    }
     int heading = section.IndexOf('\n') + 1;
-    string dated = section[..heading] + $"\nMeasured by `./scripts/benchmark.sh --driver-only` on {DateTime.UtcNow:yyyy-MM-dd HH:mm} UTC, on the code that has both drivers; sections 1-4 above are from the full run the header names.\n" + section[heading..];
-    await File.WriteAllTextAsync(driverOutput, kept + dated);
+    string dated = section[..heading] + $"\nMeasured by `./scripts/benchmark.sh --driver-only` on {DateTime.UtcNow:yyyy-MM-dd HH:mm} UTC; the sections outside 5 are from the full run the header names.\n" + section[heading..];
+    string existing = File.Exists(driverOutput) ? await File.ReadAllTextAsync(driverOutput) : "";
+    await File.WriteAllTextAsync(driverOutput, Splice(existing, "## 5. ", dated));
+    return;
+}
+if (args is ["blob-peers", var peersCli, var peersOutput])
+{
+    // Section 5d alone (./scripts/benchmark.sh --blob-peers): storagebench beside AzCopy on Azurite.
+    string section = await BlobPeersSection.WriteAsync(peersCli, azcopy ?? throw new InvalidOperationException("STORAGEBENCH_AZCOPY is not set: scripts/benchmark.sh installs AzCopy and sets it"));
+    int heading = section.IndexOf('\n') + 1;
+    string dated = section[..heading] + $"\nMeasured by `./scripts/benchmark.sh --blob-peers` on {DateTime.UtcNow:yyyy-MM-dd HH:mm} UTC.\n" + section[heading..];
+    await File.WriteAllTextAsync(peersOutput, Splice(File.Exists(peersOutput) ? await File.ReadAllTextAsync(peersOutput) : "", "### 5d. ", dated));
     return;
 }
 if (args is ["floor", var floorOutput])
@@ -239,6 +274,11 @@ foreach (var (label, shortSpec, longSpec, targeted) in new[]
 // --- 5. lean driver against the SDK driver ------------------------------------------------------
 md.AppendLine();
 md.Append(await LeanDriverSection.WriteAsync(cliDll, AppContext.BaseDirectory));
+if (azcopy is not null)
+{
+    md.AppendLine();
+    md.Append(await BlobPeersSection.WriteAsync(cliDll, azcopy));
+}
 
 string header = $"""
     # Benchmarks
@@ -251,6 +291,26 @@ string header = $"""
     """;
 await File.WriteAllTextAsync(output, header + md + syncMd + await EngineSections.WriteAsync(cliDll, output));
 Console.WriteLine($"Wrote {output}");
+
+// Replaces the part of a markdown file that starts with the heading line `heading` ("## 5. ", "### 5d. ") and runs
+// to the next heading of the same or a higher level; a missing "### 5d." goes at the end of its section 5.
+static string Splice(string existing, string heading, string replacement)
+{
+    string[] ends = heading.StartsWith("###", StringComparison.Ordinal) ? ["\n## ", "\n### "] : ["\n## "];
+    int at = existing.IndexOf("\n" + heading, StringComparison.Ordinal);
+    if (at < 0 && heading.StartsWith("###", StringComparison.Ordinal) && existing.IndexOf("\n## 5. ", StringComparison.Ordinal) is int parent and >= 0)
+    {
+        int next = existing.IndexOf("\n## ", parent + 1, StringComparison.Ordinal);
+        at = next < 0 ? existing.Length : next;
+        return existing[..at].TrimEnd() + "\n\n" + replacement.TrimEnd() + "\n" + existing[at..];
+    }
+    if (at < 0)
+    {
+        return existing.TrimEnd() + "\n\n" + replacement;
+    }
+    int end = ends.Select(e => existing.IndexOf(e, at + 1, StringComparison.Ordinal)).Where(i => i >= 0).DefaultIfEmpty(existing.Length).Min();
+    return existing[..(at + 1)] + replacement.TrimEnd() + "\n" + existing[end..];
+}
 
 static async Task<double> TightLoopAsync(StorageTarget target, RunSpec spec)
 {
