@@ -17,6 +17,9 @@ public static partial class RunSpecParser
         UnmappedMemberHandling = JsonUnmappedMemberHandling.Disallow,
         ReadCommentHandling = JsonCommentHandling.Skip,
         AllowTrailingCommas = true,
+        // "1000" in quotes is text, not a number (the Web defaults would read it as one).
+        NumberHandling = JsonNumberHandling.Strict,
+        Converters = { SpecNumbers.Converters[0], SpecNumbers.Converters[1], SpecNumbers.Converters[2] },
     };
 
     private static readonly JsonDocumentOptions DocumentOptions = new() { CommentHandling = JsonCommentHandling.Skip, AllowTrailingCommas = true };
@@ -65,7 +68,11 @@ public static partial class RunSpecParser
             {
                 return (null, [FieldError(ex, document.RootElement)]);
             }
-            var errors = RunSpecValidator.Validate(spec!);
+            if (spec is null)
+            {
+                return Fail("(spec)", "null", "must be a JSON object");
+            }
+            var errors = RunSpecValidator.Validate(spec, SpecNumbers.Written(document.RootElement));
             return errors.Count == 0 ? (spec, errors) : (null, errors);
         }
     }
@@ -114,11 +121,9 @@ public static partial class RunSpecParser
         type = type is null ? null : Nullable.GetUnderlyingType(type) ?? type;
         if (type == typeof(int) || type == typeof(long))
         {
-            return value is { ValueKind: JsonValueKind.Number } n && n.TryGetDouble(out double d) && d == Math.Floor(d)
-                ? $"must be a whole number no larger than {(type == typeof(int) ? int.MaxValue : long.MaxValue):N0}"
-                : "must be a whole number";
+            return value is { ValueKind: JsonValueKind.Number } ? "must be a whole number" : "must be a number (a whole number, without quotes)";
         }
-        return type == typeof(double) ? "must be a number"
+        return type == typeof(double) ? value is { ValueKind: JsonValueKind.String } ? "must be a number (without quotes)" : "must be a number"
             : type == typeof(bool) ? "must be true or false"
             : type == typeof(string) ? "must be text in double quotes"
             : type?.IsArray == true ? "must be a list in [ ]"
