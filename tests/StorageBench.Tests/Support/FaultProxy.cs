@@ -127,7 +127,33 @@ public sealed class FaultProxy : IAsyncDisposable
             _nextFreeTimestamp = slot + (long)(System.Diagnostics.Stopwatch.Frequency / _capPerSecond);
             wait = System.Diagnostics.Stopwatch.GetElapsedTime(now, slot);
         }
-        await Task.Delay(wait + _hold, ct);
+        await HoldAsync(wait + _hold, ct);
+    }
+
+    /// <summary>
+    /// Holds for at least <paramref name="delay"/> by the Stopwatch: Task.Delay's timer counts coarse milliseconds and may
+    /// wake a little early (a 400 ms hold once measured 399.6 ms), so a test's "never below the delay" would be the proxy's error.
+    /// </summary>
+    public static async Task HoldAsync(TimeSpan delay, CancellationToken ct)
+    {
+        long start = System.Diagnostics.Stopwatch.GetTimestamp();
+        await Task.Delay(delay, ct);
+        for (var left = delay - System.Diagnostics.Stopwatch.GetElapsedTime(start); left > TimeSpan.Zero; left = delay - System.Diagnostics.Stopwatch.GetElapsedTime(start))
+        {
+            await Task.Delay(TimeSpan.FromMilliseconds(Math.Max(1, Math.Ceiling(left.TotalMilliseconds))), ct);
+        }
+    }
+
+    /// <summary>
+    /// A proxy in front of one endpoint that holds every request <paramref name="selects"/> picks for at least
+    /// <paramref name="delay"/> before forwarding it (requests in parallel, no cap): a service that takes that long.
+    /// </summary>
+    public static async Task<(FaultProxy Proxy, StorageTarget Target)> DelayingInFrontOfAsync(string connectionString, string endpoint,
+        Func<HttpRequest, bool> selects, TimeSpan delay)
+    {
+        var (proxy, target) = await InFrontOfAsync(connectionString, endpoint, int.MaxValue, selects);
+        proxy._hold = delay;
+        return (proxy, target);
     }
 
     /// <summary>
@@ -184,16 +210,20 @@ public sealed class FaultProxy : IAsyncDisposable
                     context.Abort();
                     return;
                 case Fault.Slow:
-                    await Task.Delay(SlowDelay, context.RequestAborted);
+                    await HoldAsync(SlowDelay, context.RequestAborted);
                     break;
                 case Fault.Late:
                     // A client that gave up first aborts the request: then it is never forwarded.
-                    await Task.Delay(LateBy, context.RequestAborted);
+                    await HoldAsync(LateBy, context.RequestAborted);
                     break;
             }
             if (_capPerSecond > 0)
             {
                 await PaceAsync(context.RequestAborted);
+            }
+            else if (_hold > TimeSpan.Zero)
+            {
+                await HoldAsync(_hold, context.RequestAborted);
             }
             await ForwardAsync(context, upstream);
         }
