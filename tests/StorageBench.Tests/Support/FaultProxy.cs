@@ -20,6 +20,8 @@ public enum Fault
     Drop,
     /// <summary>Held for the proxy's <see cref="FaultProxy.LateBy"/>, then forwarded if the client still waits: slow past a call's timeout, nothing lands early.</summary>
     Late,
+    /// <summary>Answered 404 in the service's error format (BlobNotFound / ResourceNotFound, no body for HEAD); never forwarded.</summary>
+    NotFound,
 }
 
 /// <summary>
@@ -209,6 +211,9 @@ public sealed class FaultProxy : IAsyncDisposable
                     await context.Response.Body.FlushAsync();
                     context.Abort();
                     return;
+                case Fault.NotFound:
+                    await NotFoundAsync(context);
+                    return;
                 case Fault.Slow:
                     await HoldAsync(SlowDelay, context.RequestAborted);
                     break;
@@ -252,6 +257,20 @@ public sealed class FaultProxy : IAsyncDisposable
             context.Response.ContentType = "application/xml";
             await context.Response.WriteAsync("""<?xml version="1.0" encoding="utf-8"?><Error><Code>ServerBusy</Code><Message>Injected by the test proxy.</Message></Error>""");
         }
+    }
+
+    /// <summary>404 as the service answers a read of something that is not there: the error code in a header, the body for GET only.</summary>
+    private static async Task NotFoundAsync(HttpContext context)
+    {
+        bool blob = !context.Request.Headers.Accept.ToString().Contains("json", StringComparison.OrdinalIgnoreCase);
+        context.Response.StatusCode = 404;
+        context.Response.Headers["x-ms-error-code"] = blob ? "BlobNotFound" : "ResourceNotFound";
+        if (HttpMethods.IsHead(context.Request.Method))
+        {
+            return;
+        }
+        context.Response.ContentType = "application/xml";
+        await context.Response.WriteAsync("""<?xml version="1.0" encoding="utf-8"?><Error><Code>BlobNotFound</Code><Message>The specified blob does not exist.</Message></Error>""");
     }
 
     private async Task ForwardAsync(HttpContext context, Uri upstream)
