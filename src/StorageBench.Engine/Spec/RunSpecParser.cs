@@ -37,6 +37,11 @@ public static partial class RunSpecParser
         {
             return Fail("(spec)", "(empty)", "must be a run spec: a JSON object such as { \"scenario\": \"quick\", \"tableInsert\": {} }");
         }
+        if (LoneSurrogate(json) is int at)
+        {
+            // JSON text is Unicode: a half of a UTF-16 pair cannot be read (JsonDocument would throw ArgumentException).
+            return Fail("(spec)", "(text)", $"is not valid Unicode text: character {at + 1} is half of a UTF-16 surrogate pair (U+{(int)json[at]:X4}); save the spec as UTF-8");
+        }
         JsonDocument document;
         try
         {
@@ -82,6 +87,23 @@ public static partial class RunSpecParser
     {
         var (spec, errors) = Parse(json);
         return spec ?? throw new InvalidRunSpecException(errors);
+    }
+
+    /// <summary>The index of the first character that is half of a surrogate pair without its other half; null when there is none.</summary>
+    private static int? LoneSurrogate(string text)
+    {
+        for (int i = 0; i < text.Length; i++)
+        {
+            if (char.IsHighSurrogate(text[i]) && i + 1 < text.Length && char.IsLowSurrogate(text[i + 1]))
+            {
+                i++;
+            }
+            else if (char.IsSurrogate(text[i]))
+            {
+                return i;
+            }
+        }
+        return null;
     }
 
     private static (RunSpec?, IReadOnlyList<ValidationError>) Fail(string field, string value, string rule) => (null, [new ValidationError(field, value, rule)]);
