@@ -6,9 +6,49 @@
 #   ./scripts/benchmark.sh --driver-only   (section 5 alone — floor, profile, Azurite, AzCopy; the other sections are kept)
 #   ./scripts/benchmark.sh --blob-peers    (section 5d alone: storagebench's blob upload beside AzCopy on one Azurite)
 #   ./scripts/benchmark.sh --engine-only   (sections 7-8 alone, the engine's cost at a run's ends and CPU while it waits)
+#   --fuzz-minutes N   first fuzz the input surface (specs, command line, API body: tests/.../InputFuzzTests.cs) for
+#                      N minutes, default 10 on a plain run (0: skip); a single-section run fuzzes only when given this
+#   --fuzz-only        the fuzzing alone; figures (cases tried, unhandled exceptions) in out/fuzz/report.txt
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
+fuzz_minutes="" mode="all" seconds=30
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --fuzz-minutes) [[ "${2:-}" =~ ^[0-9]+$ ]] || { echo "error: --fuzz-minutes: \"${2:-}\" must be a whole number of minutes" >&2; exit 2; }
+                    fuzz_minutes="$2"; shift 2 ;;
+    --fuzz-only) mode="fuzz"; shift ;;
+    --driver-only) mode="driver"; shift ;;
+    --blob-peers) mode="blob-peers"; shift ;;
+    --engine-only) mode="engine"; shift ;;
+    *) [[ "$1" =~ ^[0-9]+$ ]] || { echo "error: \"$1\" is not an option (--driver-only, --blob-peers, --engine-only, --fuzz-minutes N, --fuzz-only) or seconds per run" >&2; exit 2; }
+       seconds="$1"; shift ;;
+  esac
+done
+if [ -z "$fuzz_minutes" ]; then
+  if [ "$mode" = "all" ] || [ "$mode" = "fuzz" ]; then fuzz_minutes=10; else fuzz_minutes=0; fi
+fi
+# Fuzzing: the property tests of InputFuzzTests, each for its share of the time from random seeds (CsCheck), on every core.
+# Any unhandled exception fails the test, which prints the shrunk case; the figures are appended to the report.
+if [ "$fuzz_minutes" -gt 0 ]; then
+  mkdir -p "$root/out/fuzz"
+  report="$root/out/fuzz/report.txt"
+  : > "$report"
+  echo "Fuzzing the input surface for $fuzz_minutes min..." >&2
+  if ! build_log=$(dotnet build "$root/tests/StorageBench.Tests/StorageBench.Tests.csproj" -c Release --nologo -v quiet 2>&1); then echo "$build_log" >&2; exit 1; fi
+  fuzz_status=0
+  STORAGEBENCH_FUZZ_SECONDS=$((fuzz_minutes * 60)) STORAGEBENCH_FUZZ_REPORT="$report" \
+    dotnet test "$root/tests/StorageBench.Tests/StorageBench.Tests.csproj" -c Release --no-build --nologo \
+      --filter "FullyQualifiedName~InputFuzzTests" --logger "console;verbosity=normal" > "$root/out/fuzz/test.log" 2>&1 || fuzz_status=$?
+  cat "$report" >&2
+  if [ "$fuzz_status" -ne 0 ]; then
+    echo "error: fuzzing found an unhandled exception or a wrong answer; see out/fuzz/test.log" >&2
+    exit 1
+  fi
+fi
+if [ "$mode" = "fuzz" ]; then
+  exit 0
+fi
 "$root/scripts/install.sh"
 # The CLI processes it starts are the published CLI, as ./scripts/bench.sh runs it.
 cli=$("$root/scripts/build-cli.sh")
@@ -42,9 +82,9 @@ else
   echo "warning: AzCopy is not in node_modules (npm ci should have installed @azure-tools/azcopy-linux); section 5d is left out" >&2
 fi
 bench="$root/tests/StorageBench.Benchmarks/bin/Release/net10.0/StorageBench.Benchmarks.dll"
-case "${1:-}" in
-  --driver-only) exec dotnet "$bench" driver "$cli" "$root/BENCHMARKS.md" ;;
-  --blob-peers) exec dotnet "$bench" blob-peers "$cli" "$root/BENCHMARKS.md" ;;
-  --engine-only) exec dotnet "$bench" engine "$cli" "$root/BENCHMARKS.md" ;;
+case "$mode" in
+  driver) exec dotnet "$bench" driver "$cli" "$root/BENCHMARKS.md" ;;
+  blob-peers) exec dotnet "$bench" blob-peers "$cli" "$root/BENCHMARKS.md" ;;
+  engine) exec dotnet "$bench" engine "$cli" "$root/BENCHMARKS.md" ;;
 esac
-exec dotnet "$bench" "$cli" "$root/BENCHMARKS.md" "${1:-30}"
+exec dotnet "$bench" "$cli" "$root/BENCHMARKS.md" "$seconds"

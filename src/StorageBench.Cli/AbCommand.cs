@@ -78,14 +78,10 @@ public static class AbCommand
         RunSpec? baseline = null, candidate = null;
         foreach (var (option, path) in new[] { ("--baseline", o.BaselineSpec), ("--candidate", o.CandidateSpec) })
         {
-            string json;
-            try
+            var (read, readError) = await SpecFile.ReadAsync(option, path, ct).ConfigureAwait(false);
+            if (read is not { } json)
             {
-                json = await File.ReadAllTextAsync(path, ct).ConfigureAwait(false);
-            }
-            catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
-            {
-                await stderr.WriteLineAsync($"error: {option}: \"{path}\" cannot be read: {ex.Message}").ConfigureAwait(false);
+                await stderr.WriteLineAsync(readError).ConfigureAwait(false);
                 return null;
             }
             var (spec, errors) = RunSpecParser.Parse(json);

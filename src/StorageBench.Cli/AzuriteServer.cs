@@ -50,7 +50,9 @@ public sealed class AzuriteServer : IAsyncDisposable
 
     /// <param name="account">An account other than the development account (with <paramref name="key"/>, base64): Azurite then serves only it.</param>
     /// <param name="ports">Blob, queue and table ports to bind (default: free ones).</param>
-    public static async Task<AzuriteServer> StartAsync(CancellationToken ct = default, string account = "devstoreaccount1", string key = DevAccountKey, int[]? ports = null)
+    /// <param name="checkApiVersion">True: without --skipApiVersionCheck, as a user starts it: requests must carry a service version it knows.</param>
+    public static async Task<AzuriteServer> StartAsync(CancellationToken ct = default, string account = "devstoreaccount1", string key = DevAccountKey, int[]? ports = null,
+        bool checkApiVersion = false)
     {
         string azurite = FindExecutable();
         Exception? last = null;
@@ -73,7 +75,7 @@ public sealed class AzuriteServer : IAsyncDisposable
             }
             foreach (var arg in new[]
             {
-                "--inMemoryPersistence", "--disableTelemetry", "--skipApiVersionCheck", "--loose", "--silent",
+                "--inMemoryPersistence", "--disableTelemetry", "--loose", "--silent",
                 "--blobHost", "127.0.0.1", "--blobPort", bind[0].ToString(),
                 "--queueHost", "127.0.0.1", "--queuePort", bind[1].ToString(),
                 "--tableHost", "127.0.0.1", "--tablePort", bind[2].ToString(),
@@ -84,6 +86,10 @@ public sealed class AzuriteServer : IAsyncDisposable
             if (account != "devstoreaccount1" || key != DevAccountKey)
             {
                 psi.Environment["AZURITE_ACCOUNTS"] = $"{account}:{key}";
+            }
+            if (!checkApiVersion)
+            {
+                psi.ArgumentList.Add("--skipApiVersionCheck");
             }
             var process = Process.Start(psi) ?? throw new InvalidOperationException($"could not start {azurite}");
             process.OutputDataReceived += (_, e) => { lock (log) { log.AppendLine(e.Data); } };

@@ -88,14 +88,10 @@ public static partial class RunCommand
         {
             return await ResumeAsync(resumeId, options, stdout, stderr, terminal, ct).ConfigureAwait(false);
         }
-        string specJson;
-        try
+        var (read, readError) = options.Spec is { } file ? await SpecFile.ReadAsync("--spec", file, ct).ConfigureAwait(false) : (CliApp.DefaultSpec(), null);
+        if (read is not { } specJson)
         {
-            specJson = options.Spec is { } file ? await File.ReadAllTextAsync(file, ct).ConfigureAwait(false) : CliApp.DefaultSpec();
-        }
-        catch (IOException ex)
-        {
-            await stderr.WriteLineAsync($"error: --spec: {ex.Message}").ConfigureAwait(false);
+            await stderr.WriteLineAsync(readError).ConfigureAwait(false);
             return CliApp.UsageError;
         }
         // Validate before anything starts: a rejected spec creates no table, container or result row.

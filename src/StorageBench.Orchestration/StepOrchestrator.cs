@@ -97,6 +97,8 @@ public static class StepOrchestrator
                 $"{w.Workload}: {w.Planned - w.Stored:N0} of {w.Planned:N0} planned {(w.BlobsPlanned is null ? "entities" : "blobs")} " +
                 $"({w.UnstoredShare * 100:0.0}%) were not stored, over maxUnstoredShare {spec.MaxUnstoredShare * 100:0.###}%"));
         }
+        // A workload that measured nothing (all warm-up, nothing sent) is not a result: the step fails, naming it.
+        errors.AddRange(SummaryCalculator.NothingMeasured(workloads, canceled));
         string status = canceled ? RunStatus.Canceled : errors.Count > 0 ? RunStatus.Failed : RunStatus.Completed;
         errors.AddRange(notes);
         var ended = context.CurrentUtcDateTime;

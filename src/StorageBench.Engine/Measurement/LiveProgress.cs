@@ -1,3 +1,4 @@
+using HdrHistogram;
 namespace StorageBench.Engine.Measurement;
 
 /// <summary>
@@ -27,8 +28,9 @@ public sealed record LiveLatency(long Samples, double? P50Ms, double? P90Ms, dou
             return null;
         }
         var merged = LatencyHistograms.Merge(parts);
-        double? P(double q) => Statistics.PercentileSupport.Supports(merged.TotalCount, q) ? Ms(merged.GetValueAtPercentile(q * 100)) : null;
-        return merged.TotalCount == 0 ? null : new LiveLatency(merged.TotalCount, P(0.5), P(0.9), P(0.99), Ms(merged.GetValueAtPercentile(100)));
+        // The highest value of each bucket, as in the summary: a figure never understates the requests it stands for.
+        double? P(double q) => Statistics.PercentileSupport.Supports(merged.TotalCount, q) ? Ms(merged.HighestEquivalentValue(merged.GetValueAtPercentile(q * 100))) : null;
+        return merged.TotalCount == 0 ? null : new LiveLatency(merged.TotalCount, P(0.5), P(0.9), P(0.99), Ms(merged.HighestEquivalentValue(merged.GetValueAtPercentile(100))));
     }
 
     private static double Ms(long micros) => Math.Round(micros / 1000.0, 3);

@@ -50,8 +50,8 @@ public sealed class WorkerRecorder
     public Timeline Timeline => _timeline.ToTimeline();
 
     /// <summary>
-    /// Records one finished request. <paramref name="startTimestamp"/> is when it was due (open loop)
-    /// or sent (closed loop), in Stopwatch ticks; latency runs from there to now.
+    /// Records one finished request. <paramref name="startTimestamp"/> is when it was sent, in Stopwatch ticks;
+    /// latency runs from there to now.
     /// </summary>
     public void Record(Outcome outcome, long startTimestamp, long units, bool warmup = false)
     {
@@ -75,8 +75,9 @@ public sealed class WorkerRecorder
         }
         if (_recordLatency)
         {
-            // Via TimeSpan ticks: (end - start) * 10^6 would overflow a long on long runs (Linux: 1 ns timestamps).
-            long micros = Stopwatch.GetElapsedTime(startTimestamp, end).Ticks / (TimeSpan.TicksPerMillisecond / 1000);
+            // Rounded up to the microsecond, never down: a sample is never shorter than the request took. In double:
+            // (end - start) * 10^6 would overflow a long on long runs (Linux: 1 ns timestamps).
+            long micros = (long)Math.Ceiling((end - startTimestamp) * 1e6 / Stopwatch.Frequency);
             Latency.RecordValue(Math.Clamp(micros, 1, LatencyHistograms.HighestTrackableMicros));
         }
         _units += units;

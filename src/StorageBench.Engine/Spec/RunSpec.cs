@@ -95,8 +95,9 @@ public sealed record TableInsertSpec : WorkloadSpec
 
     /// <summary>
     /// 0: closed loop (each in-flight slot sends its next request when the last one returns).
-    /// Above 0: open loop at this many requests per second across all slices, latency measured from
-    /// each request's scheduled start so a stalled service is not hidden (coordinated omission).
+    /// Above 0: open loop at this many requests per second across all slices. Latency is the service's, measured
+    /// from when each request is sent, as in a closed loop (never from its slot in the schedule, which a timer may
+    /// wake up ahead of); a slice that falls behind sends late, which shows in its throughput.
     /// </summary>
     public double TargetOperationsPerSecond { get; init; }
 }

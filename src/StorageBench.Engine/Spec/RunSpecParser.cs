@@ -17,6 +17,9 @@ public static partial class RunSpecParser
         UnmappedMemberHandling = JsonUnmappedMemberHandling.Disallow,
         ReadCommentHandling = JsonCommentHandling.Skip,
         AllowTrailingCommas = true,
+        // "1000" in quotes is text, not a number (the Web defaults would read it as one).
+        NumberHandling = JsonNumberHandling.Strict,
+        Converters = { SpecNumbers.Converters[0], SpecNumbers.Converters[1], SpecNumbers.Converters[2] },
     };
 
     private static readonly JsonDocumentOptions DocumentOptions = new() { CommentHandling = JsonCommentHandling.Skip, AllowTrailingCommas = true };
@@ -33,6 +36,11 @@ public static partial class RunSpecParser
         if (string.IsNullOrWhiteSpace(json))
         {
             return Fail("(spec)", "(empty)", "must be a run spec: a JSON object such as { \"scenario\": \"quick\", \"tableInsert\": {} }");
+        }
+        if (LoneSurrogate(json) is int at)
+        {
+            // JSON text is Unicode: a half of a UTF-16 pair cannot be read (JsonDocument would throw ArgumentException).
+            return Fail("(spec)", "(text)", $"is not valid Unicode text: character {at + 1} is half of a UTF-16 surrogate pair (U+{(int)json[at]:X4}); save the spec as UTF-8");
         }
         JsonDocument document;
         try
@@ -65,7 +73,11 @@ public static partial class RunSpecParser
             {
                 return (null, [FieldError(ex, document.RootElement)]);
             }
-            var errors = RunSpecValidator.Validate(spec!);
+            if (spec is null)
+            {
+                return Fail("(spec)", "null", "must be a JSON object");
+            }
+            var errors = RunSpecValidator.Validate(spec, SpecNumbers.Written(document.RootElement));
             return errors.Count == 0 ? (spec, errors) : (null, errors);
         }
     }
@@ -75,6 +87,23 @@ public static partial class RunSpecParser
     {
         var (spec, errors) = Parse(json);
         return spec ?? throw new InvalidRunSpecException(errors);
+    }
+
+    /// <summary>The index of the first character that is half of a surrogate pair without its other half; null when there is none.</summary>
+    private static int? LoneSurrogate(string text)
+    {
+        for (int i = 0; i < text.Length; i++)
+        {
+            if (char.IsHighSurrogate(text[i]) && i + 1 < text.Length && char.IsLowSurrogate(text[i + 1]))
+            {
+                i++;
+            }
+            else if (char.IsSurrogate(text[i]))
+            {
+                return i;
+            }
+        }
+        return null;
     }
 
     private static (RunSpec?, IReadOnlyList<ValidationError>) Fail(string field, string value, string rule) => (null, [new ValidationError(field, value, rule)]);
@@ -114,11 +143,9 @@ public static partial class RunSpecParser
         type = type is null ? null : Nullable.GetUnderlyingType(type) ?? type;
         if (type == typeof(int) || type == typeof(long))
         {
-            return value is { ValueKind: JsonValueKind.Number } n && n.TryGetDouble(out double d) && d == Math.Floor(d)
-                ? $"must be a whole number no larger than {(type == typeof(int) ? int.MaxValue : long.MaxValue):N0}"
-                : "must be a whole number";
+            return value is { ValueKind: JsonValueKind.Number } ? "must be a whole number" : "must be a number (a whole number, without quotes)";
         }
-        return type == typeof(double) ? "must be a number"
+        return type == typeof(double) ? value is { ValueKind: JsonValueKind.String } ? "must be a number (without quotes)" : "must be a number"
             : type == typeof(bool) ? "must be true or false"
             : type == typeof(string) ? "must be text in double quotes"
             : type?.IsArray == true ? "must be a list in [ ]"

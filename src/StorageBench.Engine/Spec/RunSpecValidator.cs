@@ -9,9 +9,12 @@ public static partial class RunSpecValidator
     [GeneratedRegex("^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$")]
     private static partial Regex ScenarioPattern();
 
-    public static IReadOnlyList<ValidationError> Validate(RunSpec spec)
+    public static IReadOnlyList<ValidationError> Validate(RunSpec spec) => Validate(spec, WrittenNumbers.None);
+
+    /// <param name="written">The numbers as the spec wrote them: judged (and shown) in place of values held at their type's limit when read.</param>
+    public static IReadOnlyList<ValidationError> Validate(RunSpec spec, WrittenNumbers written)
     {
-        var errors = new List<ValidationError>();
+        var errors = new Errors(written);
         if (!ScenarioPattern().IsMatch(spec.Scenario ?? ""))
         {
             errors.Add(new("scenario", Quote(spec.Scenario), "must be 1-63 letters, digits, '_', '-' or '.', starting with a letter or digit"));
@@ -51,15 +54,16 @@ public static partial class RunSpecValidator
         return errors;
     }
 
-    private static void ValidateTable(TableInsertSpec t, List<ValidationError> errors)
+    private static void ValidateTable(TableInsertSpec t, Errors errors)
     {
         const string p = "tableInsert.";
+        int before = errors.Count;
         Range(errors, p + "entityCount", t.EntityCount, 1, 1_000_000_000);
         Range(errors, p + "entitySizeBytes", t.EntitySizeBytes, 1, ServiceLimits.MaxEntityPayloadBytes,
             $"(1 MiB entity limit less {ServiceLimits.EntityOverheadBytes} bytes for keys and property names)");
-        if (t.BatchSize > ServiceLimits.MaxBatchSize)
+        if (Real(errors, p + "batchSize", t.BatchSize) > ServiceLimits.MaxBatchSize)
         {
-            errors.Add(new(p + "batchSize", Num(t.BatchSize), $"exceeds the service limit of {ServiceLimits.MaxBatchSize} entities per transaction"));
+            errors.Add(new(p + "batchSize", Shown(errors, p + "batchSize", t.BatchSize), $"exceeds the service limit of {ServiceLimits.MaxBatchSize} entities per transaction"));
         }
         else
         {
@@ -83,14 +87,45 @@ public static partial class RunSpecValidator
         {
             errors.Add(new(p + "slices", Num(t.Slices), $"exceeds entityCount {Num(t.EntityCount)}: every slice needs at least one entity"));
         }
+        if (errors.Count == before && t.DurationSeconds == 0)
+        {
+            // A fixed count: the requests each slice sends are known now. The last slice has the smallest share.
+            long fewest = (t.EntityCount / t.Slices + t.BatchSize - 1) / t.BatchSize;
+            string sends = $"entityCount {Num(t.EntityCount)} in batches of {Num(t.BatchSize)}{(t.Slices > 1 ? $" over {Num(t.Slices)} slices" : "")}";
+            if (t.PartitionCount >= t.Slices)
+            {
+                // Slice i owns partitions i, i + slices, ... and sends batch b to the (b mod its partitions)-th: it fills
+                // ceil((partitionCount - i) / slices) partitions only if it has that many batches.
+                long most = Enumerable.Range(0, t.Slices).Min(i => (long)t.Slices * ((Planning.Planner.Share(t.EntityCount, i, t.Slices) + t.BatchSize - 1) / t.BatchSize) + i);
+                if (t.PartitionCount > most)
+                {
+                    errors.Add(new(p + "partitionCount", Num(t.PartitionCount),
+                        $"leaves partitions without a single batch: {sends} fills at most {Num(most)} partitions"));
+                }
+            }
+            if (t.WarmupOperations >= fewest)
+            {
+                errors.Add(new(p + "warmupOperations", Num(t.WarmupOperations),
+                    $"must be less than the {Num(fewest)} requests {(t.Slices > 1 ? "the smallest slice" : "the run")} sends ({sends}), or nothing is measured"));
+            }
+        }
     }
 
-    private static void ValidateBlob(BlobUploadSpec b, List<ValidationError> errors)
+    private static void ValidateBlob(BlobUploadSpec b, Errors errors)
     {
         const string p = "blobUpload.";
+        int before = errors.Count;
         Range(errors, p + "blobCount", b.BlobCount, 1, 100_000);
-        Range(errors, p + "blockSizeBytes", b.BlockSizeBytes, 1, ServiceLimits.MaxDriverBlockBytes,
-            "(the driver keeps one shared block buffer per slice in memory)");
+        if (Real(errors, p + "blockSizeBytes", b.BlockSizeBytes) > ServiceLimits.MaxBlockBytes)
+        {
+            errors.Add(new(p + "blockSizeBytes", Shown(errors, p + "blockSizeBytes", b.BlockSizeBytes),
+                $"exceeds the service limit of 4000 MiB ({Num(ServiceLimits.MaxBlockBytes)} bytes) per block (Put Block)"));
+        }
+        else
+        {
+            Range(errors, p + "blockSizeBytes", b.BlockSizeBytes, 1, ServiceLimits.MaxDriverBlockBytes,
+                "(the driver keeps one shared block buffer per slice in memory; the service allows up to 4000 MiB)");
+        }
         Range(errors, p + "blobSizeBytes", b.BlobSizeBytes, 1, ServiceLimits.MaxBlocksPerBlob * ServiceLimits.MaxBlockBytes);
         if (b.BlockSizeBytes > 0 && b.BlobSizeBytes > 0)
         {
@@ -109,9 +144,20 @@ public static partial class RunSpecValidator
         {
             errors.Add(new(p + "slices", Num(b.Slices), $"exceeds blobCount {Num(b.BlobCount)}: every slice needs at least one blob"));
         }
+        if (errors.Count == before && b.DurationSeconds == 0)
+        {
+            // warmupOperations counts Put Blocks; the smallest slice has the last share of the blobs.
+            long fewest = b.BlobCount / b.Slices * ((b.BlobSizeBytes + b.BlockSizeBytes - 1) / b.BlockSizeBytes);
+            if (b.WarmupOperations >= fewest)
+            {
+                errors.Add(new(p + "warmupOperations", Num(b.WarmupOperations),
+                    $"must be less than the {Num(fewest)} Put Blocks {(b.Slices > 1 ? "the smallest slice" : "the run")} sends (blobCount {Num(b.BlobCount)} of " +
+                    $"{Num(b.BlobSizeBytes)} bytes in blocks of {Num(b.BlockSizeBytes)}{(b.Slices > 1 ? $" over {Num(b.Slices)} slices" : "")}), or nothing is measured"));
+            }
+        }
     }
 
-    private static void ValidateSteps(RunSpec spec, List<ValidationError> errors)
+    private static void ValidateSteps(RunSpec spec, Errors errors)
     {
         if (spec.Sweep is not null && spec.Saturation is not null)
         {
@@ -151,7 +197,7 @@ public static partial class RunSpecValidator
         }
     }
 
-    private static void ValidateRunLength(WorkloadSpec w, string p, List<ValidationError> errors)
+    private static void ValidateRunLength(WorkloadSpec w, string p, Errors errors)
     {
         Range(errors, p + "durationSeconds", w.DurationSeconds, 0, 86_400, "(0 = run the fixed count)");
         Range(errors, p + "warmupSeconds", w.WarmupSeconds, 0, 3_600);
@@ -162,12 +208,24 @@ public static partial class RunSpecValidator
         }
     }
 
-    private static void Range(List<ValidationError> errors, string field, double value, double min, double max, string why = "")
+    private static void Range(Errors errors, string field, double value, double min, double max, string why = "")
     {
-        if (double.IsNaN(value) || value < min || value > max)
+        double v = Real(errors, field, value);
+        if (double.IsNaN(v) || v < min || v > max)
         {
-            errors.Add(new(field, Num(value), $"must be between {Num(min)} and {Num(max)}{(why.Length > 0 ? " " + why : "")}"));
+            errors.Add(new(field, Shown(errors, field, value), $"must be between {Num(min)} and {Num(max)}{(why.Length > 0 ? " " + why : "")}"));
         }
+    }
+
+    /// <summary>The field's number as written (a value beyond its type's range is held at the limit when read).</summary>
+    private static double Real(Errors errors, string field, double read) => errors.Written.Differing(field, read)?.Value ?? read;
+
+    private static string Shown(Errors errors, string field, double read) => errors.Written.Differing(field, read)?.Text ?? Num(read);
+
+    /// <summary>The errors found so far, and the numbers as the spec wrote them.</summary>
+    private sealed class Errors(WrittenNumbers written) : List<ValidationError>
+    {
+        public WrittenNumbers Written => written;
     }
 
     private static string Num(double v) => v.ToString(v == Math.Floor(v) && Math.Abs(v) < 1e15 ? "0" : "G6", CultureInfo.InvariantCulture);

@@ -46,7 +46,12 @@ public static class SpecVariants
                 yield return new ValidationError($"{at} → {parameter}", value.ToString(CultureInfo.InvariantCulture), "does not fit the field (a whole number within its range is needed)");
                 continue;
             }
-            foreach (var e in RunSpecValidator.Validate(variant))
+            // The value as the sweep or search gives it: one too large for the field's type is judged as it is, not at the type's limit.
+            var written = new WrittenNumbers(new Dictionary<string, WrittenNumber>(StringComparer.OrdinalIgnoreCase)
+            {
+                [parameter] = new(value, value.ToString(CultureInfo.InvariantCulture)),
+            });
+            foreach (var e in RunSpecValidator.Validate(variant, written))
             {
                 yield return e with { Field = $"{at} → {e.Field}" };
             }

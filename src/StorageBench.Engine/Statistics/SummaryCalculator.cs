@@ -63,6 +63,29 @@ public static class SummaryCalculator
         UnstoredShare = planned > 0 ? Math.Max(0, 1 - (double)stored / planned) : 0,
     };
 
+    /// <summary>
+    /// Why a step whose workloads measured nothing is not a result: one line per workload with no measured request (every
+    /// request was warm-up, or none was sent), naming the workload and the warm-up settings. Empty when each measured
+    /// something, and for a canceled step (it stopped early; its status says so). A step with a line here is Failed.
+    /// </summary>
+    public static IEnumerable<string> NothingMeasured(IEnumerable<WorkloadSummary> workloads, bool canceled = false) =>
+        canceled ? [] : workloads.Select(NothingMeasured).OfType<string>();
+
+    /// <summary>The line for one workload with no measured request (see above); null when it measured something.</summary>
+    public static string? NothingMeasured(WorkloadSummary w)
+    {
+        // Every measured request either succeeded (a latency sample) or failed; blob commits are never timed, so a blob
+        // workload whose measured requests were all successful commits measured no Put Block either.
+        if (w.LatencyMs.Samples > 0 || w.Failed > 0)
+        {
+            return null;
+        }
+        string requests = w.Workload == BlobUploadWorkload.Name ? "Put Block" : "request";
+        return w.WarmupOperations > 0
+            ? $"{w.Workload}: no {requests} was measured: all {w.WarmupOperations:N0} were warm-up (warmupOperations / warmupSeconds leave nothing to measure); a run that measured nothing is not a result"
+            : $"{w.Workload}: no {requests} was measured: none was sent; a run that measured nothing is not a result";
+    }
+
     /// <summary>Equal-width bins of <see cref="WorkloadSummary.LatencyDistribution"/> (min to p99.9); a bin after them is the tail.</summary>
     public const int HistogramBins = 40;
 
@@ -171,9 +194,11 @@ public static class SummaryCalculator
         {
             return new LatencySummary(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
         }
-        static double Ms(long micros) => micros / 1000.0;
+        // The histogram keeps 3 significant digits: a sample is known to lie in a bucket of equivalent values. Each figure is
+        // the bucket's highest value, so none understates the request it stands for (by at most 0.1 % it may overstate).
+        double Ms(long micros) => h.HighestEquivalentValue(micros) / 1000.0;
         double P(double percentile) => Ms(h.GetValueAtPercentile(percentile));
-        return new LatencySummary(h.TotalCount, Ms(h.LowestEquivalentValue(h.RecordedValues().First().ValueIteratedTo)), P(50), h.GetMean() / 1000.0,
+        return new LatencySummary(h.TotalCount, Ms(h.RecordedValues().First().ValueIteratedTo), P(50), h.GetMean() / 1000.0,
             P(70), P(80), P(90), P(95), P(99), P(99.9), Ms(h.GetMaxValue()));
     }
 

@@ -35,7 +35,10 @@ public sealed class StorageClients : IDisposable
         var tableOptions = new TableClientOptions { Transport = transport };
         Configure(tableOptions.Retry, settings, timeout);
         tableOptions.AddPolicy(TableWire, HttpPipelinePosition.PerRetry);
-        var blobOptions = new BlobClientOptions { Transport = transport };
+        // An emulator accepts only the service versions it knows: Azurite 3.37.0 refuses the SDK's 2026-10-06 unless started
+        // with --skipApiVersionCheck, so an emulator target is sent the newest version it accepts.
+        bool emulator = target.Kind == "Azurite";
+        var blobOptions = emulator ? new BlobClientOptions(EmulatorVersions.BlobSdk) { Transport = transport } : new BlobClientOptions { Transport = transport };
         Configure(blobOptions.Retry, settings, timeout);
         blobOptions.AddPolicy(BlobWire, HttpPipelinePosition.PerRetry);
 
@@ -49,7 +52,10 @@ public sealed class StorageClients : IDisposable
             Tables = new TableServiceClient(target.TableEndpoint ?? throw new ArgumentException("TableEndpoint is required without a connection string"), target.Credential ?? Credential, tableOptions);
             Blobs = new BlobServiceClient(target.BlobEndpoint ?? throw new ArgumentException("BlobEndpoint is required without a connection string"), target.Credential ?? Credential, blobOptions);
         }
-        _lean = new(() => new LeanTransport(settings, LeanAccount.From(target.ConnectionString, Tables.AccountName, Tables.Uri, Blobs.Uri), target.Credential ?? Credential));
+        _lean = new(() => new LeanTransport(settings, LeanAccount.From(target.ConnectionString, Tables.AccountName, Tables.Uri, Blobs.Uri) with
+        {
+            BlobVersion = emulator ? EmulatorVersions.Blob : LeanBlockUploads.ServiceVersion,
+        }, target.Credential ?? Credential));
     }
 
     /// <summary>The lean driver's transport (<c>client.driver: "lean"</c>), made on first use; it counts on TableWire/BlobWire too.</summary>

@@ -87,7 +87,7 @@ public static class GroundTruth
         long reportedBlobs, long blobSizeBytes, IReadOnlyDictionary<string, string>? contentMd5ByAttempt, CancellationToken ct)
     {
         var accepted = acceptedAttempts.ToHashSet(StringComparer.Ordinal);
-        long blobs = 0, bytes = 0, wrongLength = 0, wrongContent = 0, discarded = 0, foreign = 0, sent = 0, reads = 0, deletes = 0;
+        long blobs = 0, bytes = 0, wrongLength = 0, wrongContent = 0, notFound = 0, discarded = 0, foreign = 0, sent = 0, reads = 0, deletes = 0;
         foreach (var target in targets)
         {
             using var clients = target.CreateClients(new() { SdkRetries = true });
@@ -116,10 +116,13 @@ public static class GroundTruth
                     bytes += length;
                     wrongLength += length != blobSizeBytes ? 1 : 0;
                     long beforeRead = wire.Sent;
-                    if (contentMd5ByAttempt is not null
-                        && !await ContentMatchesAsync(container.GetBlobClient(item.Name), contentMd5ByAttempt.GetValueOrDefault(attempt), ct).ConfigureAwait(false))
+                    if (contentMd5ByAttempt is not null)
                     {
-                        wrongContent++;
+                        // Listed, then read: a 404 here is a blob the listing showed and storage could not serve, counted as such
+                        // (it used to end the whole listing as if the container were missing).
+                        bool? matches = await ContentMatchesAsync(container.GetBlobClient(item.Name), contentMd5ByAttempt.GetValueOrDefault(attempt), ct).ConfigureAwait(false);
+                        notFound += matches is null ? 1 : 0;
+                        wrongContent += matches == false ? 1 : 0;
                     }
                     reads += wire.Sent - beforeRead;
                 }
@@ -132,9 +135,10 @@ public static class GroundTruth
         }
         long expected = reportedBlobs * blobSizeBytes;
         string content = contentMd5ByAttempt is null ? "content not checked" : $"{wrongContent} whose MD5 differs from what was sent";
-        return new VerificationResult(bytes == expected && blobs == reportedBlobs && wrongLength == 0 && wrongContent == 0 && foreign == 0, expected, bytes, "bytes",
+        string missing = notFound > 0 ? $"; {notFound} of {blobs} blobs not found when read back (listed, then 404 on the read)" : "";
+        return new VerificationResult(bytes == expected && blobs == reportedBlobs && wrongLength == 0 && wrongContent == 0 && notFound == 0 && foreign == 0, expected, bytes, "bytes",
             $"{blobs} committed blobs (reported {reportedBlobs}), {wrongLength} with a length other than {blobSizeBytes}, {content}, in container {containerName}"
-            + Across(targets) + Discarded(discarded, "blobs") + Foreign(foreign, "blobs"))
+            + Across(targets) + missing + Discarded(discarded, "blobs") + Foreign(foreign, "blobs"))
         {
             Discarded = discarded,
             // Every other request these clients sent was a List Blobs page.
@@ -149,16 +153,24 @@ public static class GroundTruth
 
     private static string Foreign(long count, string what) => count > 0 ? $"; {count} {what} this tool did not write" : "";
 
-    private static async Task<bool> ContentMatchesAsync(BlobClient blob, string? expectedMd5, CancellationToken ct)
+    /// <summary>Whether the blob's MD5 is what was sent; null when the blob could not be found when read (404).</summary>
+    private static async Task<bool?> ContentMatchesAsync(BlobClient blob, string? expectedMd5, CancellationToken ct)
     {
         if (expectedMd5 is null)
         {
             return false;
         }
-        using var stream = await blob.OpenReadAsync(cancellationToken: ct).ConfigureAwait(false);
+        try
+        {
+            using var stream = await blob.OpenReadAsync(cancellationToken: ct).ConfigureAwait(false);
 #pragma warning disable CA5351 // Content-MD5 is the storage service's integrity header, compared as stored: not a security use.
-        using var md5 = System.Security.Cryptography.MD5.Create();
+            using var md5 = System.Security.Cryptography.MD5.Create();
 #pragma warning restore CA5351
-        return Convert.ToBase64String(await md5.ComputeHashAsync(stream, ct).ConfigureAwait(false)) == expectedMd5;
+            return Convert.ToBase64String(await md5.ComputeHashAsync(stream, ct).ConfigureAwait(false)) == expectedMd5;
+        }
+        catch (RequestFailedException ex) when (ex.Status == 404)
+        {
+            return null;
+        }
     }
 }

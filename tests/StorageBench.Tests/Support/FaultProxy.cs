@@ -20,6 +20,8 @@ public enum Fault
     Drop,
     /// <summary>Held for the proxy's <see cref="FaultProxy.LateBy"/>, then forwarded if the client still waits: slow past a call's timeout, nothing lands early.</summary>
     Late,
+    /// <summary>Answered 404 in the service's error format (BlobNotFound / ResourceNotFound, no body for HEAD); never forwarded.</summary>
+    NotFound,
 }
 
 /// <summary>
@@ -127,7 +129,33 @@ public sealed class FaultProxy : IAsyncDisposable
             _nextFreeTimestamp = slot + (long)(System.Diagnostics.Stopwatch.Frequency / _capPerSecond);
             wait = System.Diagnostics.Stopwatch.GetElapsedTime(now, slot);
         }
-        await Task.Delay(wait + _hold, ct);
+        await HoldAsync(wait + _hold, ct);
+    }
+
+    /// <summary>
+    /// Holds for at least <paramref name="delay"/> by the Stopwatch: Task.Delay's timer counts coarse milliseconds and may
+    /// wake a little early (a 400 ms hold once measured 399.6 ms), so a test's "never below the delay" would be the proxy's error.
+    /// </summary>
+    public static async Task HoldAsync(TimeSpan delay, CancellationToken ct)
+    {
+        long start = System.Diagnostics.Stopwatch.GetTimestamp();
+        await Task.Delay(delay, ct);
+        for (var left = delay - System.Diagnostics.Stopwatch.GetElapsedTime(start); left > TimeSpan.Zero; left = delay - System.Diagnostics.Stopwatch.GetElapsedTime(start))
+        {
+            await Task.Delay(TimeSpan.FromMilliseconds(Math.Max(1, Math.Ceiling(left.TotalMilliseconds))), ct);
+        }
+    }
+
+    /// <summary>
+    /// A proxy in front of one endpoint that holds every request <paramref name="selects"/> picks for at least
+    /// <paramref name="delay"/> before forwarding it (requests in parallel, no cap): a service that takes that long.
+    /// </summary>
+    public static async Task<(FaultProxy Proxy, StorageTarget Target)> DelayingInFrontOfAsync(string connectionString, string endpoint,
+        Func<HttpRequest, bool> selects, TimeSpan delay)
+    {
+        var (proxy, target) = await InFrontOfAsync(connectionString, endpoint, int.MaxValue, selects);
+        proxy._hold = delay;
+        return (proxy, target);
     }
 
     /// <summary>
@@ -183,17 +211,24 @@ public sealed class FaultProxy : IAsyncDisposable
                     await context.Response.Body.FlushAsync();
                     context.Abort();
                     return;
+                case Fault.NotFound:
+                    await NotFoundAsync(context);
+                    return;
                 case Fault.Slow:
-                    await Task.Delay(SlowDelay, context.RequestAborted);
+                    await HoldAsync(SlowDelay, context.RequestAborted);
                     break;
                 case Fault.Late:
                     // A client that gave up first aborts the request: then it is never forwarded.
-                    await Task.Delay(LateBy, context.RequestAborted);
+                    await HoldAsync(LateBy, context.RequestAborted);
                     break;
             }
             if (_capPerSecond > 0)
             {
                 await PaceAsync(context.RequestAborted);
+            }
+            else if (_hold > TimeSpan.Zero)
+            {
+                await HoldAsync(_hold, context.RequestAborted);
             }
             await ForwardAsync(context, upstream);
         }
@@ -222,6 +257,20 @@ public sealed class FaultProxy : IAsyncDisposable
             context.Response.ContentType = "application/xml";
             await context.Response.WriteAsync("""<?xml version="1.0" encoding="utf-8"?><Error><Code>ServerBusy</Code><Message>Injected by the test proxy.</Message></Error>""");
         }
+    }
+
+    /// <summary>404 as the service answers a read of something that is not there: the error code in a header, the body for GET only.</summary>
+    private static async Task NotFoundAsync(HttpContext context)
+    {
+        bool blob = !context.Request.Headers.Accept.ToString().Contains("json", StringComparison.OrdinalIgnoreCase);
+        context.Response.StatusCode = 404;
+        context.Response.Headers["x-ms-error-code"] = blob ? "BlobNotFound" : "ResourceNotFound";
+        if (HttpMethods.IsHead(context.Request.Method))
+        {
+            return;
+        }
+        context.Response.ContentType = "application/xml";
+        await context.Response.WriteAsync("""<?xml version="1.0" encoding="utf-8"?><Error><Code>BlobNotFound</Code><Message>The specified blob does not exist.</Message></Error>""");
     }
 
     private async Task ForwardAsync(HttpContext context, Uri upstream)

@@ -53,7 +53,8 @@ public partial class LeanWireTests
 
         // First token: already within 5 minutes of expiry, so the next request must fetch again.
         var credential = new CountingTestCredential { Token = "token-A", ExpiresOn = DateTimeOffset.UtcNow.AddMinutes(4) };
-        var account = new LeanAccount("devstoreaccount1", endpoint, endpoint, Key: null, Sas: null);
+        // A loopback endpoint is an emulator target: both drivers send it the emulator's blob version, as StorageClients does.
+        var account = new LeanAccount("devstoreaccount1", endpoint, endpoint, Key: null, Sas: null) { BlobVersion = EmulatorVersions.Blob };
         using var transport = new LeanTransport(new ClientSettings(), account, credential);
         Assert.True(transport.UsesToken);
         var tableWire = new WireCounter();

@@ -7,6 +7,9 @@ namespace StorageBench.Engine.Workloads.Lean;
 /// </summary>
 public sealed record LeanAccount(string Name, Uri TableEndpoint, Uri BlobEndpoint, byte[]? Key, string? Sas)
 {
+    /// <summary>The x-ms-version the lean driver's blob requests carry (and sign): the SDK's, or an emulator's newest (<see cref="Targets.EmulatorVersions"/>).</summary>
+    public string BlobVersion { get; init; } = LeanBlockUploads.ServiceVersion;
+
     private const string DevelopmentKey = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==";
 
     /// <summary>Endpoints and name as the SDK clients resolved them, the secret from the connection string.</summary>

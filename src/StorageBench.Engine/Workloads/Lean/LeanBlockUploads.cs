@@ -51,7 +51,7 @@ public sealed class LeanBlockUploads : IDisposable
         var request = new LeanRequest(_transport, HttpMethod.Put, contentType, capacity);
         request.Set("Accept", "application/xml");
         request.Set("User-Agent", UserAgent);
-        request.Set("x-ms-version", ServiceVersion);
+        request.Set("x-ms-version", _transport.Account.BlobVersion);
         request.Set("x-ms-return-client-request-id", "true");
         return request;
     }
@@ -116,7 +116,7 @@ public sealed class LeanBlockUploads : IDisposable
         var scratch = request.Scratch;
         int written;
         while (!scratch.AsSpan().TryWrite(CultureInfo.InvariantCulture,
-            $"PUT\n\n\n{(length == 0 ? null : length)}\n\n{request.ContentType}\n\n\n\n\n\n\nx-ms-client-request-id:{request.RequestId}\nx-ms-date:{date}\nx-ms-return-client-request-id:true\nx-ms-version:{ServiceVersion}\n{request.CanonicalPath}{request.CanonicalQuery}",
+            $"PUT\n\n\n{(length == 0 ? null : length)}\n\n{request.ContentType}\n\n\n\n\n\n\nx-ms-client-request-id:{request.RequestId}\nx-ms-date:{date}\nx-ms-return-client-request-id:true\nx-ms-version:{request.Transport.Account.BlobVersion}\n{request.CanonicalPath}{request.CanonicalQuery}",
             out written))
         {
             scratch = request.Scratch = new char[scratch.Length * 2];
