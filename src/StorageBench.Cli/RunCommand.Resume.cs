@@ -1,6 +1,5 @@
 using System.Text.Json;
 using Microsoft.Extensions.Logging;
-using Microsoft.Extensions.Logging.Abstractions;
 using StorageBench.Engine;
 using StorageBench.Orchestration;
 
@@ -17,17 +16,12 @@ public static partial class RunCommand
     /// </summary>
     private static async Task<int> ResumeAsync(string runId, RunOptions options, TextWriter stdout, TextWriter stderr, bool terminal, CancellationToken ct)
     {
-        if (await CliTargets.PricesAsync(options.Prices, stderr).ConfigureAwait(false) is not { } prices)
+        if (await OutputsAsync(options, stderr).ConfigureAwait(false) is not { } prices)
         {
             return CliApp.UsageError;
         }
-        if (ReportOutput.Refusal(options.Out, options.Force) is { } outRefused)
-        {
-            await stderr.WriteLineAsync("error: " + outRefused).ConfigureAwait(false);
-            return CliApp.UsageError;
-        }
-        var human = options.Output is RunOutput.Quiet or RunOutput.Json ? TextWriter.Null : stdout;
-        using ILoggerFactory loggers = options.Output == RunOutput.Verbose ? StderrLog.Factory(stderr) : NullLoggerFactory.Instance;
+        var human = Human(options, stdout);
+        using ILoggerFactory loggers = Loggers(options, stderr);
         return await CliTargets.WithTargetsAsync(options.ConnectionString, human, stderr, async targets =>
         {
             using var telemetry = CliTargets.Telemetry();

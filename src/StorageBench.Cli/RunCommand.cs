@@ -105,21 +105,12 @@ public static partial class RunCommand
             }
             return CliApp.UsageError;
         }
-        if (await CliTargets.PricesAsync(options.Prices, stderr).ConfigureAwait(false) is not { } prices)
+        if (await OutputsAsync(options, stderr).ConfigureAwait(false) is not { } prices)
         {
             return CliApp.UsageError;
         }
-
-        if (ReportOutput.Refusal(options.Out, options.Force) is { } outRefused)
-        {
-            await stderr.WriteLineAsync("error: " + outRefused).ConfigureAwait(false);
-            return CliApp.UsageError;
-        }
-
-        // What a person reads; --quiet and --json keep stdout for the one line or the JSON.
-        var human = options.Output is RunOutput.Quiet or RunOutput.Json ? TextWriter.Null : stdout;
-        // --verbose: the log on stderr (docs/faults.md, "Logs"); otherwise none.
-        using ILoggerFactory loggers = options.Output == RunOutput.Verbose ? StderrLog.Factory(stderr) : NullLoggerFactory.Instance;
+        var human = Human(options, stdout);
+        using ILoggerFactory loggers = Loggers(options, stderr);
         return await CliTargets.WithTargetsAsync(options.ConnectionString, human, stderr, async targets =>
         {
             // One cheap authenticated request per account and to the results store before "started": a wrong key or
@@ -135,6 +126,27 @@ public static partial class RunCommand
             return options.Nightly ? await NightlyCheck.ExitCodeAsync(summary, exit, human, stderr).ConfigureAwait(false) : exit;
         }, ct).ConfigureAwait(false);
     }
+
+    /// <summary>The price table, and --out checked, before anything starts; null (after one line on stderr) when either is refused.</summary>
+    private static async Task<PriceTable?> OutputsAsync(RunOptions options, TextWriter stderr)
+    {
+        if (await CliTargets.PricesAsync(options.Prices, stderr).ConfigureAwait(false) is not { } prices)
+        {
+            return null;
+        }
+        if (ReportOutput.Refusal(options.Out, options.Force) is { } outRefused)
+        {
+            await stderr.WriteLineAsync("error: " + outRefused).ConfigureAwait(false);
+            return null;
+        }
+        return prices;
+    }
+
+    /// <summary>What a person reads; --quiet and --json keep stdout for the one line or the JSON.</summary>
+    private static TextWriter Human(RunOptions options, TextWriter stdout) => options.Output is RunOutput.Quiet or RunOutput.Json ? TextWriter.Null : stdout;
+
+    /// <summary>--verbose: the log on stderr (docs/faults.md, "Logs"); otherwise none.</summary>
+    private static ILoggerFactory Loggers(RunOptions options, TextWriter stderr) => options.Output == RunOutput.Verbose ? StderrLog.Factory(stderr) : NullLoggerFactory.Instance;
 
     public static int ExitCode(RunSummary summary) =>
         summary.Status == RunStatus.Completed && summary.Workloads.All(w => w.Verified.Matched) ? 0 : summary.Status == RunStatus.Invalid ? 2 : 1;
