@@ -23,9 +23,9 @@ internal static class LocalRun
     public static readonly TimeSpan Unreachable = TimeSpan.FromSeconds(30);
 
     /// <param name="interrupt">Ctrl+C: canceled once, the run is asked to stop; the wait goes on until it has.</param>
-    /// <param name="onProgress">Called about once a second with the run's progress (null: nothing shown).</param>
+    /// <param name="display">Shown the run's progress about once a second (null: nothing shown); the slices' live figures are read only when it will show them.</param>
     public static async Task<RunSummary> WaitAsync(IRunOrchestrationClient hub, ResultsTableStore results, string runId, PriceTable prices, ILogger log,
-        CancellationToken interrupt, Func<RunProgress, DateTime, Task>? onProgress = null)
+        CancellationToken interrupt, ProgressDisplay? display = null)
     {
         using var cancelOnInterrupt = interrupt.Register(() => _ = RequestCancelAsync(results, runId, log));
         OrchestrationState? state = null;
@@ -37,9 +37,10 @@ internal static class LocalRun
                 state = await hub.GetStateAsync(runId, CancellationToken.None).ConfigureAwait(false);
                 answered.Restart();
                 var now = DateTime.UtcNow;
-                if (onProgress is not null && await RunProgressReader.CurrentAsync(hub, results, runId, now, CancellationToken.None, log).ConfigureAwait(false) is { } p)
+                if (display is not null && state is not null
+                    && await RunProgressReader.CurrentAsync(hub, display.ShowsFiguresAt(now) ? results : null, state, now, CancellationToken.None, log).ConfigureAwait(false) is { } p)
                 {
-                    await onProgress(p, now).ConfigureAwait(false);
+                    await display.ShowAsync(p, now).ConfigureAwait(false);
                 }
             }
             catch (Exception ex) when (StorageFailures.Classify(ex, CancellationToken.None) is { } failure)

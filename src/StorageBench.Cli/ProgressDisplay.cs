@@ -18,11 +18,16 @@ public sealed class ProgressDisplay(TextWriter output, bool inPlace)
     private DateTime _lastShown;
     private bool _lineOpen;
 
+    /// <summary>Whether live figures given now would be shown: the caller reads the slices' progress only then.</summary>
+    public bool ShowsFiguresAt(DateTime nowUtc) => nowUtc - _lastShown >= Interval;
+
+    private TimeSpan Interval => inPlace ? InPlaceInterval : PlainInterval;
+
     public async Task ShowAsync(RunProgress p, DateTime nowUtc)
     {
         string phase = Phase(p);
         bool changed = phase != _phase;
-        if (!changed && nowUtc - _lastShown < (inPlace ? InPlaceInterval : PlainInterval))
+        if (!changed && nowUtc - _lastShown < Interval)
         {
             return;
         }

@@ -180,7 +180,7 @@ public static partial class RunCommand
         RunSummary summary;
         try
         {
-            summary = await LocalRun.WaitAsync(hub, results, runId, prices, log, ct, display.ShowAsync).ConfigureAwait(false);
+            summary = await LocalRun.WaitAsync(hub, results, runId, prices, log, ct, display).ConfigureAwait(false);
         }
         catch (TaskHubUnreachableException lost)
         {

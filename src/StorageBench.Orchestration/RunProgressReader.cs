@@ -14,18 +14,20 @@ namespace StorageBench.Orchestration;
 /// </summary>
 public static class RunProgressReader
 {
+    /// <param name="runState">The run's state, as the caller just read it: the run's own progress is its custom status.</param>
     /// <param name="results">Where slices report progress; null to leave live figures out.</param>
     /// <param name="logger">Where a progress read that was skipped is logged; none when not given.</param>
-    public static async Task<RunProgress?> CurrentAsync(IRunOrchestrationClient client, ResultsTableStore? results, string runId, DateTime nowUtc, CancellationToken ct,
+    public static async Task<RunProgress?> CurrentAsync(IRunOrchestrationClient client, ResultsTableStore? results, OrchestrationState runState, DateTime nowUtc, CancellationToken ct,
         ILogger? logger = null)
     {
-        var run = await ProgressOf(client, runId, ct).ConfigureAwait(false);
+        string runId = runState.InstanceId;
+        var run = ProgressOf(runState);
         if (run is not { Phase: "step" })
         {
             return run;
         }
         string stepId = Planner.StepId(runId, run.Step);
-        var step = await ProgressOf(client, stepId, ct).ConfigureAwait(false);
+        var step = ProgressOf(await client.GetStateAsync(stepId, ct).ConfigureAwait(false));
         if (step is null)
         {
             return run;
@@ -40,8 +42,6 @@ public static class RunProgressReader
         return slices is null ? step : step with { Live = WorkloadProgress.Of(slices, workload, nowUtc) };
     }
 
-    private static async Task<RunProgress?> ProgressOf(IRunOrchestrationClient client, string instanceId, CancellationToken ct) =>
-        (await client.GetStateAsync(instanceId, ct).ConfigureAwait(false))?.CustomStatusJson is { } json
-            ? JsonSerializer.Deserialize<RunProgress>(json, JsonDefaults.Options)
-            : null;
+    private static RunProgress? ProgressOf(OrchestrationState? state) =>
+        state?.CustomStatusJson is { } json ? JsonSerializer.Deserialize<RunProgress>(json, JsonDefaults.Options) : null;
 }

@@ -149,7 +149,7 @@ public sealed class RunsApi(IRunOrchestrationClient client, ResultsTableStore re
             ["orchestrationStatus"] = state.RuntimeStatus,
             ["createdUtc"] = state.CreatedUtc,
             ["lastUpdatedUtc"] = state.LastUpdatedUtc,
-            ["progress"] = !done && await RunProgressReader.CurrentAsync(client, results, id, time.GetUtcNow().UtcDateTime, ct, _logger).ConfigureAwait(false) is { } progress
+            ["progress"] = !done && await RunProgressReader.CurrentAsync(client, results, state, time.GetUtcNow().UtcDateTime, ct, _logger).ConfigureAwait(false) is { } progress
                 ? JsonSerializer.SerializeToNode(progress, JsonDefaults.Options)
                 : null,
         };

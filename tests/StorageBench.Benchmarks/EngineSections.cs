@@ -30,11 +30,11 @@ internal static class EngineSections
                 string dated = sections[..heading] + $"Measured by `./scripts/benchmark.sh --engine-only` on {DateTime.UtcNow:yyyy-MM-dd HH:mm} UTC; the sections above are from the runs they name.\n\n" + sections[heading..];
                 await File.WriteAllTextAsync(output, kept + "\n" + dated);
                 return true;
-            case ["idle", var cliDll, var output]:
+            case ["idle", var cliDll, var output, .. var reps]:
                 // Section 8 alone (after a change to what runs while a run waits), in place of the one the file has; section 7 stays.
                 string file = await File.ReadAllTextAsync(output);
                 int eight = file.IndexOf("\n## 8. ", StringComparison.Ordinal);
-                string idle = await IdleCostSection.WriteAsync(cliDll);
+                string idle = await IdleCostSection.WriteAsync(cliDll, reps is [var r] ? int.Parse(r, CultureInfo.InvariantCulture) : 3);
                 int idleHeading = idle.IndexOf("\n\n", StringComparison.Ordinal) + 2;
                 await File.WriteAllTextAsync(output, (eight >= 0 ? file[..(eight + 1)] : file.TrimEnd() + "\n\n") + idle[..idleHeading] +
                     $"Measured by `StorageBench.Benchmarks idle` on {DateTime.UtcNow:yyyy-MM-dd HH:mm} UTC, after section 7.\n\n" + idle[idleHeading..]);

@@ -16,11 +16,21 @@ public sealed class LiveSlice
     private WorkerRecorder[] _workers = [];
     private WorkerRecorder? _countOnly;
 
+    // One merge target for every read (a histogram is ~190 KB of counts), and the last encoding with the count it had:
+    // a slice that recorded nothing new since is not encoded again.
+    private readonly Lock _latencyLock = new();
+    private HdrHistogram.LongHistogram? _merged;
+    private (long Count, string? Encoded) _lastLatency;
+
     /// <param name="countOnly">A recorder whose requests count but whose units are not progress (a blob's commits).</param>
     public void Watch(WorkerRecorder[] workers, WorkerRecorder? countOnly = null)
     {
-        Volatile.Write(ref _countOnly, countOnly);
-        Volatile.Write(ref _workers, workers);
+        lock (_latencyLock)
+        {
+            Volatile.Write(ref _countOnly, countOnly);
+            Volatile.Write(ref _workers, workers);
+            _lastLatency = default;
+        }
     }
 
     /// <summary>
@@ -30,12 +40,20 @@ public sealed class LiveSlice
     /// </summary>
     public string? ReadLatency()
     {
-        var merged = LatencyHistograms.Create();
-        foreach (var worker in Volatile.Read(ref _workers))
+        lock (_latencyLock)
         {
-            merged.Add(worker.Latency);
+            var merged = _merged ??= LatencyHistograms.Create();
+            merged.Reset();
+            foreach (var worker in Volatile.Read(ref _workers))
+            {
+                merged.Add(worker.Latency);
+            }
+            if (merged.TotalCount != _lastLatency.Count)
+            {
+                _lastLatency = (merged.TotalCount, merged.TotalCount == 0 ? null : LatencyHistograms.Encode(merged));
+            }
+            return _lastLatency.Encoded;
         }
-        return merged.TotalCount == 0 ? null : LatencyHistograms.Encode(merged);
     }
 
     public LiveCounts Read()

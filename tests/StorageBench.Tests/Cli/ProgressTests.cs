@@ -28,6 +28,9 @@ public class ProgressTests(ITestOutputHelper output)
         }
         await display.ShowAsync(new RunProgress("cleaning up", null, 0), T0.AddSeconds(27));
         await display.EndAsync();
+        // The CLI reads the slices' live figures only when they would be shown: ten seconds after the last line.
+        Assert.False(display.ShowsFiguresAt(T0.AddSeconds(36.9)));
+        Assert.True(display.ShowsFiguresAt(T0.AddSeconds(37)));
 
         Assert.Equal(
             [

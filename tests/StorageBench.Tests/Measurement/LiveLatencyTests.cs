@@ -53,4 +53,31 @@ public class LiveLatencyTests
         Assert.Equal(10.0, w.LatencyMs.P50Ms!.Value, 1);
         Assert.Null(WorkloadProgress.Of([P(0, null)], "tableInsert", at)!.LatencyMs);
     }
+
+    [Fact]
+    public void ASlicesLiveHistogramIsTheMergeOfItsWorkersAndIsEncodedAgainOnlyWhenItHasNewSamples()
+    {
+        var a = new WorkerRecorder(0, 0);
+        var b = new WorkerRecorder(0, 0);
+        var live = new LiveSlice();
+        live.Watch([a, b]);
+        Assert.Null(live.ReadLatency());
+
+        a.Latency.RecordValueWithCount(10_000, 90);
+        b.Latency.RecordValueWithCount(1_000_000, 10);
+        string first = live.ReadLatency()!;
+        Assert.Equal(100, LatencyHistograms.Decode(first).TotalCount);
+        Assert.InRange(LatencyHistograms.Decode(first).GetValueAtPercentile(95), 999_000, 1_001_000);
+        // Nothing new: the same encoding, not a second one.
+        Assert.Same(first, live.ReadLatency());
+
+        b.Latency.RecordValue(2_000_000);
+        Assert.Equal(101, LatencyHistograms.Decode(live.ReadLatency()!).TotalCount);
+
+        // Other workers (the measured phase after the warm-up): theirs alone, even at the same count.
+        var c = new WorkerRecorder(0, 0);
+        c.Latency.RecordValueWithCount(5_000, 101);
+        live.Watch([c]);
+        Assert.InRange(LatencyHistograms.Decode(live.ReadLatency()!).GetValueAtPercentile(100), 4_995, 5_005);
+    }
 }
