@@ -352,10 +352,12 @@ static async Task<RunSummary> PipelineAsync(StorageTarget target, RunSpec spec)
 
 static async Task<(double PeakMiB, long Entities)> CliRunAsync(string cliDll, string specFile, string connection)
 {
-    string stdout = await RunCliAsync(cliDll, "run", "--spec", specFile, "--connection-string", connection, "--out", Path.Combine(Path.GetTempPath(), "bench-mem-out"));
+    // A folder of its own: the CLI refuses one that holds an earlier run's reports.
+    string dir = Path.Combine(Path.GetTempPath(), "bench-mem-" + Guid.NewGuid().ToString("N")[..8]);
+    string stdout = await RunCliAsync(cliDll, "run", "--spec", specFile, "--connection-string", connection, "--out", dir);
     string peakLine = stdout.Split('\n').Single(l => l.StartsWith("Driver peak working set:", StringComparison.Ordinal));
     double peak = double.Parse(peakLine.Split(':')[1].Trim().Split(' ')[0], CultureInfo.InvariantCulture);
-    using var json = JsonDocument.Parse(await File.ReadAllTextAsync(Path.Combine(Path.GetTempPath(), "bench-mem-out", "summary.json")));
+    using var json = JsonDocument.Parse(await File.ReadAllTextAsync(Path.Combine(dir, "summary.json")));
     long entities = json.RootElement.GetProperty("workloads")[0].GetProperty("entities").GetInt64();
     return (peak, entities);
 }
