@@ -7,6 +7,7 @@ using Azure.Storage.Blobs;
 using Azure.Storage.Sas;
 using StorageBench.Cli;
 using StorageBench.Engine.Spec;
+using StorageBench.TaskHub;
 
 namespace StorageBench.Benchmarks;
 
@@ -70,9 +71,10 @@ public static class BlobPeersSection
                 }
                 Console.WriteLine($"blob peers {sender} round {round}: {runs[sender][^1]}");
                 // Azurite keeps blobs in memory: each run's blob goes before the next run, so none pays for the others' bytes.
+                // The CLI's task hub (its lease containers, still leased for a while after the CLI exits) stays: it holds no payload.
                 await foreach (var item in service.GetBlobContainersAsync())
                 {
-                    if (item.Name != container.Name)
+                    if (item.Name != container.Name && !item.Name.StartsWith(TaskHubSettings.DefaultHubName.ToLowerInvariant() + "-", StringComparison.Ordinal))
                     {
                         await service.DeleteBlobContainerAsync(item.Name);
                     }
