@@ -132,8 +132,7 @@ async function main() {
     seen.canceledDone = await page.$eval("#done", e => e.textContent);
     seen.canceledPointsX = await page.$$eval("#live-chart circle.live-point title", ts => ts.map(t => parseFloat(t.textContent)));
     const pollsAtEnd = statusPolls.get(seen.cancelRunId);
-    await frameWith(page, "#report", "h1");
-    seen.canceledReportTitle = await (await (await page.$("#report")).contentFrame()).$eval("h1", h => h.textContent);
+    seen.canceledReportTitle = await (await frameWith(page, "#report", "h1", seen.cancelRunId)).$eval("h1", h => h.textContent);
     await page.waitForFunction(id => document.querySelector(`#runs tr[data-run="${id}"]`), { timeout: 30000 }, seen.cancelRunId);
     await page.$eval("#live-section", s => s.scrollIntoView());
     await page.screenshot({ path: path.join(shots, "dashboard-canceled.png") });
@@ -174,10 +173,14 @@ async function points(page) {
   return page.$$eval("#live-chart circle.live-point", c => c.length);
 }
 
-/** The iframe's document once it shows the selector (bounded). */
-async function frameWith(page, iframe, selector) {
+/**
+ * The iframe's document once it shows the selector, whose text includes `text` when given (bounded): a frame that showed
+ * an earlier run's report keeps it until the new one has loaded.
+ */
+async function frameWith(page, iframe, selector, text = "") {
   const handle = await page.waitForSelector(iframe, { timeout: 10000 });
-  await page.waitForFunction((f, s) => { const d = document.querySelector(f).contentDocument; return d && d.querySelector(s); }, { timeout: 60000 }, iframe, selector);
+  await page.waitForFunction((f, s, t) => { const d = document.querySelector(f).contentDocument; const e = d && d.querySelector(s); return e && e.textContent.includes(t); },
+    { timeout: 60000 }, iframe, selector, text);
   return handle.contentFrame();
 }
 
