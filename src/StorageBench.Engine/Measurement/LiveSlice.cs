@@ -16,8 +16,7 @@ public sealed class LiveSlice
     private WorkerRecorder[] _workers = [];
     private WorkerRecorder? _countOnly;
 
-    // One merge target for every read (a histogram is ~190 KB of counts), and the last encoding with the count it had:
-    // a slice that recorded nothing new since is not encoded again.
+    // One merge target for every read (a histogram is ~190 KB of counts), and the last encoding with the count it had.
     private readonly Lock _latencyLock = new();
     private HdrHistogram.LongHistogram? _merged;
     private (long Count, string? Encoded) _lastLatency;
@@ -42,14 +41,21 @@ public sealed class LiveSlice
     {
         lock (_latencyLock)
         {
-            var merged = _merged ??= LatencyHistograms.Create();
-            merged.Reset();
-            foreach (var worker in Volatile.Read(ref _workers))
+            var workers = Volatile.Read(ref _workers);
+            // A slice that recorded nothing since the last read (a slow open loop, or one that waits) is not merged again.
+            long count = 0;
+            foreach (var worker in workers)
             {
-                merged.Add(worker.Latency);
+                count += worker.Latency.TotalCount;
             }
-            if (merged.TotalCount != _lastLatency.Count)
+            if (count != _lastLatency.Count)
             {
+                var merged = _merged ??= LatencyHistograms.Create();
+                merged.Reset();
+                foreach (var worker in workers)
+                {
+                    merged.Add(worker.Latency);
+                }
                 _lastLatency = (merged.TotalCount, merged.TotalCount == 0 ? null : LatencyHistograms.Encode(merged));
             }
             return _lastLatency.Encoded;
