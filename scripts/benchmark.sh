@@ -59,10 +59,6 @@ tools="${TMPDIR:-/tmp}/storagebench-tools"
 if [ -x "$tools/dotnet-trace" ] || dotnet tool install --tool-path "$tools" dotnet-trace >/dev/null 2>&1; then
   export STORAGEBENCH_DOTNET_TRACE="$tools/dotnet-trace"
 fi
-# dotnet-counters (same feed) reads the CLI's JIT time in section 8, so the warm-up is told apart from the loops; without it that column says "not measured".
-if [ -x "$tools/dotnet-counters" ] || dotnet tool install --tool-path "$tools" dotnet-counters >/dev/null 2>&1; then
-  export STORAGEBENCH_DOTNET_COUNTERS="$tools/dotnet-counters"
-fi
 # perf (Debian's linux-perf) profiles the blob path in section 5b, kernel included; without it that profile is left out.
 if [ ! -x /usr/bin/perf ]; then
   echo "Section 5b's blob profile needs perf; installing linux-perf (Debian package)..." >&2

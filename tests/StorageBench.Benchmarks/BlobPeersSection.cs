@@ -193,11 +193,11 @@ public static class BlobPeersSection
         var loads = new List<double>();
         while (!process.WaitForExit(500))
         {
-            loads.Add(LoadNow());
+            loads.Add(Load.Now());
         }
         await process.WaitForExitAsync();
         wall.Stop();
-        loads.Add(LoadNow());
+        loads.Add(Load.Now());
         if (process.ExitCode != 0)
         {
             throw new InvalidOperationException($"{Path.GetFileName(file)} exited {process.ExitCode}: {Tail(await stderr)}");
@@ -213,7 +213,6 @@ public static class BlobPeersSection
         return double.Parse(bashTime[..m], Inv) * 60 + double.Parse(bashTime[(m + 1)..].TrimEnd('s'), Inv);
     }
 
-    private static double LoadNow() => double.Parse(File.ReadAllText("/proc/loadavg").Split(' ')[0], Inv);
 
     private static string Tail(string text) => text.Length <= 600 ? text.Trim() : "…" + text[^600..].Trim();
 

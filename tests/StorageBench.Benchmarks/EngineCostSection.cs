@@ -106,10 +106,10 @@ internal static class EngineCostSection
     }
 }
 
-/// <summary>The figures' machine context: the 1-minute load average, which every figure of sections 7 and 8 is printed beside.</summary>
+/// <summary>The figures' machine context: the 1-minute load average (NaN where /proc has none), which every figure is printed beside.</summary>
 internal static class Load
 {
-    public static double Now() => double.Parse(File.ReadAllText("/proc/loadavg").Split(' ')[0], CultureInfo.InvariantCulture);
+    public static double Now() => File.Exists("/proc/loadavg") ? double.Parse(File.ReadAllText("/proc/loadavg").Split(' ')[0], CultureInfo.InvariantCulture) : double.NaN;
 }
 
 internal static class Stats

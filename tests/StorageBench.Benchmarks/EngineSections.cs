@@ -20,6 +20,10 @@ internal static class EngineSections
                 await IdleCostSection.IdleWorkerModeAsync(connection, double.Parse(seconds, CultureInfo.InvariantCulture),
                     poll is [var p] ? TimeSpan.FromSeconds(double.Parse(p, CultureInfo.InvariantCulture)) : null);
                 return true;
+            case ["engine-cost", var root, var reps]:
+                // Section 7 alone, printed (for an A/B of an engine setting: run it under each, alternated).
+                Console.WriteLine(await EngineCostSection.WriteAsync(root, int.Parse(reps, CultureInfo.InvariantCulture)));
+                return true;
             case ["engine", var cliDll, var output]:
                 // Sections 7 and 8 alone, in place of those the file has; everything before them stays as it was measured.
                 string existing = File.Exists(output) ? await File.ReadAllTextAsync(output) : "";

@@ -12,8 +12,8 @@ namespace StorageBench.Benchmarks;
 
 /// <summary>
 /// Section 8: what the process costs while a run sends almost nothing. The published CLI runs an open-loop spec of
-/// 1 request/s for 60 s (one slice, single 64 B inserts); its CPU (utime + stime from /proc/&lt;pid&gt;/stat) is read over a
-/// window inside the slice's measured time, so start-up and the end's verification are outside it. Beside it, an idle
+/// 1 request/s for 60 s (one slice, single 64 B inserts); its CPU and JIT time, sampled each second inside it by a startup hook, are read over
+/// windows inside the slice's measured time, so start-up and the end's verification are outside it. Beside it, an idle
 /// worker alone: a LocalTaskHub (registered, started, nothing scheduled) in its own process, 60 s after it settled.
 /// </summary>
 internal static class IdleCostSection
@@ -38,10 +38,10 @@ internal static class IdleCostSection
         md.AppendLine("## 8. Nothing while it waits: CPU of a run that sends almost nothing");
         md.AppendLine();
         md.AppendLine(string.Create(Inv, $"**CLI run**: the published CLI (`scripts/build-cli.sh`, as `./scripts/bench.sh` runs it) on its own Azurite, open loop at `targetOperationsPerSecond` 1 for {runSeconds:0} s, one slice, single 64 B inserts, start delay 3 s, output to a file (progress lines every 10 s). ") +
-            string.Create(Inv, $"Its CPU (utime + stime of /proc/<pid>/stat) is read over two {windowSeconds:0}-s windows inside the slice: the **first minute** starts 8 s after the CLI printed `Run … started` (start-up and the worker's first lease round are before it), and the one **after warm-up** ends 10 s before the slice's planned end (the end's verification is after it); ") +
+            string.Create(Inv, $"Its CPU (user + system, `Environment.CpuUsage`) and JIT time (`JitInfo.GetCompilationTime`) are sampled each second inside it by a startup hook (`DOTNET_STARTUP_HOOKS`, this program's `StartupHook`: one thread that wakes once a second; nothing attaches from outside, since a diagnostics session makes the process compile its listener) and read over two {windowSeconds:0}-s windows inside the slice: the **first minute** starts 8 s after the CLI printed `Run … started` (start-up and the worker's first lease round are before it), and the one **after warm-up** ends 10 s before the slice's planned end (the end's verification is after it); ") +
             "both are checked against the slice row's `StartedUtc`/`EndedUtc`. What runs in them beside the one request a second: the slice's watch (cancel poll and progress write, each second), the CLI's state poll (each second; the slices' live figures only when the console shows them), the Durable worker's queue polls and lease renewals, the runtime. " +
             string.Create(Inv, $"**Idle worker**: a LocalTaskHub with the benchmark's orchestrators and activities registered and nothing scheduled, in its own process, {idleSeconds:0} s measured after 10 s to settle. ") +
-            "**JIT** is the runtime's own count of the time it spent compiling in the window (`dotnet.jit.compilation.time`: read with `dotnet-counters` from the CLI, `JitInfo.GetCompilationTime` in the idle worker): in a young process tiered compilation still recompiles what has become hot (tier 0, then instrumented, then optimized), a warm-up that ends, not a loop. " +
+            "**JIT** is the runtime's own count of the time it spent compiling in the window (`JitInfo.GetCompilationTime`, read in the process): in a young process tiered compilation still recompiles what has become hot (tier 0, then instrumented, then optimized), a warm-up that ends, not a loop. " +
             string.Create(Inv, $"**The loops** are the CPU less the JIT; what is left of the warm-up (type loading, stubs, the first GCs) still counts in them, so the first minute is shown but the goal is judged after it. Goal: the loops ≤ {Goal:P0} of one core. TaskHubSettings: `MaxPollingInterval` {settings.MaxPollingInterval.TotalSeconds:0.###} s, `VisibilityTimeout` {settings.VisibilityTimeout.TotalSeconds:0} s; thread pool `UnfairSemaphoreSpinLimit` 0 (Directory.Build.props). {repetitions} repetitions each; median (min–max)."));
         md.AppendLine();
         md.AppendLine("| process | load avg | CPU per second of wall clock | of it JIT | the loops | share of one core | goal (≤ 1 %) |");
@@ -99,7 +99,10 @@ internal static class IdleCostSection
         string specFile = Path.Combine(dir, "spec.json");
         var spec = OpenLoop(runSeconds);
         await File.WriteAllTextAsync(specFile, JsonSerializer.Serialize(spec, RunSpecParser.Options));
+        string samples = Path.Combine(dir, "cpu-samples.txt");
         var psi = new ProcessStartInfo("dotnet") { RedirectStandardOutput = true, UseShellExecute = false };
+        psi.Environment["DOTNET_STARTUP_HOOKS"] = typeof(StartupHook).Assembly.Location;
+        psi.Environment[StartupHook.SamplesVariable] = samples;
         foreach (var a in new[] { cliDll, "run", "--spec", specFile, "--connection-string", azurite.ConnectionString, "--out", dir })
         {
             psi.ArgumentList.Add(a);
@@ -119,9 +122,9 @@ internal static class IdleCostSection
         // The slice starts at scheduled + (the engine's share, under a second) + the 3-s start delay, and ends runSeconds later.
         var window = TimeSpan.FromSeconds(windowSeconds);
         await Task.Delay(TimeSpan.FromSeconds(8));
-        var first = await MeasureAsync(process.Id, window, dir);
+        var first = await MeasureAsync(samples, window);
         await Task.Delay(scheduled + TimeSpan.FromSeconds(spec.StartDelaySeconds + runSeconds - 10) - window - DateTime.UtcNow);
-        var warm = await MeasureAsync(process.Id, window, dir);
+        var warm = await MeasureAsync(samples, window);
         string stdout = await drain;
         await process.WaitForExitAsync();
         if (process.ExitCode != 0 || runId is null)
@@ -141,15 +144,19 @@ internal static class IdleCostSection
         return (first, warm);
     }
 
-    private static async Task<CpuWindow> MeasureAsync(int pid, TimeSpan window, string dir)
+    /// <summary>The CLI's CPU and JIT over the next <paramref name="window"/>, from its probe's samples (a second apart).</summary>
+    private static async Task<CpuWindow> MeasureAsync(string samples, TimeSpan window)
     {
-        var (cpu0, wall0) = (ProcCpu.Seconds(pid), DateTime.UtcNow);
-        var jit = JitCounter.ReadAsync(pid, window, dir);
+        var from = (File.Exists(samples) ? CpuSample.LastIn(samples) : null)
+            ?? throw new InvalidOperationException($"the CLI's startup hook wrote no CPU samples to {samples}");
         await Task.Delay(window);
-        var (cpu1, wall1) = (ProcCpu.Seconds(pid), DateTime.UtcNow);
-        double? jitSeconds = await jit;
-        double wall = (wall1 - wall0).TotalSeconds;
-        return new CpuWindow((cpu1 - cpu0) / wall, jitSeconds / wall) { From = wall0, To = wall1 };
+        return Between(from, CpuSample.LastIn(samples)!.Value);
+    }
+
+    private static CpuWindow Between(CpuSample from, CpuSample to)
+    {
+        double wall = (to.Utc - from.Utc).TotalSeconds;
+        return new CpuWindow((to.Cpu - from.Cpu).TotalSeconds / wall, (to.Jit - from.Jit).TotalSeconds / wall) { From = from.Utc, To = to.Utc };
     }
 
     /// <summary>An idle worker in its own process (this program's `idle-worker` mode); its CPU seconds per wall-clock second.</summary>
@@ -177,65 +184,9 @@ internal static class IdleCostSection
         await using var hub = await BenchmarkTaskHub.StartAsync([target], results, new TaskHubSettings { HubName = "idle" + Guid.NewGuid().ToString("N")[..10] } is var s && maxPollingInterval is { } poll ? s with { MaxPollingInterval = poll } : s);
         // The first lease round and JIT are start-up, not waiting.
         await Task.Delay(TimeSpan.FromSeconds(10));
-        int self = Environment.ProcessId;
-        var (cpu0, jit0, wall0) = (ProcCpu.Seconds(self), System.Runtime.JitInfo.GetCompilationTime(), Stopwatch.GetTimestamp());
+        var from = CpuSample.Now();
         await Task.Delay(TimeSpan.FromSeconds(seconds));
-        var (cpu1, jit1, wall) = (ProcCpu.Seconds(self), System.Runtime.JitInfo.GetCompilationTime(), Stopwatch.GetElapsedTime(wall0));
-        Console.WriteLine(string.Create(Inv, $"cpu-per-second {(cpu1 - cpu0) / wall.TotalSeconds:R} jit-per-second {(jit1 - jit0).TotalSeconds / wall.TotalSeconds:R}"));
-    }
-}
-
-/// <summary>
-/// The time another .NET process spends compiling (the runtime's `dotnet.jit.compilation.time` counter), read with
-/// dotnet-counters (a dotnet tool from the package feed; scripts/benchmark.sh installs it and sets STORAGEBENCH_DOTNET_COUNTERS).
-/// </summary>
-internal static class JitCounter
-{
-    private const int IntervalSeconds = 10;
-    private static readonly CultureInfo Inv = CultureInfo.InvariantCulture;
-
-    /// <summary>Seconds of JIT over the next <paramref name="window"/>; null without dotnet-counters or when it reads nothing.</summary>
-    public static async Task<double?> ReadAsync(int pid, TimeSpan window, string dir)
-    {
-        if (Environment.GetEnvironmentVariable("STORAGEBENCH_DOTNET_COUNTERS") is not { Length: > 0 } tool)
-        {
-            return null;
-        }
-        string csv = Path.Combine(dir, $"counters-{Guid.NewGuid():N}.csv");
-        var psi = new ProcessStartInfo(tool) { RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false };
-        foreach (var a in new[] { "collect", "-p", pid.ToString(Inv), "--counters", "System.Runtime[dotnet.jit.compilation.time]",
-            // A reading every 10 s, the first window/10 of them kept (the tool attaches within a second or two, so they cover
-            // the window to about that): a short interval costs the measured process CPU itself (3.5 ms/s more at 1 s).
-            "--refresh-interval", IntervalSeconds.ToString(Inv),
-            "--format", "csv", "-o", csv, "--duration", (window + TimeSpan.FromSeconds(IntervalSeconds)).ToString(@"dd\:hh\:mm\:ss", Inv) })
-        {
-            psi.ArgumentList.Add(a);
-        }
-        using var counters = Process.Start(psi)!;
-        var drained = Task.WhenAll(counters.StandardOutput.ReadToEndAsync(), counters.StandardError.ReadToEndAsync());
-        await counters.WaitForExitAsync();
-        await drained;
-        // Rows: timestamp, provider, "dotnet.jit.compilation.time (s / 10 sec)", Rate, seconds compiled in that interval.
-        int readings = (int)(window.TotalSeconds / IntervalSeconds);
-        var seconds = File.Exists(csv)
-            ? File.ReadLines(csv).Select(l => l.Split(',')).Where(f => f.Length == 5 && f[2].StartsWith("dotnet.jit.compilation.time", StringComparison.Ordinal))
-                .Select(f => double.Parse(f[4], Inv)).Take(readings).ToList()
-            : [];
-        return seconds.Count == readings ? seconds.Sum() : null;
-    }
-}
-
-/// <summary>A process's CPU time (user + system) from /proc/&lt;pid&gt;/stat.</summary>
-internal static class ProcCpu
-{
-    /// <summary>Clock ticks per second of /proc's times (USER_HZ: 100 on Linux).</summary>
-    private const double TicksPerSecond = 100;
-
-    public static double Seconds(int pid)
-    {
-        string stat = File.ReadAllText($"/proc/{pid}/stat");
-        // Fields after the command name (which may hold spaces): state is field 3, utime 14, stime 15.
-        string[] f = stat[(stat.LastIndexOf(')') + 2)..].Split(' ');
-        return (long.Parse(f[11], CultureInfo.InvariantCulture) + long.Parse(f[12], CultureInfo.InvariantCulture)) / TicksPerSecond;
+        var measured = Between(from, CpuSample.Now());
+        Console.WriteLine(string.Create(Inv, $"cpu-per-second {measured.Cpu:R} jit-per-second {measured.Jit:R}"));
     }
 }

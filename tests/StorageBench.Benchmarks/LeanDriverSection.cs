@@ -72,12 +72,12 @@ public static partial class LeanDriverSection
             for (int round = 0; round < 2; round++)
             {
                 capacities.Add(FloorCapacity.Measure(FloorSink.AddressIn(connection), request, requestUnits, floorCase.InFlight, TimeSpan.FromSeconds(2)));
-                loads[""].Add(LoadNow());
+                loads[""].Add(Load.Now());
                 Console.WriteLine($"floor {floorCase.Key} capacity round {round}: {capacities[^1]}");
                 foreach (string driver in senders)
                 {
                     runs[driver].Add(await FloorBenchmark.MarginalAsync(target, floorCase, driver == VerifiedLean ? ClientSettings.LeanDriver : driver, verifyContent: driver == VerifiedLean));
-                    loads[driver].Add(LoadNow());
+                    loads[driver].Add(Load.Now());
                     Console.WriteLine($"floor {floorCase.Key} {driver} round {round}: {runs[driver][^1]}");
                 }
             }
@@ -160,7 +160,7 @@ public static partial class LeanDriverSection
                             runs[driver].Add((double.NaN, double.NaN));
                             failures.Add($"{label}, {driver}, round {round + 1}: {ex.Message.Split('\n').FirstOrDefault(l => l.Contains("Exception", StringComparison.Ordinal))?.Trim()}");
                         }
-                        loads[driver].Add(LoadNow());
+                        loads[driver].Add(Load.Now());
                         Console.WriteLine($"azurite {label} {driver} round {round}: {runs[driver][^1]}");
                     }
                 }
@@ -219,8 +219,6 @@ public static partial class LeanDriverSection
             string.Create(Inv, $"`verifyContent` adds no per-block work: its MD5 is of one blob, once per slice, after the last commit — {md5PerMB:0} µs per MB hashed ({md5PerMB * 256 / 1000:0} ms for a 256 MiB blob, measured here), a fixed cost per slice that the marginal figure cancels (lean with it {verified.Micros:0} µs/MB, without {lean.Micros:0}). ") +
             "Going lower would need the kernel not to copy (sendfile/splice from page-cache pages, or MSG_ZEROCOPY), which SocketsHttpHandler cannot do: it would take a hand-written HTTP client (see below).";
     }
-
-    private static double LoadNow() => File.Exists("/proc/loadavg") ? double.Parse(File.ReadAllText("/proc/loadavg").Split(' ')[0], Inv) : double.NaN;
 
     private static string Loads(List<double> loads) => string.Create(Inv, $"{loads.Average():0.0} ({string.Join(", ", loads.Select(l => l.ToString("0.0", Inv)))})");
 
