@@ -1,3 +1,7 @@
+using System.Buffers;
+using System.Buffers.Binary;
+using System.IO.Compression;
+using System.Numerics;
 using HdrHistogram;
 using HdrHistogram.Utilities;
 
@@ -10,19 +14,75 @@ public static class LatencyHistograms
     public const long HighestTrackableMicros = 3_600_000_000;
     public const int SignificantDigits = 3;
 
-    public static LongHistogram Create() => new(HighestTrackableMicros, SignificantDigits);
+    public static LatencyHistogram Create() => new();
 
-    public static string Encode(HistogramBase histogram)
+    /// <summary>
+    /// HdrHistogram's V2 compressed form (what its decoders read), written from the counts in place. The library's own
+    /// encoder copies the whole counts array twice (~580 KiB for these bounds) on every call, and a running slice is
+    /// encoded each second for its progress row: 150 MB/s of garbage with 256 slices.
+    /// </summary>
+    public static string Encode(LatencyHistogram histogram)
     {
-        var buffer = ByteBuffer.Allocate(histogram.GetNeededByteBufferCapacity());
-        int length = histogram.EncodeIntoCompressedByteBuffer(buffer);
-        var bytes = new byte[length];
-        buffer.Position = 0;
-        for (int i = 0; i < length; i++)
+        // The counts: ZigZag LEB128 words, a run of empty buckets as its negated length, nothing after the last non-empty one.
+        var payload = new ArrayBufferWriter<byte>(256);
+        for (int i = 0, end = LatencyHistogram.CountsArrayLength; i < end;)
         {
-            bytes[i] = buffer.Get();
+            long count = histogram.CountAt(i++);
+            if (count == 0)
+            {
+                long zeros = 1;
+                while (i < end && histogram.CountAt(i) == 0)
+                {
+                    zeros++;
+                    i++;
+                }
+                if (i == end)
+                {
+                    break;
+                }
+                count = zeros > 1 ? -zeros : 0;
+            }
+            WriteZigZag(payload, count);
         }
-        return Convert.ToBase64String(bytes);
+        using var compressed = new MemoryStream();
+        Span<byte> header = stackalloc byte[V2HeaderBytes];
+        BinaryPrimitives.WriteInt32BigEndian(header, V2Cookie);
+        BinaryPrimitives.WriteInt32BigEndian(header[4..], payload.WrittenCount);
+        BinaryPrimitives.WriteInt32BigEndian(header[8..], 0); // normalizing index offset
+        BinaryPrimitives.WriteInt32BigEndian(header[12..], histogram.NumberOfSignificantValueDigits);
+        BinaryPrimitives.WriteInt64BigEndian(header[16..], histogram.LowestTrackableValue);
+        BinaryPrimitives.WriteInt64BigEndian(header[24..], histogram.HighestTrackableValue);
+        BinaryPrimitives.WriteDoubleBigEndian(header[32..], 1.0); // integer-to-double ratio
+        compressed.Write([0, 0, 0, 0, 0, 0, 0, 0]); // the compressed cookie and length, written below
+        using (var zlib = new ZLibStream(compressed, CompressionLevel.Fastest, leaveOpen: true))
+        {
+            zlib.Write(header);
+            zlib.Write(payload.WrittenSpan);
+        }
+        byte[] bytes = compressed.GetBuffer();
+        BinaryPrimitives.WriteInt32BigEndian(bytes, V2CompressedCookie);
+        BinaryPrimitives.WriteInt32BigEndian(bytes.AsSpan(4), (int)compressed.Length - 8);
+        return Convert.ToBase64String(bytes, 0, (int)compressed.Length);
+    }
+
+    // V2 cookies with the word-size nibble set (0x10), as HdrHistogram writes and checks them.
+    private const int V2Cookie = 0x1c849313;
+    private const int V2CompressedCookie = 0x1c849314;
+    private const int V2HeaderBytes = 40;
+
+    /// <summary>LEB128-64b9B of the ZigZag value: 7 bits a byte with a continuation bit, and a whole 9th byte.</summary>
+    private static void WriteZigZag(ArrayBufferWriter<byte> to, long value)
+    {
+        ulong v = (ulong)((value << 1) ^ (value >> 63));
+        Span<byte> word = to.GetSpan(9);
+        int n = 0;
+        while (n < 8 && v >= 0x80)
+        {
+            word[n++] = (byte)(v | 0x80);
+            v >>= 7;
+        }
+        word[n++] = (byte)v;
+        to.Advance(n);
     }
 
     public static HistogramBase Decode(string base64)
@@ -32,7 +92,7 @@ public static class LatencyHistograms
     }
 
     /// <summary>Exact merge: counts are added bucket by bucket, so percentiles of the merge are percentiles of all samples.</summary>
-    public static LongHistogram Merge(IEnumerable<string> encoded)
+    public static LatencyHistogram Merge(IEnumerable<string> encoded)
     {
         var merged = Create();
         foreach (var e in encoded)
@@ -40,5 +100,26 @@ public static class LatencyHistograms
             merged.Add(Decode(e));
         }
         return merged;
+    }
+}
+
+/// <summary>A latency histogram (µs, up to an hour, 3 significant digits) whose counts <see cref="LatencyHistograms.Encode"/> reads in place.</summary>
+public sealed class LatencyHistogram() : LongHistogram(LatencyHistograms.HighestTrackableMicros, LatencyHistograms.SignificantDigits)
+{
+    /// <summary>The length of the counts array for these bounds (HdrHistogram's layout: buckets + 1 halves of sub-buckets).</summary>
+    internal static readonly int CountsArrayLength = CountsLengthFor(LatencyHistograms.HighestTrackableMicros, LatencyHistograms.SignificantDigits);
+
+    internal long CountAt(int index) => GetCountAtIndex(index);
+
+    private static int CountsLengthFor(long highest, int digits)
+    {
+        // Lowest trackable value 1: sub-buckets span 2 × 10^digits, rounded up to a power of two; each bucket doubles the range.
+        int subBucketCount = (int)BitOperations.RoundUpToPowerOf2((uint)(2 * Math.Pow(10, digits)));
+        int buckets = 1;
+        for (long smallestUntrackable = subBucketCount; smallestUntrackable <= highest; smallestUntrackable <<= 1)
+        {
+            buckets++;
+        }
+        return (buckets + 1) * (subBucketCount / 2);
     }
 }

@@ -18,7 +18,7 @@ public sealed class LiveSlice
 
     // One merge target for every read (a histogram is ~190 KB of counts), and the last encoding with the count it had.
     private readonly Lock _latencyLock = new();
-    private HdrHistogram.LongHistogram? _merged;
+    private LatencyHistogram? _merged;
     private (long Count, string? Encoded) _lastLatency;
 
     /// <param name="countOnly">A recorder whose requests count but whose units are not progress (a blob's commits).</param>
