@@ -58,6 +58,7 @@ public sealed class LocalTaskHub : IRunOrchestrationClient, IAsyncDisposable
             WorkerId = settings.WorkerId,
             MaxConcurrentTaskActivityWorkItems = settings.MaxConcurrentActivities,
             MaxConcurrentTaskOrchestrationWorkItems = settings.MaxConcurrentOrchestrations,
+            ControlQueueBufferThreshold = settings.ControlQueueBufferThreshold,
             ControlQueueVisibilityTimeout = settings.VisibilityTimeout,
             WorkItemQueueVisibilityTimeout = settings.VisibilityTimeout,
             MaxQueuePollingInterval = settings.MaxPollingInterval,
