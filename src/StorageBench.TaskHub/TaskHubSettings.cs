@@ -18,8 +18,11 @@ public sealed record TaskHubSettings
 
     public string HubName { get; init; } = DefaultHubName;
 
-    /// <summary>Like Durable Functions' maxConcurrentActivityFunctions: all 256 slices of a step, plus the control activities.</summary>
-    public int MaxConcurrentActivities { get; init; } = ServiceLimits.MaxSlices + 8;
+    /// <summary>The largest fan-out: all 256 slices of a step, plus the control activities.</summary>
+    public const int LargestFanOut = ServiceLimits.MaxSlices + 8;
+
+    /// <summary>Like Durable Functions' maxConcurrentActivityFunctions: <see cref="LargestFanOut"/>.</summary>
+    public int MaxConcurrentActivities { get; init; } = LargestFanOut;
 
     public int MaxConcurrentOrchestrations { get; init; } = 16;
 
@@ -29,7 +32,7 @@ public sealed record TaskHubSettings
     /// its dequeue loop slept a whole second (nothing wakes it when the buffer drains): about 1 s per 64 results after the
     /// last slice, 2.5–7 s before the run's row was stored.
     /// </summary>
-    public int ControlQueueBufferThreshold { get; init; } = ServiceLimits.MaxSlices + 8;
+    public int ControlQueueBufferThreshold { get; init; } = LargestFanOut;
 
     /// <summary>
     /// How long a dequeued message stays invisible. A running activity renews it about every 5 s (DurableTask.Core renews
