@@ -23,7 +23,7 @@ namespace StorageBench.Tests;
 /// of their own.
 /// </summary>
 [Trait("Category", "EndToEnd")]
-[Collection(AzuriteCollection.Name)]
+[Collection(FaultsAzuriteCollection.Name)]
 public class FaultTests(AzuriteFixture azurite, ITestOutputHelper output)
 {
     [Fact]

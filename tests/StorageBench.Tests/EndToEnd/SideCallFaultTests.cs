@@ -25,7 +25,7 @@ namespace StorageBench.Tests;
 /// is the product's.
 /// </summary>
 [Trait("Category", "EndToEnd")]
-[Collection(AzuriteCollection.Name)]
+[Collection(FaultsAzuriteCollection.Name)]
 public class SideCallFaultTests(AzuriteFixture azurite, ITestOutputHelper output)
 {
     /// <summary>The product's policy with deadlines of about a second; the proxy holds the selected requests <see cref="Late"/>.</summary>

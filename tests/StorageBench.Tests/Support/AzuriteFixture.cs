@@ -98,6 +98,16 @@ public sealed class AzuriteCollection : ICollectionFixture<AzuriteFixture>
     public const string Name = "Azurite";
 }
 
+/// <summary>
+/// A second Azurite, for the long fault and browser tests: their classes run one after another as in
+/// <see cref="AzuriteCollection"/>, but beside it, so the suite is not one serial chain of every Azurite test.
+/// </summary>
+[CollectionDefinition(Name)]
+public sealed class FaultsAzuriteCollection : ICollectionFixture<AzuriteFixture>
+{
+    public const string Name = "Azurite of its own: faults and the browser";
+}
+
 /// <summary>For timing-sensitive tests: runs alone, with no other test class busy on the 2 cores.</summary>
 [CollectionDefinition(Name, DisableParallelization = true)]
 public sealed class QuietAzuriteCollection : ICollectionFixture<AzuriteFixture>
