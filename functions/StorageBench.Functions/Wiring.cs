@@ -25,7 +25,7 @@ internal static class Wiring
     public static IServiceCollection AddStorageBench(this IServiceCollection services) => services
         .AddSingleton(TimeProvider.System)
         .AddSingleton(sp => Targets(Setting(sp)))
-        .AddSingleton(sp => new ResultsTableStore(TargetSettings.Results(Setting(sp), sp.GetRequiredService<IReadOnlyList<StorageTarget>>()[0])))
+        .AddSingleton(sp => new ResultsTableStore(TargetSettings.Results(Setting(sp), HostStorage(Setting(sp)))))
         .AddSingleton(sp => new TargetCleaner(sp.GetRequiredService<IReadOnlyList<StorageTarget>>()))
         .AddSingleton(sp => Prices(Setting(sp)))
         .AddSingleton(sp => new BenchmarkActivities(sp.GetRequiredService<IReadOnlyList<StorageTarget>>(), sp.GetRequiredService<ResultsTableStore>(),
@@ -42,6 +42,17 @@ internal static class Wiring
         TargetSettings.Targets(setting) is { Count: > 0 } targets
             ? targets
             : throw new InvalidOperationException($"No benchmark target: set {TargetSettings.TargetConnectionString} (Azurite), or {TargetSettings.TargetTableEndpoints} and {TargetSettings.TargetBlobEndpoints}");
+
+    /// <summary>
+    /// The host's storage (AzureWebJobsStorage: a connection string locally, service URIs with the managed identity in
+    /// Azure): the task hub is there, and so are results, signals and progress unless STORAGEBENCH_RESULTS_* moves them.
+    /// Never the target, which carries only the measured traffic (docs/function-app.md).
+    /// </summary>
+    private static StorageTarget HostStorage(Func<string, string?> setting) =>
+        setting("AzureWebJobsStorage") is { Length: > 0 } cs ? StorageTarget.Parse("AzureWebJobsStorage", cs)
+        : setting("AzureWebJobsStorage__tableServiceUri") is { Length: > 0 } table && setting("AzureWebJobsStorage__blobServiceUri") is { Length: > 0 } blob
+            ? StorageTarget.FromEndpoints(new Uri(table), new Uri(blob))
+        : throw new InvalidOperationException("No host storage: set AzureWebJobsStorage (a connection string) or AzureWebJobsStorage__tableServiceUri and __blobServiceUri");
 
     /// <summary>The cost estimate's price table: the file STORAGEBENCH_PRICES_FILE names (a path the app can read), else the built-in one.</summary>
     private static PriceTable Prices(Func<string, string?> setting)

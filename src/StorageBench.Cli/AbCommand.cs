@@ -100,13 +100,16 @@ public static class AbCommand
     }
 
     /// <summary>Runs the rounds on <paramref name="targets"/>, prints and (with --out) writes the report. Exit 0 judged, 1 a run failed or --fail-if-slower tripped.</summary>
-    public static async Task<int> RunAsync(AbOptions o, RunSpec baseline, RunSpec candidate, IReadOnlyList<StorageTarget> targets, PriceTable prices,
+    public static async Task<int> RunAsync(AbOptions o, RunSpec baseline, RunSpec candidate, IReadOnlyList<StorageTarget> targets, ControlPlane plane, PriceTable prices,
         TextWriter stdout, TextWriter stderr, CancellationToken ct)
     {
         var random = o.Seed is { } seed ? new Random(seed) : new Random();
         var runs = new List<AbRun>();
-        using var results = new ResultsTableStore(TargetSettings.Results(Environment.GetEnvironmentVariable, targets[0]));
-        await using var hub = await CliTargets.StartHubAsync(targets, results, TaskHubSettings.DefaultHubName, null, null, ct).ConfigureAwait(false);
+        using var results = CliTargets.ResultsStore(plane);
+        // A hub of its own, as a run has: no other process's run or stale lease slows one side's rounds.
+        await using var hub = await CliTargets.StartHubAsync(targets, plane, results, TaskHubSettings.ForRun("ab" + Engine.Planning.Planner.NewRunId(DateTime.UtcNow)), null, null, ct)
+            .ConfigureAwait(false);
+        hub.DeleteWhenDisposed();
         for (int round = 1; round <= o.Rounds && !ct.IsCancellationRequested; round++)
         {
             bool baselineFirst = o.Order == "alternate" ? round % 2 == 1 : random.Next(2) == 0;

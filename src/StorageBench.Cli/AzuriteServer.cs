@@ -43,10 +43,13 @@ public sealed class AzuriteServer : IAsyncDisposable
     /// <summary>The ports, to start Azurite again on the same ones (same connection string).</summary>
     public int[] Ports => [BlobPort, QueuePort, TablePort];
 
-    public string ConnectionString =>
-        $"DefaultEndpointsProtocol=http;AccountName={Account};AccountKey={Key};" +
-        $"BlobEndpoint=http://127.0.0.1:{BlobPort}/{Account};QueueEndpoint=http://127.0.0.1:{QueuePort}/{Account};" +
-        $"TableEndpoint=http://127.0.0.1:{TablePort}/{Account};";
+    public string ConnectionString => ConnectionStringFor(Ports, Account, Key);
+
+    /// <summary>An Azurite's connection string from its blob, queue and table ports.</summary>
+    public static string ConnectionStringFor(int[] ports, string account = "devstoreaccount1", string key = DevAccountKey) =>
+        $"DefaultEndpointsProtocol=http;AccountName={account};AccountKey={key};" +
+        $"BlobEndpoint=http://127.0.0.1:{ports[0]}/{account};QueueEndpoint=http://127.0.0.1:{ports[1]}/{account};" +
+        $"TableEndpoint=http://127.0.0.1:{ports[2]}/{account};";
 
     /// <param name="account">An account other than the development account (with <paramref name="key"/>, base64): Azurite then serves only it.</param>
     /// <param name="ports">Blob, queue and table ports to bind (default: free ones).</param>
@@ -99,18 +102,19 @@ public sealed class AzuriteServer : IAsyncDisposable
             var server = new AzuriteServer(process, log, bind, account, key);
             try
             {
-                await server.WaitUntilListeningAsync(TimeSpan.FromSeconds(60), ct).ConfigureAwait(false);
+                await WaitUntilListeningAsync(bind, TimeSpan.FromSeconds(60), () => process.HasExited, ct).ConfigureAwait(false);
                 return server;
             }
             catch (Exception ex)
             {
                 // Never leave a half-started Azurite behind, also when the start was canceled.
+                string said = server.Log();
                 await server.DisposeAsync().ConfigureAwait(false);
                 if (ex is OperationCanceledException)
                 {
                     throw;
                 }
-                last = ex;
+                last = new InvalidOperationException($"{ex.Message}: {said}", ex);
             }
         }
         throw new InvalidOperationException("Azurite did not start: " + last?.Message, last);
@@ -153,16 +157,17 @@ public sealed class AzuriteServer : IAsyncDisposable
         throw new LocalSetupException("Azurite is not installed here (no node_modules/.bin/azurite in this folder or above it): run from the repository after ./scripts/install.sh, or pass --connection-string to test a storage account");
     }
 
-    private async Task WaitUntilListeningAsync(TimeSpan limit, CancellationToken ct)
+    /// <summary>Waits until every port accepts a connection; throws when <paramref name="exited"/> says the process is gone, or after <paramref name="limit"/>.</summary>
+    internal static async Task WaitUntilListeningAsync(int[] ports, TimeSpan limit, Func<bool> exited, CancellationToken ct)
     {
         var deadline = Stopwatch.StartNew();
-        foreach (int port in new[] { BlobPort, QueuePort, TablePort })
+        foreach (int port in ports)
         {
             while (true)
             {
-                if (_process.HasExited)
+                if (exited())
                 {
-                    throw new InvalidOperationException($"Azurite exited with code {_process.ExitCode}: {Log()}");
+                    throw new InvalidOperationException("Azurite exited");
                 }
                 try
                 {
@@ -186,7 +191,7 @@ public sealed class AzuriteServer : IAsyncDisposable
         }
     }
 
-    private static int[] FreePorts(int count)
+    internal static int[] FreePorts(int count)
     {
         var listeners = Enumerable.Range(0, count).Select(_ => new TcpListener(IPAddress.Loopback, 0)).ToList();
         listeners.ForEach(l => l.Start());

@@ -32,7 +32,7 @@ public static class CliTargets
                 : TargetSettings.Targets(Environment.GetEnvironmentVariable);
             if (targets.Count > 0)
             {
-                _ = TargetSettings.Results(Environment.GetEnvironmentVariable, targets[0]);
+                _ = TargetSettings.ResultsSetting(Environment.GetEnvironmentVariable);
             }
             return targets;
         }
@@ -43,10 +43,24 @@ public static class CliTargets
         }
     }
 
-    /// <summary>Where the results table is: --connection-string, else the STORAGEBENCH_* settings; null (with <paramref name="error"/> when they are malformed) otherwise.</summary>
-    public static StorageTarget? ResultsTarget(string? connectionString, out string? error) =>
-        GivenTargets(connectionString, out error) is not [var first, ..] ? null
-            : connectionString is not null ? first : TargetSettings.Results(Environment.GetEnvironmentVariable, first);
+    /// <summary>
+    /// Where the results table is read: --connection-string, else the STORAGEBENCH_RESULTS_* setting, else
+    /// STORAGEBENCH_HUB_CONNECTION_STRING; null (with <paramref name="error"/> when one is malformed) otherwise.
+    /// </summary>
+    public static StorageTarget? ResultsTarget(string? connectionString, out string? error)
+    {
+        error = null;
+        try
+        {
+            return connectionString is not null ? StorageTarget.Parse("--connection-string", connectionString)
+                : TargetSettings.ResultsSetting(Environment.GetEnvironmentVariable) ?? TargetSettings.Hub(Environment.GetEnvironmentVariable);
+        }
+        catch (ArgumentException ex)
+        {
+            error = ex.Message;
+            return null;
+        }
+    }
 
     /// <summary>
     /// The price table of the cost estimate (--prices, else STORAGEBENCH_PRICES_FILE, else the built-in one); null after
@@ -68,63 +82,97 @@ public static class CliTargets
         return prices;
     }
 
-    /// <summary>Runs <paramref name="body"/> against the resolved targets; a bad setting is exit 2; an Azurite started here is always stopped.</summary>
-    /// <param name="stdout">Where "Starting Azurite..." goes (TextWriter.Null when only the final line or JSON may be printed).</param>
-    public static async Task<int> WithTargetsAsync(string? connectionString, TextWriter stdout, TextWriter stderr,
-        Func<IReadOnlyList<StorageTarget>, Task<int>> body, CancellationToken ct)
+    public static Option<string?> HubConnectionStringOption() => new("--hub-connection-string")
     {
-        var (targets, azurite, error) = await ResolveTargetsAsync(connectionString, stdout, ct).ConfigureAwait(false);
-        if (targets.Count == 0)
+        Description = $"storage account that holds the control plane (task hubs, cancel signals, progress and results), never the account under test " +
+            $"(default: the {TargetSettings.HubConnectionString} setting if set, else the hub store's own Azurite, kept on disk in {HubAzurite.FolderSetting} " +
+            "or ~/.local/share/storagebench/hub)",
+        HelpName = "CS",
+    };
+
+    /// <summary>
+    /// Runs <paramref name="body"/> against the resolved targets and the control plane; a bad setting is exit 2. Both are
+    /// resolved at once (two Azurites start in parallel); an Azurite started here for the target is always stopped, and the
+    /// hub store is let go.
+    /// </summary>
+    /// <param name="stdout">Where "Starting Azurite..." goes (TextWriter.Null when only the final line or JSON may be printed).</param>
+    public static async Task<int> WithTargetsAsync(string? connectionString, string? hubConnectionString, TextWriter stdout, TextWriter stderr,
+        Func<IReadOnlyList<StorageTarget>, ControlPlane, Task<int>> body, CancellationToken ct)
+    {
+        var given = GivenTargets(connectionString, out var badTarget);
+        var plane = ControlPlane.Given(hubConnectionString, out var badHub);
+        if ((badTarget ?? badHub) is { } bad)
         {
-            await stderr.WriteLineAsync("error: " + error).ConfigureAwait(false);
+            await stderr.WriteLineAsync("error: " + bad).ConfigureAwait(false);
             return CliApp.UsageError;
         }
-        await using (azurite)
+        AzuriteServer? azurite = null;
+        var startTarget = given.Count > 0 ? null : StartAzuriteAsync(stdout, ct);
+        try
         {
-            return await body(targets).ConfigureAwait(false);
+            plane ??= await ControlPlane.LocalAsync(stdout, ct).ConfigureAwait(false);
+        }
+        catch
+        {
+            if (startTarget is not null)
+            {
+                await using var started = await startTarget.ConfigureAwait(false);
+            }
+            throw;
+        }
+        using (plane)
+        {
+            azurite = startTarget is null ? null : await startTarget.ConfigureAwait(false);
+            await using (azurite)
+            {
+                return await body(azurite is null ? given : [StorageTarget.FromConnectionString(azurite.ConnectionString)], plane).ConfigureAwait(false);
+            }
         }
     }
 
-    /// <summary>The targets: --connection-string, else the STORAGEBENCH_TARGET_* settings, else a fresh Azurite (returned for disposal).</summary>
-    private static async Task<(IReadOnlyList<StorageTarget> Targets, AzuriteServer? Azurite, string? Error)> ResolveTargetsAsync(string? connectionString, TextWriter stdout, CancellationToken ct)
+    /// <summary>Without --connection-string or STORAGEBENCH_TARGET_* settings, the target is a fresh in-memory Azurite.</summary>
+    private static async Task<AzuriteServer> StartAzuriteAsync(TextWriter stdout, CancellationToken ct)
     {
-        var fromSettings = GivenTargets(connectionString, out var bad);
-        if (fromSettings.Count > 0 || bad is not null)
-        {
-            return (fromSettings, null, bad);
-        }
-        await stdout.WriteLineAsync("Starting Azurite on loopback (in-memory)...").ConfigureAwait(false);
+        await stdout.WriteLineAsync("Starting Azurite on loopback (in-memory) as the target...").ConfigureAwait(false);
         var azurite = await AzuriteServer.StartAsync(ct).ConfigureAwait(false);
         InterruptNotice.AzuriteStarted();
         await stdout.WriteLineAsync($"Azurite: blob 127.0.0.1:{azurite.BlobPort}, table 127.0.0.1:{azurite.TablePort}").ConfigureAwait(false);
-        return ([StorageTarget.FromConnectionString(azurite.ConnectionString)], azurite, null);
+        return azurite;
     }
 
     /// <summary>Telemetry only when a connection is configured: a local run must not need Azure.</summary>
     public static TelemetryEmitter? Telemetry() =>
         Environment.GetEnvironmentVariable("APPLICATIONINSIGHTS_CONNECTION_STRING") is { Length: > 0 } ai ? new TelemetryEmitter(ai) : null;
 
-    public static ResultsTableStore ResultsStore(IReadOnlyList<StorageTarget> targets) =>
-        new(TargetSettings.Results(Environment.GetEnvironmentVariable, targets[0]));
+    /// <summary>The results tables: the STORAGEBENCH_RESULTS_* setting, else the control plane's store (never the target by default).</summary>
+    public static ResultsTableStore ResultsStore(ControlPlane plane) => new(plane.Results);
 
-    /// <summary>--task-hub: the Durable task hub (queues, History and Instances tables, leases) in the results account.</summary>
-    public static Option<string> TaskHubOption() => new("--task-hub")
+    /// <summary>--task-hub: the Durable task hub (queues, History and Instances tables, leases) in the control plane's store.</summary>
+    /// <param name="defaultName">Null: the command picks (run: a hub of the run's own).</param>
+    public static Option<string?> TaskHubOption(string description, string? defaultName = TaskHubSettings.DefaultHubName)
     {
-        Description = $"Durable task hub the run's orchestrations go through, in the results account (default {TaskHubSettings.DefaultHubName}: the Function App's too)",
-        HelpName = "NAME",
-        DefaultValueFactory = _ => TaskHubSettings.DefaultHubName,
-        Validators = { r => { if (r.GetValueOrDefault<string>() is { } name && !TaskHubSettings.IsValidHubName(name)) { r.AddError($"--task-hub: \"{name}\" {TaskHubSettings.HubNameRule}"); } } },
-    };
+        var option = new Option<string?>("--task-hub")
+        {
+            Description = description,
+            HelpName = "NAME",
+            Validators = { r => { if (r.GetValueOrDefault<string?>() is { } name && !TaskHubSettings.IsValidHubName(name)) { r.AddError($"--task-hub: \"{name}\" {TaskHubSettings.HubNameRule}"); } } },
+        };
+        if (defaultName is not null)
+        {
+            option.DefaultValueFactory = _ => defaultName;
+        }
+        return option;
+    }
 
     /// <summary>
-    /// The task hub in the results account, with this process as a worker of the benchmark (its activities stop only when it
-    /// is disposed), or, without <paramref name="worker"/>, as a client only.
+    /// The task hub in the control plane's store, with this process as a worker of the benchmark (its activities stop only
+    /// when it is disposed), or, without <paramref name="worker"/>, as a client only.
     /// </summary>
-    public static Task<LocalTaskHub> StartHubAsync(IReadOnlyList<StorageTarget> targets, ResultsTableStore results, string hubName, TelemetryEmitter? telemetry,
+    public static Task<LocalTaskHub> StartHubAsync(IReadOnlyList<StorageTarget> targets, ControlPlane plane, ResultsTableStore results, string hubName, TelemetryEmitter? telemetry,
         Microsoft.Extensions.Logging.ILoggerFactory? loggers, CancellationToken ct, bool worker = true, int? maxActivities = null)
     {
         var settings = new TaskHubSettings { HubName = hubName, Loggers = loggers };
         settings = maxActivities is { } max ? settings with { MaxConcurrentActivities = max } : settings;
-        return worker ? BenchmarkTaskHub.StartAsync(targets, results, settings, telemetry, loggers, ct: ct) : LocalTaskHub.StartAsync(results.Target, settings, registry: null, ct);
+        return worker ? BenchmarkTaskHub.StartAsync(plane.Store, targets, results, settings, telemetry, loggers, ct: ct) : LocalTaskHub.StartAsync(plane.Store, settings, registry: null, ct);
     }
 }

@@ -15,9 +15,9 @@ namespace StorageBench.Cli;
 /// </remarks>
 public static class NightlyCheck
 {
-    public static Task<RunStarter.StartResult> StartAsync(RunStarter starter, RunSpec spec, bool nightly, CancellationToken ct) =>
-        nightly ? starter.StartAsync(spec, "local-cli-nightly", null, ct, checkRegression: true, cleanupOlderThanHours: RunStarter.LeftoverAgeHours)
-            : starter.StartAsync(spec, "local-cli", null, ct);
+    public static Task<RunStarter.StartResult> StartAsync(RunStarter starter, RunSpec spec, bool nightly, string runId, CancellationToken ct) =>
+        nightly ? starter.StartAsync(spec, "local-cli-nightly", runId, ct, checkRegression: true, cleanupOlderThanHours: RunStarter.LeftoverAgeHours)
+            : starter.StartAsync(spec, "local-cli", runId, ct);
 
     /// <summary>
     /// The exit code of a nightly run: the run's own when it failed (1, 2); else 1 regressed, 0 ok or improved, 3 could not judge

@@ -24,6 +24,7 @@ public static class OptionBagCommands
             ("--out", "FILE.md", "also write the comparison as Markdown"),
             ("--runs-dir", "DIR", "where each run's reports go (default: out)"),
             ("--connection-string", "CS", "storage account to test (default: the STORAGEBENCH_TARGET_* settings if set, else Azurite started on loopback)"),
+            ("--hub-connection-string", "CS", "storage account of the control plane (default: the STORAGEBENCH_HUB_CONNECTION_STRING setting, else the hub store's own Azurite)"),
             ("--prices", "FILE", "price table of the cost estimate (default: the built-in pricing/azure-storage-prices.json)"));
         command.SetAction(async (r, ct) =>
         {
@@ -42,8 +43,8 @@ public static class OptionBagCommands
             {
                 return CliApp.UsageError;
             }
-            return await CliTargets.WithTargetsAsync(Read(r, options).GetValueOrDefault("--connection-string"), cli.Stdout, cli.Stderr,
-                targets => AbCommand.RunAsync(ab, specs.Baseline, specs.Candidate, targets, prices, cli.Stdout, cli.Stderr, ct), ct).ConfigureAwait(false);
+            return await CliTargets.WithTargetsAsync(Read(r, options).GetValueOrDefault("--connection-string"), Read(r, options).GetValueOrDefault("--hub-connection-string"),
+                cli.Stdout, cli.Stderr, (targets, plane) => AbCommand.RunAsync(ab, specs.Baseline, specs.Candidate, targets, plane, prices, cli.Stdout, cli.Stderr, ct), ct).ConfigureAwait(false);
         });
         return command;
     }

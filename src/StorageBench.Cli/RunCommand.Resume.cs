@@ -2,6 +2,7 @@ using System.Text.Json;
 using Microsoft.Extensions.Logging;
 using StorageBench.Engine;
 using StorageBench.Orchestration;
+using StorageBench.TaskHub;
 
 namespace StorageBench.Cli;
 
@@ -22,23 +23,27 @@ public static partial class RunCommand
         }
         var human = Human(options, stdout);
         using ILoggerFactory loggers = Loggers(options, stderr);
-        return await CliTargets.WithTargetsAsync(options.ConnectionString, human, stderr, async targets =>
+        return await CliTargets.WithTargetsAsync(options.ConnectionString, options.HubConnectionString, human, stderr, async (targets, plane) =>
         {
+            // The run's own hub, unless --task-hub names one; a run started with --external-workers (or by serve) is on the default hub.
+            string hubName = options.TaskHub
+                ?? (await LocalTaskHub.ExistsAsync(plane.Store, TaskHubSettings.ForRun(runId), ct).ConfigureAwait(false) ? TaskHubSettings.ForRun(runId) : TaskHubSettings.DefaultHubName);
             using var telemetry = CliTargets.Telemetry();
-            using var results = CliTargets.ResultsStore(targets);
-            await using var hub = await CliTargets.StartHubAsync(targets, results, options.TaskHub, telemetry, loggers, ct).ConfigureAwait(false);
+            using var results = CliTargets.ResultsStore(plane);
+            await using var hub = await CliTargets.StartHubAsync(targets, plane, results, hubName, telemetry, loggers, ct).ConfigureAwait(false);
             var state = await hub.GetStateAsync(runId, ct).ConfigureAwait(false);
             if (state is not { Name: BenchmarkOrchestrator.Name, InputJson: { } input } || JsonSerializer.Deserialize<RunRequest>(input, JsonDefaults.Options) is not { } request)
             {
-                await stderr.WriteLineAsync($"error: --resume: \"{runId}\" is no run in task hub {options.TaskHub} of that account (check --task-hub); nothing was started")
-                    .ConfigureAwait(false);
+                await stderr.WriteLineAsync($"error: --resume: \"{runId}\" is no run in task hub {hubName} of {plane.Where} (check --task-hub and --hub-connection-string; " +
+                    "a run that ended has its reports in out/); nothing was started").ConfigureAwait(false);
                 return CliApp.UsageError;
             }
             await human.WriteLineAsync(RuntimeStatus.IsDone(state.RuntimeStatus)
                 ? $"Run {runId} (scenario {request.Spec.Scenario}) had already ended ({state.RuntimeStatus}); writing its reports."
-                : $"Resuming run {runId} (scenario {request.Spec.Scenario}, task hub {options.TaskHub}, started {state.CreatedUtc:u}): this process is now one of its " +
+                : $"Resuming run {runId} (scenario {request.Spec.Scenario}, task hub {hubName}, started {state.CreatedUtc:u}): this process is now one of its " +
                   "workers; slices whose process stopped run again once their messages come back (within 30 s).").ConfigureAwait(false);
-            var summary = await WatchAsync(hub, results, runId, request.Spec, state.CreatedUtc, targets, prices, human, terminal, loggers, ct).ConfigureAwait(false);
+            var summary = await WatchAsync(hub, results, runId, request.Spec, state.CreatedUtc, targets, prices, human, terminal, loggers, ct,
+                ownHub: hubName == TaskHubSettings.ForRun(runId)).ConfigureAwait(false);
             return await ReportOutput.ReportAsync(summary, options.Out ?? Path.Combine("out", summary.RunId), options.Output, stdout, stderr).ConfigureAwait(false);
         }, ct).ConfigureAwait(false);
     }

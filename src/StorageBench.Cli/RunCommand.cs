@@ -18,8 +18,17 @@ public enum RunOutput { Default, Verbose, Quiet, Json }
 /// <param name="Resume">A run to resume: its task hub is hosted here until the run ends, then its reports are written (run --resume).</param>
 /// <param name="ExternalWorkers">Start the run and wait; `storagebench worker` processes on the hub execute it (run --external-workers).</param>
 /// <param name="Nightly">The nightly regression check (run --nightly): leftovers older than 25 h deleted first, then the verdict against the scenario's trailing runs, stored on the run row.</param>
+/// <param name="TaskHub">The task hub (null: a hub of the run's own, or with --external-workers the shared default one).</param>
+/// <param name="HubConnectionString">The control plane's account (null: the STORAGEBENCH_HUB_CONNECTION_STRING setting, else the hub store's Azurite).</param>
 public sealed record RunOptions(string? Spec, string? Out, string? ConnectionString, string? Prices, RunOutput Output = RunOutput.Default, bool Force = false,
-    bool Nightly = false, string TaskHub = TaskHubSettings.DefaultHubName, string? Resume = null, bool ExternalWorkers = false);
+    bool Nightly = false, string? TaskHub = null, string? Resume = null, bool ExternalWorkers = false, string? HubConnectionString = null)
+{
+    /// <summary>
+    /// The hub a run goes through: --task-hub, else with --external-workers the shared default (the workers must find it
+    /// before the run exists), else the run's own (<see cref="TaskHubSettings.ForRun"/>), deleted when the run has ended.
+    /// </summary>
+    public string HubFor(string runId) => TaskHub ?? (ExternalWorkers ? TaskHubSettings.DefaultHubName : TaskHubSettings.ForRun(runId));
+}
 
 /// <summary>`storagebench run`: validate the spec, start Azurite (unless given a target), run on the task hub (this process its worker), report.</summary>
 public static partial class RunCommand
@@ -39,10 +48,13 @@ public static partial class RunCommand
             Description = "the nightly regression check, for a cron job or CI against any account: delete leftovers older than 25 h, run, judge the run " +
                 "against the scenario's trailing runs in the results table and store the verdict on its row; exit 1 regressed, 3 could not judge (too few earlier runs, too short a run)",
         };
-        var taskHub = CliTargets.TaskHubOption();
+        var taskHub = CliTargets.TaskHubOption("Durable task hub the run goes through, in the control plane's store (default: a hub of the run's own, " +
+            $"deleted when it has ended; with --external-workers {TaskHubSettings.DefaultHubName}, the workers' and the Function App's default)", defaultName: null);
+        var hubConnectionString = CliTargets.HubConnectionStringOption();
         var resume = new Option<string?>("--resume")
         {
-            Description = "finish a run whose process stopped (killed, crashed): host a worker on its task hub (--connection-string, --task-hub) until it ends, then write its reports as run does",
+            Description = "finish a run whose process stopped (killed, crashed): host a worker on its task hub (in the control plane's store; its target by " +
+                "--connection-string) until it ends, then write its reports as run does",
             HelpName = "RUN_ID",
         };
         var externalWorkers = new Option<bool>("--external-workers")
@@ -53,7 +65,7 @@ public static partial class RunCommand
             "Exit 0 completed and verified, 1 run failed or unverified (--nightly: or regressed), 2 bad arguments or spec, 3 --nightly could not judge. " +
             "With APPLICATIONINSIGHTS_CONNECTION_STRING set, the run is also sent to Application Insights.")
         {
-            spec, outDir, force, connectionString, prices, verbose, quiet, json, nightly, taskHub, resume, externalWorkers,
+            spec, outDir, force, connectionString, prices, verbose, quiet, json, nightly, taskHub, hubConnectionString, resume, externalWorkers,
         };
         command.Validators.Add(r =>
         {
@@ -70,7 +82,7 @@ public static partial class RunCommand
         command.SetAction((r, ct) => RunAsync(
             new RunOptions(r.GetValue(spec), r.GetValue(outDir), r.GetValue(connectionString), r.GetValue(prices),
                 r.GetValue(json) ? RunOutput.Json : r.GetValue(quiet) ? RunOutput.Quiet : r.GetValue(verbose) ? RunOutput.Verbose : RunOutput.Default,
-                r.GetValue(force), r.GetValue(nightly), r.GetValue(taskHub)!, r.GetValue(resume), r.GetValue(externalWorkers)),
+                r.GetValue(force), r.GetValue(nightly), r.GetValue(taskHub), r.GetValue(resume), r.GetValue(externalWorkers), r.GetValue(hubConnectionString)),
             cli.Stdout, cli.Stderr, cli.Terminal, ct));
         return command;
     }
@@ -79,8 +91,8 @@ public static partial class RunCommand
     {
         if ((options.Resume is not null || options.ExternalWorkers) && CliTargets.GivenTargets(options.ConnectionString, out _).Count == 0)
         {
-            // The run's task hub is in the account: an Azurite started here would be a new, empty one that no other process reaches.
-            await stderr.WriteLineAsync($"error: {(options.Resume is not null ? "--resume" : "--external-workers")}: needs the account that holds the task hub: " +
+            // Other processes write to the target: an in-memory Azurite started here would be a new, empty one that none of them reaches.
+            await stderr.WriteLineAsync($"error: {(options.Resume is not null ? "--resume" : "--external-workers")}: needs the account the run writes to: " +
                 "pass --connection-string CS (or set STORAGEBENCH_TARGET_*); nothing was started").ConfigureAwait(false);
             return CliApp.UsageError;
         }
@@ -111,17 +123,17 @@ public static partial class RunCommand
         }
         var human = Human(options, stdout);
         using ILoggerFactory loggers = Loggers(options, stderr);
-        return await CliTargets.WithTargetsAsync(options.ConnectionString, human, stderr, async targets =>
+        return await CliTargets.WithTargetsAsync(options.ConnectionString, options.HubConnectionString, human, stderr, async (targets, plane) =>
         {
             // One cheap authenticated request per account and to the results store before "started": a wrong key or
             // an unreachable endpoint is one line and nothing created.
-            if (await new StoragePreflight(targets, TargetSettings.Results(Environment.GetEnvironmentVariable, targets[0]), loggers.CreateLogger<StoragePreflight>())
+            if (await new StoragePreflight(targets, plane.Results, loggers.CreateLogger<StoragePreflight>())
                 .CheckAsync(spec, ct).ConfigureAwait(false) is { } refused)
             {
                 await stderr.WriteLineAsync("error: " + refused.Message).ConfigureAwait(false);
                 return 1;
             }
-            var summary = await RunOnTaskHubAsync(spec, options, targets, prices, human, terminal, loggers, ct).ConfigureAwait(false);
+            var summary = await RunOnTaskHubAsync(spec, options, targets, plane, prices, human, terminal, loggers, ct).ConfigureAwait(false);
             int exit = await ReportOutput.ReportAsync(summary, options.Out ?? Path.Combine("out", summary.RunId), options.Output, stdout, stderr).ConfigureAwait(false);
             return options.Nightly ? await NightlyCheck.ExitCodeAsync(summary, exit, human, stderr).ConfigureAwait(false) : exit;
         }, ct).ConfigureAwait(false);
@@ -156,22 +168,26 @@ public static partial class RunCommand
     /// watches it to its end. Ctrl+C (<paramref name="ct"/>) asks the run to stop (<see cref="LocalRun"/>); the worker keeps
     /// running until the run has ended as Canceled.
     /// </summary>
-    private static async Task<RunSummary> RunOnTaskHubAsync(RunSpec spec, RunOptions options, IReadOnlyList<StorageTarget> targets, PriceTable prices, TextWriter stdout,
-        bool terminal, ILoggerFactory loggers, CancellationToken ct)
+    private static async Task<RunSummary> RunOnTaskHubAsync(RunSpec spec, RunOptions options, IReadOnlyList<StorageTarget> targets, ControlPlane plane, PriceTable prices,
+        TextWriter stdout, bool terminal, ILoggerFactory loggers, CancellationToken ct)
     {
         using var telemetry = CliTargets.Telemetry();
-        using var results = CliTargets.ResultsStore(targets);
-        await using var hub = await CliTargets.StartHubAsync(targets, results, options.TaskHub, telemetry, loggers, ct, worker: !options.ExternalWorkers).ConfigureAwait(false);
+        using var results = CliTargets.ResultsStore(plane);
         var startedUtc = DateTime.UtcNow;
-        var started = await NightlyCheck.StartAsync(new RunStarter(hub, TimeProvider.System), spec, options.Nightly, ct).ConfigureAwait(false);
-        await stdout.WriteLineAsync($"Run {started.RunId} started (scenario {spec.Scenario}, task hub {options.TaskHub}" +
+        string runId = Engine.Planning.Planner.NewRunId(startedUtc);
+        string hubName = options.HubFor(runId);
+        await using var hub = await CliTargets.StartHubAsync(targets, plane, results, hubName, telemetry, loggers, ct, worker: !options.ExternalWorkers).ConfigureAwait(false);
+        var started = await NightlyCheck.StartAsync(new RunStarter(hub, TimeProvider.System), spec, options.Nightly, runId, ct).ConfigureAwait(false);
+        await stdout.WriteLineAsync($"Run {started.RunId} started (scenario {spec.Scenario}, task hub {hubName} in {plane.Where}" +
             $"{(options.ExternalWorkers ? "; executed by the hub's `storagebench worker` processes, none here" : "")}).").ConfigureAwait(false);
-        return await WatchAsync(hub, results, started.RunId!, spec, startedUtc, targets, prices, stdout, terminal, loggers, ct).ConfigureAwait(false);
+        return await WatchAsync(hub, results, started.RunId!, spec, startedUtc, targets, prices, stdout, terminal, loggers, ct,
+            ownHub: hubName == TaskHubSettings.ForRun(runId)).ConfigureAwait(false);
     }
 
     /// <summary>Watches a started (or resumed) run to its end, with progress; a hub that stops answering gives a Failed summary that says so.</summary>
+    /// <param name="ownHub">The hub is the run's own: once the run has ended (not when its storage was lost) it is deleted.</param>
     private static async Task<RunSummary> WatchAsync(LocalTaskHub hub, Engine.ResultsStore.ResultsTableStore results, string runId, RunSpec spec, DateTime startedUtc,
-        IReadOnlyList<StorageTarget> targets, PriceTable prices, TextWriter stdout, bool terminal, ILoggerFactory loggers, CancellationToken ct)
+        IReadOnlyList<StorageTarget> targets, PriceTable prices, TextWriter stdout, bool terminal, ILoggerFactory loggers, CancellationToken ct, bool ownHub)
     {
         var log = loggers.CreateLogger(typeof(RunCommand).FullName!);
         InterruptNotice.RunStarted(runId);
@@ -181,6 +197,10 @@ public static partial class RunCommand
         try
         {
             summary = await LocalRun.WaitAsync(hub, results, runId, prices, log, ct, display).ConfigureAwait(false);
+            if (ownHub)
+            {
+                hub.DeleteWhenDisposed();
+            }
         }
         catch (TaskHubUnreachableException lost)
         {

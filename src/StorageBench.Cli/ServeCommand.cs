@@ -20,25 +20,27 @@ public static class ServeCommand
         };
         var connectionString = CliTargets.ConnectionStringOption("storage account the runs go to (default: the STORAGEBENCH_TARGET_* settings if set, else Azurite started on loopback)");
         var prices = CliTargets.PricesOption();
-        var taskHub = CliTargets.TaskHubOption();
+        var taskHub = CliTargets.TaskHubOption($"Durable task hub the API's runs go through, in the control plane's store (default {TaskHubSettings.DefaultHubName}: the Function App's too)");
+        var hubConnectionString = CliTargets.HubConnectionStringOption();
         var command = new Command("serve", "The runs API and the dashboard (at /) on 127.0.0.1: POST /api/runs with a spec, GET /api/runs/{id}, " +
-            "POST /api/runs/{id}/cancel, GET /api/runs?scenario=S&last=N, GET /api/runs/{id}/report, GET /api/compare?baseline=ID&candidate=ID. Ctrl+C asks the runs it started to stop, waits for them, then stops.") { port, connectionString, prices, taskHub };
-        command.SetAction((r, ct) => RunAsync(r.GetValue(port), r.GetValue(connectionString), r.GetValue(prices), cli.Stdout, cli.Stderr, ct, r.GetValue(taskHub)!));
+            "POST /api/runs/{id}/cancel, GET /api/runs?scenario=S&last=N, GET /api/runs/{id}/report, GET /api/compare?baseline=ID&candidate=ID. Ctrl+C asks the runs it started to stop, waits for them, then stops.") { port, connectionString, prices, taskHub, hubConnectionString };
+        command.SetAction((r, ct) => RunAsync(r.GetValue(port), r.GetValue(connectionString), r.GetValue(prices), cli.Stdout, cli.Stderr, ct, r.GetValue(taskHub)!,
+            r.GetValue(hubConnectionString)));
         return command;
     }
 
     public static async Task<int> RunAsync(int port, string? connectionString, string? pricesFile, TextWriter stdout, TextWriter stderr, CancellationToken ct,
-        string taskHub = TaskHubSettings.DefaultHubName)
+        string taskHub = TaskHubSettings.DefaultHubName, string? hubConnectionString = null)
     {
         if (await CliTargets.PricesAsync(pricesFile, stderr).ConfigureAwait(false) is not PriceTable prices)
         {
             return CliApp.UsageError;
         }
-        return await CliTargets.WithTargetsAsync(connectionString, stdout, stderr, async targets =>
+        return await CliTargets.WithTargetsAsync(connectionString, hubConnectionString, stdout, stderr, async (targets, plane) =>
         {
             using var telemetry = CliTargets.Telemetry();
-            using var results = CliTargets.ResultsStore(targets);
-            await using var hub = await CliTargets.StartHubAsync(targets, results, taskHub, telemetry, null, ct).ConfigureAwait(false);
+            using var results = CliTargets.ResultsStore(plane);
+            await using var hub = await CliTargets.StartHubAsync(targets, plane, results, taskHub, telemetry, null, ct).ConfigureAwait(false);
             var api = new RunsApi(hub, results, new TargetCleaner(targets), TimeProvider.System, "local-api", prices);
             await using var server = await LocalApiServer.StartAsync(api, port, ct).ConfigureAwait(false);
             await stdout.WriteLineAsync($"""

@@ -1,5 +1,6 @@
 using System.CommandLine;
 using System.Globalization;
+using StorageBench.TaskHub;
 
 namespace StorageBench.Cli;
 
@@ -13,8 +14,9 @@ public static class WorkerCommand
 {
     public static Command Create(CliContext cli)
     {
-        var connectionString = CliTargets.ConnectionStringOption("the account that holds the task hub and the results (default: the STORAGEBENCH_* settings); required");
-        var taskHub = CliTargets.TaskHubOption();
+        var connectionString = CliTargets.ConnectionStringOption("the account the slices write to (default: the STORAGEBENCH_TARGET_* settings); required");
+        var taskHub = CliTargets.TaskHubOption($"Durable task hub to serve, in the control plane's store (default {TaskHubSettings.DefaultHubName}: where `run --external-workers` and serve start runs)");
+        var hubConnectionString = CliTargets.HubConnectionStringOption();
         var maxActivities = new Option<int?>("--max-activities")
         {
             Description = "activities (slices included) this worker runs at once, as host.json's maxConcurrentActivityFunctions per instance (default 264: every slice of a step)",
@@ -25,26 +27,37 @@ public static class WorkerCommand
         var command = new Command("worker", "Run the orchestrations and activities of a task hub until Ctrl+C: one more instance for runs started with " +
             "`run --external-workers` (or by serve or another run) on the same account and hub. Exit 0 when stopped, 2 bad arguments.")
         {
-            connectionString, taskHub, maxActivities,
+            connectionString, taskHub, hubConnectionString, maxActivities,
         };
-        command.SetAction((r, ct) => RunAsync(r.GetValue(connectionString), r.GetValue(taskHub)!, r.GetValue(maxActivities), cli.Stdout, cli.Stderr, ct));
+        command.SetAction((r, ct) => RunAsync(r.GetValue(connectionString), r.GetValue(taskHub)!, r.GetValue(maxActivities), cli.Stdout, cli.Stderr, ct, r.GetValue(hubConnectionString)));
         return command;
     }
 
-    public static async Task<int> RunAsync(string? connectionString, string taskHub, int? maxActivities, TextWriter stdout, TextWriter stderr, CancellationToken ct)
+    public static async Task<int> RunAsync(string? connectionString, string taskHub, int? maxActivities, TextWriter stdout, TextWriter stderr, CancellationToken ct,
+        string? hubConnectionString = null)
     {
-        if (CliTargets.GivenTargets(connectionString, out var bad) is not { Count: > 0 } targets)
+        if (CliTargets.GivenTargets(connectionString, out var bad) is not { Count: > 0 })
         {
-            await stderr.WriteLineAsync("error: " + (bad ?? "worker: needs the account that holds the task hub: pass --connection-string CS (or set STORAGEBENCH_TARGET_*)"))
+            await stderr.WriteLineAsync("error: " + (bad ?? "worker: needs the account the run writes to: pass --connection-string CS (or set STORAGEBENCH_TARGET_*)"))
                 .ConfigureAwait(false);
             return CliApp.UsageError;
         }
-        InterruptNotice.WorkerStarted();
-        using var telemetry = CliTargets.Telemetry();
-        using var results = CliTargets.ResultsStore(targets);
-        await using (var hub = await CliTargets.StartHubAsync(targets, results, taskHub, telemetry, null, ct, maxActivities: maxActivities).ConfigureAwait(false))
+        return await CliTargets.WithTargetsAsync(connectionString, hubConnectionString, stdout, stderr, async (targets, plane) =>
         {
-            await stdout.WriteLineAsync($"Worker {hub.Settings.WorkerId} on task hub {taskHub} ({results.Target.Kind}), up to {hub.Settings.MaxConcurrentActivities} " +
+            InterruptNotice.WorkerStarted();
+            using var telemetry = CliTargets.Telemetry();
+            using var results = CliTargets.ResultsStore(plane);
+            await ServeHubAsync(targets, plane, results, taskHub, maxActivities, telemetry, stdout, ct).ConfigureAwait(false);
+            return 0;
+        }, ct).ConfigureAwait(false);
+    }
+
+    private static async Task ServeHubAsync(IReadOnlyList<Engine.Targets.StorageTarget> targets, ControlPlane plane, Engine.ResultsStore.ResultsTableStore results, string taskHub,
+        int? maxActivities, Engine.Telemetry.TelemetryEmitter? telemetry, TextWriter stdout, CancellationToken ct)
+    {
+        await using (var hub = await CliTargets.StartHubAsync(targets, plane, results, taskHub, telemetry, null, ct, maxActivities: maxActivities).ConfigureAwait(false))
+        {
+            await stdout.WriteLineAsync($"Worker {hub.Settings.WorkerId} on task hub {taskHub} in {plane.Where}, up to {hub.Settings.MaxConcurrentActivities} " +
                 "activities at once; Ctrl+C stops it.").ConfigureAwait(false);
             try
             {
@@ -56,6 +69,5 @@ public static class WorkerCommand
                     .ConfigureAwait(false);
             }
         }
-        return 0;
     }
 }

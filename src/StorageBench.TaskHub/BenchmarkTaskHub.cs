@@ -32,15 +32,16 @@ public static class BenchmarkTaskHub
         .AddActivity<RunSummary, bool>(ActivityNames.EmitRunTelemetry, a.EmitRunTelemetryAsync);
 
     /// <summary>
-    /// A worker for the benchmark on the hub in the results account (the task hub lives beside the results, as a Function
-    /// App's lives in its host storage); slices write to <paramref name="targets"/> (slice i to account i mod count).
+    /// A worker for the benchmark on the hub in <paramref name="hubStore"/>, the control plane's account (as a Function App's
+    /// hub lives in its host storage, never in the account under test); slices write to <paramref name="targets"/> (slice i
+    /// to account i mod count).
     /// </summary>
     /// <param name="configure">Changes the registry before the worker starts (tests: an activity that crashes or runs twice).</param>
-    public static Task<LocalTaskHub> StartAsync(IReadOnlyList<StorageTarget> targets, ResultsTableStore results, TaskHubSettings settings,
+    public static Task<LocalTaskHub> StartAsync(StorageTarget hubStore, IReadOnlyList<StorageTarget> targets, ResultsTableStore results, TaskHubSettings settings,
         TelemetryEmitter? telemetry = null, ILoggerFactory? loggers = null, Action<TaskRegistry>? configure = null, CancellationToken ct = default)
     {
         var registry = Registry(new BenchmarkActivities(targets, results, TimeProvider.System, telemetry, loggers: loggers), loggers?.CreateLogger<TaskRegistry>());
         configure?.Invoke(registry);
-        return LocalTaskHub.StartAsync(results.Target, settings, registry, ct);
+        return LocalTaskHub.StartAsync(hubStore, settings, registry, ct);
     }
 }

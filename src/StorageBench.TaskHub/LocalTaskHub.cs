@@ -31,6 +31,7 @@ public sealed class LocalTaskHub : IRunOrchestrationClient, IAsyncDisposable
     private readonly TaskHubClient _client;
     private readonly CancellationTokenSource _stopping = new();
     private int _disposed;
+    private bool _deleteWhenDisposed;
 
     private LocalTaskHub(AzureStorageOrchestrationService service, TaskHubWorker? worker, TaskHubClient client, TaskHubSettings settings)
     {
@@ -141,6 +142,25 @@ public sealed class LocalTaskHub : IRunOrchestrationClient, IAsyncDisposable
             ? await _client.GetOrchestrationHistoryAsync(state.OrchestrationInstance).ConfigureAwait(false)
             : throw new ArgumentException($"no instance {instanceId} in task hub {Settings.HubName}", nameof(instanceId));
 
+    /// <summary>
+    /// A run's own hub is deleted (queues, tables, lease blobs) once the run has ended and been read: nothing of it is needed
+    /// again, and a store that keeps every run's hub slows down (Azurite sweeps every queue each minute).
+    /// </summary>
+    public void DeleteWhenDisposed() => _deleteWhenDisposed = true;
+
+    /// <summary>Whether <paramref name="hubName"/> has an Instances table in <paramref name="store"/> (looked up without creating anything).</summary>
+    public static async Task<bool> ExistsAsync(StorageTarget store, string hubName, CancellationToken ct)
+    {
+        var tables = store.ConnectionString is { } cs ? new Azure.Data.Tables.TableServiceClient(cs)
+            : new Azure.Data.Tables.TableServiceClient(store.TableEndpoint, store.Credential ?? new DefaultAzureCredential());
+        string name = hubName + "Instances";
+        await foreach (var _ in tables.QueryAsync(t => t.Name == name, cancellationToken: ct).ConfigureAwait(false))
+        {
+            return true;
+        }
+        return false;
+    }
+
     /// <summary>Stops the worker: activities still running are told to stop (as at a host's shutdown), and their messages go back to the hub.</summary>
     public async ValueTask DisposeAsync()
     {
@@ -159,6 +179,17 @@ public sealed class LocalTaskHub : IRunOrchestrationClient, IAsyncDisposable
             }
             catch (TimeoutException)
             {
+            }
+        }
+        if (_deleteWhenDisposed)
+        {
+            try
+            {
+                await _service.DeleteAsync().WaitAsync(StopWait).ConfigureAwait(false);
+            }
+            catch (Exception ex) when (ex is TimeoutException or Azure.RequestFailedException)
+            {
+                // What is left is only the engine's, in the hub store: never the target's.
             }
         }
         _service.Dispose();

@@ -52,6 +52,18 @@ public sealed record TaskHubSettings
     /// <summary>Called with every payload serialized (tests measure the largest).</summary>
     public Action<PayloadRecord>? PayloadObserver { get; init; }
 
+    /// <summary>
+    /// A run's own hub, named from its id (letters and digits of "SB" + the id, at most 45): a run alone on its hub shares no
+    /// partition lease with another run, nor with a process that was killed holding one, so it never waits for either.
+    /// </summary>
+    public static string ForRun(string runId)
+    {
+        string name = "SB" + new string([.. runId.Where(char.IsAsciiLetterOrDigit)]);
+        return name.Length <= 45 ? name : name[..36] + "x" + ((uint)StableHash(runId)).ToString("x8", System.Globalization.CultureInfo.InvariantCulture);
+    }
+
+    private static int StableHash(string text) => text.Aggregate(17, (h, c) => unchecked((h * 31) + c));
+
     public static bool IsValidHubName(string name) =>
         name.Length is >= 3 and <= 45 && char.IsAsciiLetter(name[0]) && name.All(char.IsAsciiLetterOrDigit);
 }

@@ -82,7 +82,7 @@ internal static class EngineCostSection
         var target = StorageTarget.FromConnectionString(azurite.ConnectionString);
         using var results = new ResultsTableStore(target);
         var clock = Stopwatch.StartNew();
-        await using var hub = await BenchmarkTaskHub.StartAsync([target], results, settings with { HubName = "eng" + Guid.NewGuid().ToString("N")[..10] });
+        await using var hub = await BenchmarkTaskHub.StartAsync(results.Target, [target], results, settings with { HubName = "eng" + Guid.NewGuid().ToString("N")[..10] });
         double workerStart = clock.Elapsed.TotalSeconds;
         var started = await new RunStarter(hub, TimeProvider.System).StartAsync(spec, "benchmark", null, default);
         var scheduled = DateTime.UtcNow;

@@ -181,7 +181,7 @@ internal static class IdleCostSection
     {
         var target = StorageTarget.FromConnectionString(connection);
         using var results = new ResultsTableStore(target);
-        await using var hub = await BenchmarkTaskHub.StartAsync([target], results, new TaskHubSettings { HubName = "idle" + Guid.NewGuid().ToString("N")[..10] } is var s && maxPollingInterval is { } poll ? s with { MaxPollingInterval = poll } : s);
+        await using var hub = await BenchmarkTaskHub.StartAsync(results.Target, [target], results, new TaskHubSettings { HubName = "idle" + Guid.NewGuid().ToString("N")[..10] } is var s && maxPollingInterval is { } poll ? s with { MaxPollingInterval = poll } : s);
         // The first lease round and JIT are start-up, not waiting.
         await Task.Delay(TimeSpan.FromSeconds(10));
         var from = CpuSample.Now();

@@ -339,7 +339,7 @@ static async Task<double> TightLoopAsync(StorageTarget target, RunSpec spec)
 static async Task<RunSummary> PipelineAsync(StorageTarget target, RunSpec spec)
 {
     using var results = new ResultsTableStore(target);
-    await using var host = await BenchmarkTaskHub.StartAsync([target], results, new TaskHubSettings { HubName = "bench" + Guid.NewGuid().ToString("N")[..8] });
+    await using var host = await BenchmarkTaskHub.StartAsync(results.Target, [target], results, new TaskHubSettings { HubName = "bench" + Guid.NewGuid().ToString("N")[..8] });
     var started = await new RunStarter(host, TimeProvider.System).StartAsync(spec, "benchmark", null, default);
     await host.WaitForCompletionAsync(started.RunId!, default);
     var summary = (await RunResults.LoadAsync(host, results, started.RunId!, default))!;

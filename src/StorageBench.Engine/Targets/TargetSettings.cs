@@ -8,7 +8,9 @@ namespace StorageBench.Engine.Targets;
 /// <item>STORAGEBENCH_TARGET_TABLE_ENDPOINTS and STORAGEBENCH_TARGET_BLOB_ENDPOINTS — endpoints reached with
 /// Azure.Identity (the Function App's managed identity); comma-separated lists, one entry per account, same order;</item>
 /// <item>STORAGEBENCH_RESULTS_CONNECTION_STRING or STORAGEBENCH_RESULTS_TABLE_ENDPOINT — where the results
-/// tables live (default: the target).</item>
+/// tables live (default: the control plane's store: the Function App's host storage, the CLI's hub store);</item>
+/// <item>STORAGEBENCH_HUB_CONNECTION_STRING — the CLI's control plane (task hubs, signals, progress, results) in an
+/// account instead of the hub store's own Azurite.</item>
 /// </list>
 /// </summary>
 public static class TargetSettings
@@ -18,6 +20,7 @@ public static class TargetSettings
     public const string TargetBlobEndpoints = "STORAGEBENCH_TARGET_BLOB_ENDPOINTS";
     public const string ResultsConnectionString = "STORAGEBENCH_RESULTS_CONNECTION_STRING";
     public const string ResultsTableEndpoint = "STORAGEBENCH_RESULTS_TABLE_ENDPOINT";
+    public const string HubConnectionString = "STORAGEBENCH_HUB_CONNECTION_STRING";
 
     /// <summary>
     /// The target accounts (slices are spread over them), or empty when no setting names one. A
@@ -46,11 +49,18 @@ public static class TargetSettings
         return [.. tables.Zip(blobs, StorageTarget.FromEndpoints)];
     }
 
-    /// <summary>Where results go: its own setting, else the target.</summary>
-    public static StorageTarget Results(Func<string, string?> setting, StorageTarget target) =>
+    /// <summary>Where results go: its own setting, else <paramref name="controlPlane"/> (the store that holds the task hub).</summary>
+    public static StorageTarget Results(Func<string, string?> setting, StorageTarget controlPlane) => ResultsSetting(setting) ?? controlPlane;
+
+    /// <summary>The results store its own setting names, checked; null when none is set.</summary>
+    public static StorageTarget? ResultsSetting(Func<string, string?> setting) =>
         Value(setting, ResultsConnectionString) is { } cs ? StorageTarget.Parse(ResultsConnectionString, cs)
-        : Value(setting, ResultsTableEndpoint) is { } endpoint ? StorageTarget.FromEndpoints(FirstUri(ResultsTableEndpoint, endpoint), target.BlobEndpoint ?? FirstUri(ResultsTableEndpoint, endpoint))
-        : target;
+        : Value(setting, ResultsTableEndpoint) is { } endpoint ? StorageTarget.FromEndpoints(FirstUri(ResultsTableEndpoint, endpoint), FirstUri(ResultsTableEndpoint, endpoint))
+        : null;
+
+    /// <summary>The control plane's account STORAGEBENCH_HUB_CONNECTION_STRING names, checked; null when unset.</summary>
+    public static StorageTarget? Hub(Func<string, string?> setting) =>
+        Value(setting, HubConnectionString) is { } cs ? StorageTarget.Parse(HubConnectionString, cs) : null;
 
     private static string? Value(Func<string, string?> setting, string name) => setting(name) is { Length: > 0 } v ? v.Trim() : null;
 

@@ -154,7 +154,7 @@ public class EndToEndTests(AzuriteFixture azurite)
     {
         await using var second = await AzuriteServer.StartAsync();
         var targets = new[] { azurite.Target, StorageTarget.FromConnectionString(second.ConnectionString) };
-        await using var host = await BenchmarkTaskHub.StartAsync(targets, azurite.Results, AzuriteFixture.NewHubSettings());
+        await using var host = await BenchmarkTaskHub.StartAsync(azurite.Results.Target, targets, azurite.Results, AzuriteFixture.NewHubSettings());
         var summary = await Pipeline.RunAsync(host, """
             { "scenario": "two-accounts", "startDelaySeconds": 0,
               "tableInsert": { "entityCount": 1000, "batchSize": 50, "slices": 4 },

@@ -174,7 +174,7 @@ public class FaultTests(AzuriteFixture azurite, ITestOutputHelper output)
         await tables.CreateTableAsync("sbt20200101000000oldruns000");
         // A hub of its own: on the killed driver's hub, its run would be picked up and finished (the resume tests do that).
         using var nightlyResults = new ResultsTableStore(StorageTarget.FromConnectionString(storage.ConnectionString));
-        await using var host = await BenchmarkTaskHub.StartAsync([StorageTarget.FromConnectionString(storage.ConnectionString)], nightlyResults, AzuriteFixture.NewHubSettings());
+        await using var host = await BenchmarkTaskHub.StartAsync(nightlyResults.Target, [StorageTarget.FromConnectionString(storage.ConnectionString)], nightlyResults, AzuriteFixture.NewHubSettings());
         var nightly = await new RunStarter(host, TimeProvider.System).StartNightlyAsync("""{ "scenario": "nightly-clean", "startDelaySeconds": 0, "tableInsert": { "entityCount": 10, "batchSize": 10 } }""", default);
         await Pipeline.SummaryAsync(host, nightly.RunId!);
         Assert.Empty(await cleaner.CreatedBeforeAsync(DateTime.UtcNow.AddMinutes(1), default));

@@ -70,7 +70,7 @@ public class SecretsTests
         var target = StorageTarget.FromConnectionString(cs);
         using (var results = new ResultsTableStore(target))
         {
-            await using var hub = await BenchmarkTaskHub.StartAsync([target], results, AzuriteFixture.NewHubSettings());
+            await using var hub = await BenchmarkTaskHub.StartAsync(results.Target, [target], results, AzuriteFixture.NewHubSettings());
             var api = new RunsApi(hub, results, new TargetCleaner([target]), TimeProvider.System, "local-api");
             await using var server = await LocalApiServer.StartAsync(api, port: 0, default);
             using var http = new HttpClient { BaseAddress = server.Address };

@@ -187,7 +187,7 @@ public class SideCallFaultTests(AzuriteFixture azurite, ITestOutputHelper output
     {
         var results = new ResultsTableStore(azurite.Target, policy: Short);
         var log = new LogCapture();
-        await using var host = await BenchmarkTaskHub.StartAsync([azurite.Target], results, AzuriteFixture.NewHubSettings(), loggers: log.Factory);
+        await using var host = await BenchmarkTaskHub.StartAsync(results.Target, [azurite.Target], results, AzuriteFixture.NewHubSettings(), loggers: log.Factory);
         var clock = Stopwatch.StartNew();
         var started = await new RunStarter(host, TimeProvider.System).StartAsync(RunSpecParser.ParseOrThrow(Spec), "test", null, default);
         string stepId = Planner.StepId(started.RunId!, 0);
@@ -308,7 +308,7 @@ public class SideCallFaultTests(AzuriteFixture azurite, ITestOutputHelper output
         var clock = Stopwatch.StartNew();
         try
         {
-            await using var hub = await BenchmarkTaskHub.StartAsync([target], results, AzuriteFixture.NewHubSettings());
+            await using var hub = await BenchmarkTaskHub.StartAsync(results.Target, [target], results, AzuriteFixture.NewHubSettings());
             var summary = await Pipeline.RunAsync(hub, Spec);
             return (summary, proxy, clock.Elapsed);
         }

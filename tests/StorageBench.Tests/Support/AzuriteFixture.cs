@@ -37,7 +37,7 @@ public sealed class AzuriteFixture : IAsyncLifetime
     /// </summary>
     public Task<LocalTaskHub> NewHubAsync(StorageTarget? target = null, TelemetryEmitter? telemetry = null, Action<TaskRegistry>? configure = null,
         Action<PayloadRecord>? payloads = null, Microsoft.Extensions.Logging.ILoggerFactory? loggers = null) =>
-        BenchmarkTaskHub.StartAsync([target ?? Target], Results, NewHubSettings() with { PayloadObserver = payloads, Loggers = loggers }, telemetry, loggers, configure);
+        BenchmarkTaskHub.StartAsync(Results.Target, [target ?? Target], Results, NewHubSettings() with { PayloadObserver = payloads, Loggers = loggers }, telemetry, loggers, configure);
 
     private LocalTaskHub? _clientHub;
 

@@ -1,0 +1,213 @@
+using System.Diagnostics;
+using System.Globalization;
+using System.Runtime.InteropServices;
+using System.Text.Json;
+using Microsoft.Win32.SafeHandles;
+
+namespace StorageBench.Cli;
+
+/// <summary>
+/// The default control-plane store: one Azurite per user, on loopback, persisted on disk in <see cref="Folder"/>, shared
+/// by every CLI process of that user. Task hubs, cancel signals, progress rows and results live there, never in the
+/// account under test, and survive a killed process (and a reboot), so `run --resume` can finish a run.
+/// </summary>
+/// <remarks>
+/// Lifetime without a daemon: each CLI process that uses the store holds a shared flock on users.lock for as long as it
+/// runs (the kernel drops it when the process ends in any way). Azurite runs under a small shell that waits for an
+/// exclusive lock on that file, which it gets only once no CLI process holds one, and then stops Azurite. Starting is
+/// serialized by start.lock, so two processes never start two Azurites on one folder.
+/// </remarks>
+public sealed class HubAzurite : IDisposable
+{
+    /// <summary>The folder setting: tests and users who want the store elsewhere set it.</summary>
+    public const string FolderSetting = "STORAGEBENCH_HUB_DIR";
+
+    private readonly SafeFileHandle _users;
+
+    private HubAzurite(SafeFileHandle users, string connectionString, bool started)
+    {
+        _users = users;
+        ConnectionString = connectionString;
+        Started = started;
+    }
+
+    /// <summary>The store's connection string (development account, the ports this Azurite listens on).</summary>
+    public string ConnectionString { get; }
+
+    /// <summary>True when this process started Azurite (false: it joined one another process had started).</summary>
+    public bool Started { get; }
+
+    /// <summary>STORAGEBENCH_HUB_DIR, else $XDG_DATA_HOME/storagebench/hub, else ~/.local/share/storagebench/hub.</summary>
+    public static string Folder =>
+        Environment.GetEnvironmentVariable(FolderSetting) is { Length: > 0 } dir ? Path.GetFullPath(dir)
+        : Path.Combine(Environment.GetEnvironmentVariable("XDG_DATA_HOME") is { Length: > 0 } data ? data
+            : Path.Combine(Environment.GetFolderPath(Environment.SpecialFolder.UserProfile), ".local", "share"), "storagebench", "hub");
+
+    /// <summary>Joins the store's Azurite, starting it when none runs; it stays up while any CLI process holds it.</summary>
+    public static async Task<HubAzurite> OpenAsync(CancellationToken ct)
+    {
+        string folder = Folder;
+        Directory.CreateDirectory(Path.Combine(folder, "data"));
+        using var start = await LockAsync(Path.Combine(folder, "start.lock"), exclusive: true, ct).ConfigureAwait(false);
+        // Shared before looking: while the last user's Azurite is being stopped (exclusive lock held), this waits for that.
+        var users = await LockAsync(Path.Combine(folder, "users.lock"), exclusive: false, ct).ConfigureAwait(false);
+        try
+        {
+            string stateFile = Path.Combine(folder, "azurite.json");
+            if (await RunningAsync(stateFile, ct).ConfigureAwait(false) is { } ports)
+            {
+                return new HubAzurite(users, AzuriteServer.ConnectionStringFor(ports), started: false);
+            }
+            ports = await StartAsync(folder, stateFile, ct).ConfigureAwait(false);
+            return new HubAzurite(users, AzuriteServer.ConnectionStringFor(ports), started: true);
+        }
+        catch
+        {
+            users.Dispose();
+            throw;
+        }
+    }
+
+    /// <summary>Lets go of the store: the last process to let go stops its Azurite (its data stays on disk).</summary>
+    public void Dispose() => _users.Dispose();
+
+    private sealed record State(int Pid, int[] Ports);
+
+    /// <summary>The ports of the store's Azurite when its wrapper lives and all three ports answer; null otherwise.</summary>
+    private static async Task<int[]?> RunningAsync(string stateFile, CancellationToken ct)
+    {
+        State? state;
+        try
+        {
+            state = JsonSerializer.Deserialize<State>(await File.ReadAllTextAsync(stateFile, ct).ConfigureAwait(false));
+        }
+        catch (Exception ex) when (ex is IOException or JsonException or UnauthorizedAccessException)
+        {
+            return null;
+        }
+        if (state is not { Ports.Length: 3 } || !Alive(state.Pid))
+        {
+            return null;
+        }
+        try
+        {
+            await AzuriteServer.WaitUntilListeningAsync(state.Ports, TimeSpan.FromSeconds(2), () => !Alive(state.Pid), ct).ConfigureAwait(false);
+            return state.Ports;
+        }
+        catch (Exception ex) when (ex is not OperationCanceledException)
+        {
+            return null;
+        }
+    }
+
+    private static bool Alive(int pid)
+    {
+        try
+        {
+            using var p = Process.GetProcessById(pid);
+            return !p.HasExited;
+        }
+        catch (ArgumentException)
+        {
+            return false;
+        }
+    }
+
+    /// <summary>
+    /// The wrapper: Azurite in the background, its output to azurite.log; then wait for the exclusive lock (no CLI process
+    /// left), stop Azurite (SIGTERM: it saves its state), and remove the state file if it is still this wrapper's.
+    /// </summary>
+    private const string Wrapper = """
+        dir=$1; shift
+        exec </dev/null >>"$dir/azurite.log" 2>&1
+        "$@" & azurite=$!
+        exec 9>>"$dir/users.lock"
+        flock -x 9
+        echo "storagebench: no CLI process holds the hub store; stopping Azurite (wrapper $$)"
+        kill $azurite 2>/dev/null; wait $azurite
+        grep -q "\"Pid\":$$," "$dir/azurite.json" 2>/dev/null && rm -f "$dir/azurite.json"
+        """;
+
+    private static async Task<int[]> StartAsync(string folder, string stateFile, CancellationToken ct)
+    {
+        string azurite = AzuriteServer.FindExecutable();
+        Exception? last = null;
+        for (int attempt = 0; attempt < 3; attempt++)
+        {
+            int[] ports = AzuriteServer.FreePorts(3);
+            var psi = new ProcessStartInfo("setsid") { UseShellExecute = false, WorkingDirectory = folder };
+            foreach (var arg in new[]
+            {
+                "sh", "-c", Wrapper, "sh", folder, azurite,
+                "--location", Path.Combine(folder, "data"), "--disableTelemetry", "--loose", "--silent", "--skipApiVersionCheck",
+                "--blobHost", "127.0.0.1", "--blobPort", Port(ports[0]), "--queueHost", "127.0.0.1", "--queuePort", Port(ports[1]),
+                "--tableHost", "127.0.0.1", "--tablePort", Port(ports[2]),
+            })
+            {
+                psi.ArgumentList.Add(arg);
+            }
+            using var wrapper = Process.Start(psi) ?? throw new InvalidOperationException($"could not start {azurite}");
+            try
+            {
+                await AzuriteServer.WaitUntilListeningAsync(ports, TimeSpan.FromSeconds(60), () => wrapper.HasExited, ct).ConfigureAwait(false);
+                await File.WriteAllTextAsync(stateFile, JsonSerializer.Serialize(new State(wrapper.Id, ports)), CancellationToken.None).ConfigureAwait(false);
+                return ports;
+            }
+            catch (Exception ex)
+            {
+                // Never leave a half-started Azurite on the folder.
+                if (!wrapper.HasExited)
+                {
+                    wrapper.Kill(entireProcessTree: true);
+                }
+                if (ex is OperationCanceledException)
+                {
+                    throw;
+                }
+                last = ex;
+            }
+        }
+        throw new InvalidOperationException($"the hub store's Azurite (in {folder}) did not start: {last?.Message}; see {Path.Combine(folder, "azurite.log")}", last);
+    }
+
+    private static string Port(int port) => port.ToString(CultureInfo.InvariantCulture);
+
+    /// <summary>
+    /// Opens <paramref name="path"/> holding flock(2) on it, exclusive or shared, waiting (polled, so a canceled wait
+    /// returns) while another process holds it the other way. .NET itself flocks a file it opens (exclusive for
+    /// FileShare.None, else shared) and throws when that is contended, so its lock is the one asked for; the explicit call
+    /// makes sure of it where .NET skips locking (network file systems).
+    /// </summary>
+    private static async Task<SafeFileHandle> LockAsync(string path, bool exclusive, CancellationToken ct)
+    {
+        var waited = Stopwatch.StartNew();
+        while (true)
+        {
+            SafeFileHandle? file = null;
+            try
+            {
+                file = File.OpenHandle(path, FileMode.OpenOrCreate, FileAccess.ReadWrite, exclusive ? FileShare.None : FileShare.ReadWrite | FileShare.Delete);
+                if (Flock((int)file.DangerousGetHandle(), (exclusive ? 2 : 1) | 4) == 0)
+                {
+                    return file;
+                }
+                file.Dispose();
+            }
+            catch (IOException) when (waited.Elapsed < LockWait)
+            {
+                file?.Dispose();
+            }
+            if (waited.Elapsed >= LockWait)
+            {
+                throw new IOException($"{path} stayed locked for {LockWait.TotalSeconds:0} s: another storagebench process is starting or stopping the hub store's Azurite");
+            }
+            await Task.Delay(50, ct).ConfigureAwait(false);
+        }
+    }
+
+    /// <summary>Starting or stopping Azurite takes seconds; a lock held longer than this is a fault worth one line.</summary>
+    private static readonly TimeSpan LockWait = TimeSpan.FromMinutes(2);
+
+    [DllImport("libc", EntryPoint = "flock", SetLastError = true)]
+    private static extern int Flock(int fd, int operation);
+}
