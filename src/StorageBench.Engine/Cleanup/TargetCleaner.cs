@@ -26,7 +26,7 @@ public sealed class TargetCleaner(IReadOnlyList<StorageTarget> targets)
         var found = new List<Leftover>();
         for (int account = 0; account < targets.Count; account++)
         {
-            using var clients = targets[account].CreateClients(new() { SdkRetries = true });
+            using var clients = targets[account].CreateSideCallClients();
             await foreach (var table in clients.Tables.QueryAsync(TableFilter(), cancellationToken: ct).ConfigureAwait(false))
             {
                 Add(found, account, "table", table.Name, select);
@@ -53,7 +53,7 @@ public sealed class TargetCleaner(IReadOnlyList<StorageTarget> targets)
     {
         foreach (var group in leftovers.GroupBy(l => l.Account))
         {
-            using var clients = targets[group.Key].CreateClients(new() { SdkRetries = true });
+            using var clients = targets[group.Key].CreateSideCallClients();
             foreach (var l in group)
             {
                 if (l.Kind == "table")

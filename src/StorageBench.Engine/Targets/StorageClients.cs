@@ -16,7 +16,9 @@ public sealed class StorageClients : IDisposable
     private readonly HttpClient _http;
     private readonly Lazy<LeanTransport> _lean;
 
-    internal StorageClients(StorageTarget target, ClientSettings settings)
+    /// <param name="sideCalls">Clients for the calls outside the measured path (creation, verification, cleanup): SDK retries on, but
+    /// short (<see cref="SideCallRetries"/>), so a target that has died costs a run seconds, not the SDK's default half minute per call.</param>
+    internal StorageClients(StorageTarget target, ClientSettings settings, bool sideCalls = false)
     {
         _http = new HttpClient(new SocketsHttpHandler
         {
@@ -33,13 +35,13 @@ public sealed class StorageClients : IDisposable
         var timeout = TimeSpan.FromSeconds(settings.RequestTimeoutSeconds);
 
         var tableOptions = new TableClientOptions { Transport = transport };
-        Configure(tableOptions.Retry, settings, timeout);
+        Configure(tableOptions.Retry, settings, timeout, sideCalls);
         tableOptions.AddPolicy(TableWire, HttpPipelinePosition.PerRetry);
         // An emulator accepts only the service versions it knows: Azurite 3.37.0 refuses the SDK's 2026-10-06 unless started
         // with --skipApiVersionCheck, so an emulator target is sent the newest version it accepts.
         bool emulator = target.Kind == "Azurite";
         var blobOptions = emulator ? new BlobClientOptions(EmulatorVersions.BlobSdk) { Transport = transport } : new BlobClientOptions { Transport = transport };
-        Configure(blobOptions.Retry, settings, timeout);
+        Configure(blobOptions.Retry, settings, timeout, sideCalls);
         blobOptions.AddPolicy(BlobWire, HttpPipelinePosition.PerRetry);
 
         if (target.ConnectionString is { } cs)
@@ -80,10 +82,20 @@ public sealed class StorageClients : IDisposable
         }
     }
 
-    private static void Configure(RetryOptions retry, ClientSettings settings, TimeSpan timeout)
+    /// <summary>A side call's retries: 3, waiting 0.5 to 4 s (the storage SDK's default of 5 from 0.8 s up took about 25 s a call
+    /// against a dead endpoint, and a run that lost its target makes two such calls per step).</summary>
+    public const int SideCallRetries = 3;
+
+    private static void Configure(RetryOptions retry, ClientSettings settings, TimeSpan timeout, bool sideCalls)
     {
         retry.NetworkTimeout = timeout;
-        if (!settings.SdkRetries)
+        if (sideCalls)
+        {
+            retry.MaxRetries = SideCallRetries;
+            retry.Delay = TimeSpan.FromSeconds(0.5);
+            retry.MaxDelay = TimeSpan.FromSeconds(4);
+        }
+        else if (!settings.SdkRetries)
         {
             retry.MaxRetries = 0;
         }

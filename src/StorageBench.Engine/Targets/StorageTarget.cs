@@ -24,4 +24,7 @@ public sealed partial record StorageTarget(string? ConnectionString, Uri? TableE
             : "AzureStorage";
 
     public StorageClients CreateClients(ClientSettings settings) => new(this, settings);
+
+    /// <summary>Clients for the calls outside the measured path: target creation, verification, cleanup (short SDK retries).</summary>
+    public StorageClients CreateSideCallClients() => new(this, new ClientSettings(), sideCalls: true);
 }

@@ -25,7 +25,7 @@ public static class GroundTruth
         long actual = 0, discarded = 0, foreign = 0, queries = 0, deletes = 0, deletedEntities = 0;
         foreach (var target in targets)
         {
-            using var clients = target.CreateClients(new() { SdkRetries = true });
+            using var clients = target.CreateSideCallClients();
             var table = clients.Tables.GetTableClient(tableName);
             var stray = new List<TableEntity>();
             try
@@ -90,7 +90,7 @@ public static class GroundTruth
         long blobs = 0, bytes = 0, wrongLength = 0, wrongContent = 0, notFound = 0, discarded = 0, foreign = 0, sent = 0, reads = 0, deletes = 0;
         foreach (var target in targets)
         {
-            using var clients = target.CreateClients(new() { SdkRetries = true });
+            using var clients = target.CreateSideCallClients();
             var wire = clients.BlobWire;
             var container = clients.Blobs.GetBlobContainerClient(containerName);
             try

@@ -53,7 +53,7 @@ public static class BlobUploadWorkload
         double cpuAtStart = SliceResult.ProcessCpuSeconds();
         var workers = new WorkerRecorder[Math.Min(spec.ParallelBlocks, blockCount)];
         using var stop = CancellationTokenSource.CreateLinkedTokenSource(ct);
-        var breaker = new UnreachableBreaker(workers.Length, stop);
+        var breaker = new UnreachableBreaker(workers.Length, stop, clients.Blobs.Uri);
         var upload = new Upload(spec.BlockRetries, new OperationSchedule(spec, long.MaxValue, 0, clock.StartTimestamp), breaker, retryDelays ?? new BlockRetryDelays(),
             (failure, outcome, chosen) => logger.BlockRetryScheduled(failure, plan.SliceIndex, outcome, chosen.Retry, chosen.Wait.TotalMilliseconds, chosen.ServerDelay?.TotalMilliseconds),
             stop.Token);

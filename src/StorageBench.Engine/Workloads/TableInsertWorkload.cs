@@ -40,7 +40,7 @@ public static class TableInsertWorkload
         double cpuAtStart = SliceResult.ProcessCpuSeconds();
         var schedule = new OperationSchedule(spec, batchCount, plan.OperationsPerSecond, clock.StartTimestamp);
         using var stop = CancellationTokenSource.CreateLinkedTokenSource(ct);
-        var breaker = new UnreachableBreaker(loopCount, stop);
+        var breaker = new UnreachableBreaker(loopCount, stop, clients.Tables.Uri);
         var workers = new WorkerRecorder[loopCount];
         var loops = new Task[loopCount];
         for (int w = 0; w < loopCount; w++)

@@ -10,7 +10,8 @@ namespace StorageBench.Engine.Workloads;
 /// stops sending and says why — instead of failing request after request until its count or
 /// duration runs out. Thread-safe: the slice's loops share one.
 /// </summary>
-internal sealed class UnreachableBreaker(int loops, CancellationTokenSource stop)
+/// <param name="endpoint">The service endpoint the slice writes to: the reason names it, so a user knows which storage went away.</param>
+internal sealed class UnreachableBreaker(int loops, CancellationTokenSource stop, Uri endpoint)
 {
     /// <summary>How long storage must have been silent before a slice gives up on it.</summary>
     public static readonly TimeSpan Silence = TimeSpan.FromSeconds(5);
@@ -35,7 +36,7 @@ internal sealed class UnreachableBreaker(int loops, CancellationTokenSource stop
         // At least one unanswered request per in-flight loop, so one slow connection does not stop a slice.
         if (unanswered >= Math.Max(loops, 3) && silent >= Silence && Reason is null)
         {
-            Reason = $"storage unreachable: {unanswered} requests in a row got no answer (network error or timeout) and none for {silent.TotalSeconds:0.0} s";
+            Reason = $"storage unreachable at {endpoint.GetLeftPart(UriPartial.Path)}: {unanswered} requests in a row got no answer (network error or timeout) and none for {silent.TotalSeconds:0.0} s";
             stop.Cancel();
         }
     }

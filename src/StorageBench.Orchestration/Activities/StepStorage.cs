@@ -50,7 +50,7 @@ internal static class StepStorage
         string? server = null;
         foreach (var target in targets)
         {
-            using var clients = target.CreateClients(new() { SdkRetries = true });
+            using var clients = target.CreateSideCallClients();
             await work(clients, ct).ConfigureAwait(false);
             tables += clients.TableWire.Sent;
             containers += clients.BlobWire.Sent;

@@ -52,4 +52,23 @@ internal static class Waits
             }
             return false;
         }, limit, $"{entities} entities stored by run {runId ?? "(any)"}");
+
+    /// <summary>Until the containers of the runs in <paramref name="target"/> hold at least <paramref name="blobs"/> committed blobs: a blob run is writing.</summary>
+    public static Task ForBlobsAsync(StorageTarget target, long blobs, TimeSpan limit) =>
+        UntilAsync(async () =>
+        {
+            var service = new Azure.Storage.Blobs.BlobServiceClient(target.ConnectionString);
+            long n = 0;
+            foreach (var container in (await new TargetCleaner([target]).CreatedBeforeAsync(DateTime.UtcNow.AddDays(1), default)).Where(l => l.Kind == "container"))
+            {
+                await foreach (var _ in service.GetBlobContainerClient(container.Name).GetBlobsAsync())
+                {
+                    if (++n >= blobs)
+                    {
+                        return true;
+                    }
+                }
+            }
+            return false;
+        }, limit, $"{blobs} blobs committed");
 }
