@@ -1,0 +1,96 @@
+using System.Diagnostics;
+using System.Text.Json;
+using StorageBench.Cli;
+using StorageBench.Engine;
+using StorageBench.Engine.Statistics;
+using StorageBench.Engine.Targets;
+using Xunit.Abstractions;
+
+namespace StorageBench.Tests;
+
+/// <summary>
+/// The control plane apart from the account under test: the task hubs, signals, progress and results live in the hub
+/// store, so the target holds nothing of the engine, and runs on one machine do not hold each other up.
+/// </summary>
+[Trait("Category", "EndToEnd")]
+[Collection(FaultsAzuriteCollection.Name)]
+public class ControlPlaneTests(AzuriteFixture azurite, ITestOutputHelper output)
+{
+    [Fact]
+    public async Task ARunLeavesNothingOfTheEngineInTheAccountItMeasures()
+    {
+        await using var storage = await AzuriteServer.StartAsync();
+        var target = StorageTarget.FromConnectionString(storage.ConnectionString);
+        string dir = TempDir();
+        string spec = await SpecAsync(dir, """
+            { "scenario": "apart", "startDelaySeconds": 0, "tableInsert": { "entityCount": 500, "batchSize": 50 },
+              "blobUpload": { "blobCount": 2, "blobSizeBytes": 65536, "blockSizeBytes": 65536 } }
+            """);
+
+        var (exit, said) = await CliProcess.RunAsync(null, "run", "--spec", spec, "--connection-string", storage.ConnectionString, "--out", dir);
+
+        Assert.True(exit == 0, said);
+        // No queue, no hub table, no lease container: the account saw the workloads, their preflight, creation, verification and cleanup.
+        Assert.Empty(await AccountContents.AllAsync(target));
+    }
+
+    /// <summary>
+    /// Three runs at once, and a run whose process was SIGKILLed mid-run, on one account and machine: the next small run
+    /// takes as long as one alone (within 10 s). On one shared task hub it waited for the killed process's partition leases.
+    /// </summary>
+    [Fact]
+    public async Task RunsAtOnceAndAKilledRunDoNotHoldUpTheNextRun()
+    {
+        string dir = TempDir();
+        string small = await SpecAsync(dir, """{ "scenario": "next", "startDelaySeconds": 0, "tableInsert": { "entityCount": 2000, "batchSize": 100 } }""", "small.json");
+        string busy = await SpecAsync(dir, """
+            { "scenario": "busy", "startDelaySeconds": 0, "tableInsert": { "entityCount": 3000, "batchSize": 100, "targetOperationsPerSecond": 10 } }
+            """, "busy.json");
+        string killed = await SpecAsync(dir, """
+            { "scenario": "killed", "startDelaySeconds": 0, "tableInsert": { "batchSize": 10, "durationSeconds": 120, "targetOperationsPerSecond": 20 } }
+            """, "killed.json");
+
+        var alone = await TimedRunAsync(small, dir, "alone");
+
+        using var victim = CliProcess.Start(null, "run", "--spec", killed, "--connection-string", azurite.ConnectionString, "--out", Path.Combine(dir, "killed"));
+        var concurrent = Enumerable.Range(0, 3).Select(i => CliProcess.RunAsync(null, "run", "--spec", busy, "--connection-string", azurite.ConnectionString,
+            "--out", Path.Combine(dir, $"busy{i}"))).ToList();
+        string victimRun = await CliOutput.RunIdAsync(victim);
+        await Waits.ForEntitiesAsync(azurite.Target, victimRun, 100, TimeSpan.FromSeconds(120));
+        victim.Kill();
+        await victim.WaitForExitAsync();
+        foreach (var (exit, said) in await Task.WhenAll(concurrent))
+        {
+            Assert.True(exit == 0, said);
+        }
+
+        var after = await TimedRunAsync(small, dir, "after");
+        output.WriteLine($"small run alone {alone.TotalSeconds:0.0} s; after three at once and a SIGKILLed one {after.TotalSeconds:0.0} s");
+        Assert.True(after <= alone + TimeSpan.FromSeconds(10), $"alone {alone.TotalSeconds:0.0} s, after {after.TotalSeconds:0.0} s");
+    }
+
+    private async Task<TimeSpan> TimedRunAsync(string spec, string dir, string name)
+    {
+        var took = Stopwatch.StartNew();
+        var (exit, said) = await CliProcess.RunAsync(null, "run", "--spec", spec, "--connection-string", azurite.ConnectionString, "--out", Path.Combine(dir, name));
+        took.Stop();
+        Assert.True(exit == 0, said);
+        var summary = JsonSerializer.Deserialize<RunSummary>(await File.ReadAllTextAsync(Path.Combine(dir, name, "summary.json")), JsonDefaults.Options)!;
+        Assert.True(summary.Workloads.Single().Verified.Matched);
+        return took.Elapsed;
+    }
+
+    private static string TempDir()
+    {
+        string dir = Path.Combine(Path.GetTempPath(), "sb-plane-" + Guid.NewGuid().ToString("N")[..8]);
+        Directory.CreateDirectory(dir);
+        return dir;
+    }
+
+    private static async Task<string> SpecAsync(string dir, string json, string name = "spec.json")
+    {
+        string file = Path.Combine(dir, name);
+        await File.WriteAllTextAsync(file, json);
+        return file;
+    }
+}
