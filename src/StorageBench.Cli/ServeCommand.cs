@@ -34,6 +34,7 @@ public static class ServeCommand
         {
             return CliApp.UsageError;
         }
+        InterruptNotice.ServeStarted();
         return await CliTargets.WithTargetsAsync(connectionString, stdout, stderr, async targets =>
         {
             using var telemetry = CliTargets.Telemetry();

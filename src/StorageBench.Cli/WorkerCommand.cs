@@ -45,7 +45,7 @@ public static class WorkerCommand
         await using (var hub = await CliTargets.StartHubAsync(targets, results, taskHub, telemetry, null, ct, maxActivities: maxActivities).ConfigureAwait(false))
         {
             await stdout.WriteLineAsync($"Worker {hub.Settings.WorkerId} on task hub {taskHub} ({results.Target.Kind}), up to {hub.Settings.MaxConcurrentActivities} " +
-                "activities at once; Ctrl+C stops it.").ConfigureAwait(false);
+                "activities at once; Ctrl+C or SIGTERM stops it.").ConfigureAwait(false);
             try
             {
                 await Task.Delay(Timeout.Infinite, ct).ConfigureAwait(false);
