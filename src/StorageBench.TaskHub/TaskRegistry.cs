@@ -1,4 +1,5 @@
 using DurableTask.Core;
+using DurableTask.Core.Exceptions;
 using Microsoft.DurableTask.Worker.Shims;
 using Microsoft.Extensions.Logging;
 using StorageBench.Orchestration;
@@ -47,6 +48,13 @@ public sealed class TaskRegistry(ILogger? logger = null)
                     result = await activity(input!, stopping).ConfigureAwait(false);
                 }
                 return result;
+            }
+            catch (Exception ex) when (stopping.IsCancellationRequested)
+            {
+                // This worker is stopping: whatever the activity did meanwhile is no outcome. Aborted, its message goes back to the
+                // hub and it runs again on another worker, as the Durable Functions extension does when its host stops; reported
+                // as failed, an OperationCanceledException would read as the run being canceled.
+                throw new SessionAbortedException($"{name} was stopped by its worker stopping; it runs again on another worker", ex);
             }
             catch (Exception ex)
             {
