@@ -23,6 +23,11 @@ public sealed class TaskRegistry(ILogger? logger = null)
     /// </summary>
     public Func<string, int>? ExecutionsOf { get; set; }
 
+    private int _running;
+
+    /// <summary>Activities running now, of every hub this registry was given to: a hub that stops while some are waits for them to hand back.</summary>
+    public int Running => Volatile.Read(ref _running);
+
     public IEnumerable<string> Orchestrators => _orchestrators.Keys;
 
     public IEnumerable<string> Activities => _activities.Keys;
@@ -40,6 +45,7 @@ public sealed class TaskRegistry(ILogger? logger = null)
     {
         _activities[name] = (shims, stopping) => shims.CreateActivity<TIn, TOut>(name, async (context, input) =>
         {
+            Interlocked.Increment(ref _running);
             try
             {
                 TOut result = default!;
@@ -61,6 +67,10 @@ public sealed class TaskRegistry(ILogger? logger = null)
                 // The orchestrator gets the failure's details; the log gets the exception itself.
                 logger?.ActivityFailed(ex, name, context.InstanceId);
                 throw;
+            }
+            finally
+            {
+                Interlocked.Decrement(ref _running);
             }
         });
         return this;
