@@ -6,8 +6,9 @@ namespace StorageBench.Cli;
 /// <summary>
 /// `storagebench worker`: one more worker process on a task hub, as a Function App instance is one in Azure. It runs
 /// whatever orchestrations and activities the hub's queues hold — runs started by `run --external-workers`, by `serve`, by
-/// another `run` — until Ctrl+C. Several workers share a run's slices; a worker that stops leaves its running slices'
-/// messages to reappear for another worker within the queue's visibility timeout (30 s), and they run again there.
+/// another `run` — until Ctrl+C or SIGTERM. Several workers share a run's slices; a worker that stops hands its running
+/// slices' messages back to the hub (a killed one leaves them to reappear after the queue's visibility timeout, 30 s), and
+/// they run again on another worker: a worker stopping is not a cancel of the run.
 /// </summary>
 public static class WorkerCommand
 {
@@ -52,7 +53,7 @@ public static class WorkerCommand
             }
             catch (OperationCanceledException) when (ct.IsCancellationRequested)
             {
-                await stdout.WriteLineAsync("Stopping: slices still running here run again on another worker of the hub once their messages come back (within 30 s).")
+                await stdout.WriteLineAsync("Stopping: slices still running here are handed back to the hub and run again on another worker.")
                     .ConfigureAwait(false);
             }
         }
