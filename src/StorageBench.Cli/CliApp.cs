@@ -39,7 +39,8 @@ public static class CliApp
         {
             Output = stdout,
             Error = stderr,
-            // Program.cs handles Ctrl+C: a run stops and cleans up, however long that takes; no forced exit here.
+            // StopSignals (Program.cs) alone handles Ctrl+C, SIGTERM and SIGQUIT: a run stops and cleans up, however long that
+            // takes. A timeout here would register System.CommandLine's own SIGINT/SIGTERM handler, which forces an exit after it.
             ProcessTerminationTimeout = null,
             // Exceptions reach the filter below (and cancellation reaches Program.cs), not a generic stack trace.
             EnableDefaultExceptionHandler = false,

@@ -36,6 +36,7 @@ public static class ServeCommand
         {
             return CliApp.UsageError;
         }
+        InterruptNotice.ServeStarted();
         return await CliTargets.WithTargetsAsync(connectionString, hubConnectionString, stdout, stderr, async (targets, plane) =>
         {
             using var telemetry = CliTargets.Telemetry();

@@ -7,8 +7,9 @@ namespace StorageBench.Cli;
 /// <summary>
 /// `storagebench worker`: one more worker process on a task hub, as a Function App instance is one in Azure. It runs
 /// whatever orchestrations and activities the hub's queues hold — runs started by `run --external-workers`, by `serve`, by
-/// another `run` — until Ctrl+C. Several workers share a run's slices; a worker that stops leaves its running slices'
-/// messages to reappear for another worker within the queue's visibility timeout (30 s), and they run again there.
+/// another `run` — until Ctrl+C or SIGTERM. Several workers share a run's slices; a worker that stops hands its running
+/// slices' messages back to the hub (a killed one leaves them to reappear after the queue's visibility timeout, 30 s), and
+/// they run again on another worker: a worker stopping is not a cancel of the run.
 /// </summary>
 public static class WorkerCommand
 {
@@ -58,14 +59,14 @@ public static class WorkerCommand
         await using (var hub = await CliTargets.StartHubAsync(targets, plane, results, taskHub, telemetry, null, ct, maxActivities: maxActivities).ConfigureAwait(false))
         {
             await stdout.WriteLineAsync($"Worker {hub.Settings.WorkerId} on task hub {taskHub} in {plane.Where}, up to {hub.Settings.MaxConcurrentActivities} " +
-                "activities at once; Ctrl+C stops it.").ConfigureAwait(false);
+                "activities at once; Ctrl+C or SIGTERM stops it.").ConfigureAwait(false);
             try
             {
                 await Task.Delay(Timeout.Infinite, ct).ConfigureAwait(false);
             }
             catch (OperationCanceledException) when (ct.IsCancellationRequested)
             {
-                await stdout.WriteLineAsync("Stopping: slices still running here run again on another worker of the hub once their messages come back (within 30 s).")
+                await stdout.WriteLineAsync("Stopping: slices still running here are handed back to the hub and run again on another worker.")
                     .ConfigureAwait(false);
             }
         }

@@ -29,16 +29,21 @@ public sealed class LocalTaskHub : IRunOrchestrationClient, IAsyncDisposable
     private readonly AzureStorageOrchestrationService _service;
     private readonly TaskHubWorker? _worker;
     private readonly TaskHubClient _client;
-    private readonly CancellationTokenSource _stopping = new();
+    private readonly CancellationTokenSource _stopping;
+    private readonly TaskRegistry? _registry;
     private int _disposed;
     private bool _deleteWhenDisposed;
 
-    private LocalTaskHub(AzureStorageOrchestrationService service, TaskHubWorker? worker, TaskHubClient client, TaskHubSettings settings)
+    // The worker's activities hold _stopping's token: one source, given to the hub that will cancel it.
+    private LocalTaskHub(AzureStorageOrchestrationService service, TaskHubWorker? worker, TaskHubClient client, TaskHubSettings settings,
+        CancellationTokenSource stopping, TaskRegistry? registry)
     {
         _service = service;
         _worker = worker;
         _client = client;
         Settings = settings;
+        _stopping = stopping;
+        _registry = registry;
     }
 
     public TaskHubSettings Settings { get; }
@@ -67,7 +72,7 @@ public sealed class LocalTaskHub : IRunOrchestrationClient, IAsyncDisposable
         });
         await service.CreateIfNotExistsAsync().WaitAsync(ct).ConfigureAwait(false);
         TaskHubWorker? worker = null;
-        var hub = new LocalTaskHub(service, null, new TaskHubClient(service, new CorePayloadConverter(converter), loggers), settings);
+        var hub = new LocalTaskHub(service, null, new TaskHubClient(service, new CorePayloadConverter(converter), loggers), settings, new CancellationTokenSource(), registry);
         if (registry is not null)
         {
             var shims = new DurableTaskShimFactory(new DurableTaskWorkerOptions { DataConverter = converter }, loggers);
@@ -78,7 +83,7 @@ public sealed class LocalTaskHub : IRunOrchestrationClient, IAsyncDisposable
             };
             worker.AddTaskOrchestrations(registry.OrchestrationCreators(shims));
             worker.AddTaskActivities(registry.ActivityCreators(shims, hub._stopping.Token));
-            hub = new LocalTaskHub(service, worker, hub._client, settings);
+            hub = new LocalTaskHub(service, worker, hub._client, settings, hub._stopping, registry);
             await worker.StartAsync().WaitAsync(ct).ConfigureAwait(false);
         }
         return hub;
@@ -173,8 +178,11 @@ public sealed class LocalTaskHub : IRunOrchestrationClient, IAsyncDisposable
         {
             try
             {
+                // Activities still running (a worker stopping mid-run) were just told to stop: a graceful stop waits for them to
+                // end and hand their messages back to the hub, so they run again on another worker within seconds, not after the
+                // visibility timeout. None running (a run that has ended): forced, which does not wait on the queues' polling.
                 // Releasing leases needs the hub's storage: when it is gone, give up rather than hang (the leases lapse by themselves).
-                await _worker.StopAsync(isForced: true).WaitAsync(StopWait).ConfigureAwait(false);
+                await _worker.StopAsync(isForced: _registry?.Running is not > 0).WaitAsync(StopWait).ConfigureAwait(false);
                 _worker.Dispose();
             }
             catch (TimeoutException)

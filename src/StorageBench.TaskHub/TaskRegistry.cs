@@ -1,4 +1,5 @@
 using DurableTask.Core;
+using DurableTask.Core.Exceptions;
 using Microsoft.DurableTask.Worker.Shims;
 using Microsoft.Extensions.Logging;
 using StorageBench.Orchestration;
@@ -22,6 +23,11 @@ public sealed class TaskRegistry(ILogger? logger = null)
     /// </summary>
     public Func<string, int>? ExecutionsOf { get; set; }
 
+    private int _running;
+
+    /// <summary>Activities running now, of every hub this registry was given to: a hub that stops while some are waits for them to hand back.</summary>
+    public int Running => Volatile.Read(ref _running);
+
     public IEnumerable<string> Orchestrators => _orchestrators.Keys;
 
     public IEnumerable<string> Activities => _activities.Keys;
@@ -39,6 +45,7 @@ public sealed class TaskRegistry(ILogger? logger = null)
     {
         _activities[name] = (shims, stopping) => shims.CreateActivity<TIn, TOut>(name, async (context, input) =>
         {
+            Interlocked.Increment(ref _running);
             try
             {
                 TOut result = default!;
@@ -48,11 +55,22 @@ public sealed class TaskRegistry(ILogger? logger = null)
                 }
                 return result;
             }
+            catch (Exception ex) when (stopping.IsCancellationRequested)
+            {
+                // This worker is stopping: whatever the activity did meanwhile is no outcome. Aborted, its message goes back to the
+                // hub and it runs again on another worker, as the Durable Functions extension does when its host stops; reported
+                // as failed, an OperationCanceledException would read as the run being canceled.
+                throw new SessionAbortedException($"{name} was stopped by its worker stopping; it runs again on another worker", ex);
+            }
             catch (Exception ex)
             {
                 // The orchestrator gets the failure's details; the log gets the exception itself.
                 logger?.ActivityFailed(ex, name, context.InstanceId);
                 throw;
+            }
+            finally
+            {
+                Interlocked.Decrement(ref _running);
             }
         });
         return this;
