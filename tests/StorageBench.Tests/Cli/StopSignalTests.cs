@@ -7,7 +7,6 @@ using System.Text.RegularExpressions;
 using StorageBench.Cli;
 using StorageBench.Engine;
 using StorageBench.Engine.Cleanup;
-using StorageBench.Engine.ResultsStore;
 using StorageBench.Engine.Statistics;
 using StorageBench.Engine.Targets;
 using Xunit.Abstractions;
@@ -60,7 +59,7 @@ public class StopSignalTests(ITestOutputHelper output)
         Assert.DoesNotContain(summary.Errors, e => e.StartsWith("cleanup", StringComparison.Ordinal) || e.StartsWith("storing", StringComparison.Ordinal));
         // Nothing of the run left in the target; its result is stored as Canceled.
         Assert.Empty(await new TargetCleaner([target]).OfRunAsync(runId, default));
-        using var results = new ResultsTableStore(target);
+        using var results = await TestHubStore.ResultsAsync();
         Assert.Equal("Canceled", (await results.ListRunsAsync("sigterm", 5, default)).Single(r => r.GetString("RunId") == runId).GetString("Status"));
     }
 
@@ -110,7 +109,7 @@ public class StopSignalTests(ITestOutputHelper output)
         Assert.Equal(0, exit);
         Assert.Contains("SIGTERM: stopping: the runs this server started are canceled", cli.Output);
         Assert.Empty(await new TargetCleaner([target]).OfRunAsync(runId, default));
-        using var results = new ResultsTableStore(target);
+        using var results = await TestHubStore.ResultsAsync();
         Assert.Equal("Canceled", (await results.ListRunsAsync("sigterm-serve", 5, default)).Single(r => r.GetString("RunId") == runId).GetString("Status"));
     }
 

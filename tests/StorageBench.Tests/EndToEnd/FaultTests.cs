@@ -250,7 +250,8 @@ public class FaultTests(AzuriteFixture azurite, ITestOutputHelper output)
         Assert.True(summary.Workloads.Single().Entities > 0, "partial figures");
         Assert.True(summary.Workloads.Single().Verified.Matched, summary.Workloads.Single().Verified.Detail);
         Assert.Empty(await azurite.LeftoversOfAsync(summary.RunId));
-        var row = (await azurite.Results.ListRunsAsync("ctrl-c", 5, default)).Single(r => r.GetString("RunId") == summary.RunId);
+        using var results = await TestHubStore.ResultsAsync();
+        var row = (await results.ListRunsAsync("ctrl-c", 5, default)).Single(r => r.GetString("RunId") == summary.RunId);
         Assert.Equal("Canceled", row.GetString("Status"));
     }
 
