@@ -91,41 +91,48 @@ public static class CliTargets
     };
 
     /// <summary>
-    /// Runs <paramref name="body"/> against the resolved targets and the control plane; a bad setting is exit 2. Both are
-    /// resolved at once (two Azurites start in parallel); an Azurite started here for the target is always stopped, and the
-    /// hub store is let go.
+    /// Runs <paramref name="body"/> against the resolved targets and the control plane; a bad setting is exit 2. The
+    /// control plane is opened (its Azurite started) while the target is resolved and <paramref name="beforeControlPlane"/>
+    /// checks it, so a refused target is one line without waiting for the hub store. An Azurite started here for the target
+    /// is always stopped, and the hub store is let go.
     /// </summary>
     /// <param name="stdout">Where "Starting Azurite..." goes (TextWriter.Null when only the final line or JSON may be printed).</param>
+    /// <param name="beforeControlPlane">Checks the targets; an exit code ends the command there.</param>
     public static async Task<int> WithTargetsAsync(string? connectionString, string? hubConnectionString, TextWriter stdout, TextWriter stderr,
-        Func<IReadOnlyList<StorageTarget>, ControlPlane, Task<int>> body, CancellationToken ct)
+        Func<IReadOnlyList<StorageTarget>, ControlPlane, Task<int>> body, CancellationToken ct, Func<IReadOnlyList<StorageTarget>, Task<int?>>? beforeControlPlane = null)
     {
         var given = GivenTargets(connectionString, out var badTarget);
-        var plane = ControlPlane.Given(hubConnectionString, out var badHub);
+        var givenPlane = ControlPlane.Given(hubConnectionString, out var badHub);
         if ((badTarget ?? badHub) is { } bad)
         {
             await stderr.WriteLineAsync("error: " + bad).ConfigureAwait(false);
             return CliApp.UsageError;
         }
+        var opening = givenPlane is not null ? Task.FromResult(givenPlane) : ControlPlane.LocalAsync(stdout, ct);
         AzuriteServer? azurite = null;
-        var startTarget = given.Count > 0 ? null : StartAzuriteAsync(stdout, ct);
+        bool planeTaken = false;
         try
         {
-            plane ??= await ControlPlane.LocalAsync(stdout, ct).ConfigureAwait(false);
-        }
-        catch
-        {
-            if (startTarget is not null)
+            azurite = given.Count > 0 ? null : await StartAzuriteAsync(stdout, ct).ConfigureAwait(false);
+            IReadOnlyList<StorageTarget> targets = azurite is null ? given : [StorageTarget.FromConnectionString(azurite.ConnectionString)];
+            if (beforeControlPlane is not null && await beforeControlPlane(targets).ConfigureAwait(false) is { } refused)
             {
-                await using var started = await startTarget.ConfigureAwait(false);
+                return refused;
             }
-            throw;
+            planeTaken = true;
+            using var plane = await opening.ConfigureAwait(false);
+            return await body(targets, plane).ConfigureAwait(false);
         }
-        using (plane)
+        finally
         {
-            azurite = startTarget is null ? null : await startTarget.ConfigureAwait(false);
-            await using (azurite)
+            if (!planeTaken)
             {
-                return await body(azurite is null ? given : [StorageTarget.FromConnectionString(azurite.ConnectionString)], plane).ConfigureAwait(false);
+                // Not waited for: it is let go whenever it has opened (or at the process's exit, when the kernel drops its lock).
+                _ = opening.ContinueWith(t => { if (t.IsCompletedSuccessfully) { t.Result.Dispose(); } else { _ = t.Exception; } }, TaskScheduler.Default);
+            }
+            if (azurite is not null)
+            {
+                await azurite.DisposeAsync().ConfigureAwait(false);
             }
         }
     }

@@ -15,7 +15,7 @@ public static class CompareCommand
         const string run = "a run id in the results table (of --connection-string or the STORAGEBENCH_* settings), or a summary.json file (or its out/<runId> directory)";
         var baseline = new Argument<string>("BASELINE") { Description = run };
         var candidate = new Argument<string>("CANDIDATE") { Description = run };
-        var connectionString = CliTargets.ConnectionStringOption("the account whose results table holds the run ids (default: the STORAGEBENCH_* settings)");
+        var connectionString = CliTargets.ConnectionStringOption("the account whose results table holds the run ids (default: the STORAGEBENCH_RESULTS_* or STORAGEBENCH_HUB_CONNECTION_STRING setting)");
         var failIfSlower = new Option<double?>("--fail-if-slower")
         {
             Description = "exit 1 when a throughput is lower by more than PERCENT and beyond noise", HelpName = "PERCENT",

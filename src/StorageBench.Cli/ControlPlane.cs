@@ -22,6 +22,9 @@ public sealed class ControlPlane : IDisposable
     /// <summary>The account the task hubs, signals and progress rows live in.</summary>
     public StorageTarget Store { get; }
 
+    /// <summary>True when an account was named (--hub-connection-string or the setting); false for the hub store's own Azurite.</summary>
+    public bool IsGiven => _local is null;
+
     /// <summary>Where that is, in words, for messages.</summary>
     public string Where { get; }
 

@@ -65,7 +65,7 @@ public static class OptionBagCommands
             ("--duration", "SECONDS", "duration of the written spec"),
             ("--targets", "FILE", "scalability targets (default: the built-in pricing/scalability-targets.json)"),
             ("--prices", "FILE", "price table (default: the built-in pricing/azure-storage-prices.json)"),
-            ("--connection-string", "CS", "the account whose results table holds the run ids (default: the STORAGEBENCH_* settings)"));
+            ("--connection-string", "CS", "the account whose results table holds the run ids (default: the STORAGEBENCH_RESULTS_* or STORAGEBENCH_HUB_CONNECTION_STRING setting)"));
         command.SetAction((r, ct) =>
         {
             var bag = Read(r, options);

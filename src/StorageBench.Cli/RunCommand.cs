@@ -125,18 +125,32 @@ public static partial class RunCommand
         using ILoggerFactory loggers = Loggers(options, stderr);
         return await CliTargets.WithTargetsAsync(options.ConnectionString, options.HubConnectionString, human, stderr, async (targets, plane) =>
         {
-            // One cheap authenticated request per account and to the results store before "started": a wrong key or
-            // an unreachable endpoint is one line and nothing created.
-            if (await new StoragePreflight(targets, plane.Results, loggers.CreateLogger<StoragePreflight>())
-                .CheckAsync(spec, ct).ConfigureAwait(false) is { } refused)
+            // The results store, when it is not the hub store's own Azurite (just started or joined, so it answers).
+            if (plane.Results != plane.Store || plane.IsGiven)
             {
-                await stderr.WriteLineAsync("error: " + refused.Message).ConfigureAwait(false);
-                return 1;
+                if (await PreflightAsync(new StoragePreflight([], plane.Results, loggers.CreateLogger<StoragePreflight>()), spec, stderr, ct).ConfigureAwait(false) is { } refused)
+                {
+                    return refused;
+                }
             }
             var summary = await RunOnTaskHubAsync(spec, options, targets, plane, prices, human, terminal, loggers, ct).ConfigureAwait(false);
             int exit = await ReportOutput.ReportAsync(summary, options.Out ?? Path.Combine("out", summary.RunId), options.Output, stdout, stderr).ConfigureAwait(false);
             return options.Nightly ? await NightlyCheck.ExitCodeAsync(summary, exit, human, stderr).ConfigureAwait(false) : exit;
-        }, ct).ConfigureAwait(false);
+        }, ct,
+        // One cheap authenticated request per target account before "started", while the hub store starts: a wrong key or an
+        // unreachable endpoint is one line and nothing created.
+        targets => PreflightAsync(new StoragePreflight(targets, null, loggers.CreateLogger<StoragePreflight>()), spec, stderr, ct)).ConfigureAwait(false);
+    }
+
+    /// <summary>Exit 1 after one line when the preflight was refused; null when every endpoint answered.</summary>
+    private static async Task<int?> PreflightAsync(StoragePreflight preflight, RunSpec spec, TextWriter stderr, CancellationToken ct)
+    {
+        if (await preflight.CheckAsync(spec, ct).ConfigureAwait(false) is not { } refused)
+        {
+            return null;
+        }
+        await stderr.WriteLineAsync("error: " + refused.Message).ConfigureAwait(false);
+        return 1;
     }
 
     /// <summary>The price table, and --out checked, before anything starts; null (after one line on stderr) when either is refused.</summary>

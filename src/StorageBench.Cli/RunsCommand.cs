@@ -19,7 +19,7 @@ public static class RunsCommand
 {
     public static Command Create(CliContext cli)
     {
-        var connectionString = CliTargets.ConnectionStringOption("the account whose results table is read (default: the STORAGEBENCH_* settings; with neither, the local runs)");
+        var connectionString = CliTargets.ConnectionStringOption("the account whose results table is read (default: the STORAGEBENCH_RESULTS_* or STORAGEBENCH_HUB_CONNECTION_STRING setting; with neither, the local runs)");
         var local = new Option<string>("--results") { Description = "without an account: directory of the local runs (default: out)", HelpName = "DIR", DefaultValueFactory = _ => "out" };
         var scenario = new Option<string?>("--scenario") { Description = "only this scenario", HelpName = "S" };
         var since = DateOption("--since", "only runs started at or after DATE (2026-11-22 or 2026-11-22T02:00:00Z)");

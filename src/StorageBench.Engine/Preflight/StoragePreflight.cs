@@ -24,7 +24,8 @@ public sealed record PreflightFailure(string Account, string Service, Uri Endpoi
 /// results table, all at once, each with a short deadline and no retries. A wrong key or an unreachable
 /// account is then one line within seconds, instead of a started run that fails in every activity.
 /// </summary>
-public sealed class StoragePreflight(IReadOnlyList<StorageTarget> targets, StorageTarget results, ILogger? logger = null)
+/// <param name="results">The results store, checked too; null: the targets only (the CLI checks them while its hub store starts).</param>
+public sealed class StoragePreflight(IReadOnlyList<StorageTarget> targets, StorageTarget? results, ILogger? logger = null)
 {
     private readonly ILogger _logger = logger ?? NullLogger.Instance;
 
@@ -48,7 +49,7 @@ public sealed class StoragePreflight(IReadOnlyList<StorageTarget> targets, Stora
                 checks.Add(CheckAsync(target, table: false, ct));
             }
         }
-        if (!targets.Contains(results))
+        if (results is not null && !targets.Contains(results))
         {
             checks.Add(CheckAsync(results, table: true, ct));
         }

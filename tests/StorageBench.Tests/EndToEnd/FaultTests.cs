@@ -241,7 +241,8 @@ public class FaultTests(AzuriteFixture azurite, ITestOutputHelper output)
         }
         output.WriteLine($"Ctrl+C: the CLI ended {interrupted.Elapsed.TotalSeconds:0.0} s later");
 
-        Assert.True(interrupted.Elapsed < TimeSpan.FromSeconds(10), $"took {interrupted.Elapsed}");
+        // Well short of the spec's 120 s: the slices stopped on the signal (the time itself is the busy machine's to set).
+        Assert.True(interrupted.Elapsed < TimeSpan.FromSeconds(60), $"took {interrupted.Elapsed}");
         // Not a terminal: plain lines, no cursor control.
         Assert.DoesNotContain('\u001b', lines.ToString());
         Assert.Equal(1, driver.ExitCode);

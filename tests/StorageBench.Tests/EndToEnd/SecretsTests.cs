@@ -41,7 +41,8 @@ public class SecretsTests
             """);
 
         // The CLI: a good run, the same run with a wrong key (every request refused), and the other commands.
-        var good = await CliProcess.RunAsync(env, "run", "--spec", spec, "--connection-string", cs, "--out", Path.Combine(dir, "good"));
+        // Its control plane in the same account, so the account's key also travels as a hub connection string and its results row is there.
+        var good = await CliProcess.RunAsync(env, "run", "--spec", spec, "--connection-string", cs, "--hub-connection-string", cs, "--out", Path.Combine(dir, "good"));
         Assert.True(good.Exit == 0, good.Output);
         var refused = await CliProcess.RunAsync(env, "run", "--spec", spec, "--connection-string", badCs, "--out", Path.Combine(dir, "refused"));
         Assert.True(refused.Exit == 1, refused.Output);
@@ -55,11 +56,11 @@ public class SecretsTests
             (["cleanup", "--older-than", "0s", "--connection-string", badCs], 1, "(check the account key or SAS in the connection string)"),
             (["run", "--spec", spec, "--connection-string", cs.Replace("TableEndpoint=http://", "TableEndpoint=nonsense://", StringComparison.Ordinal)], 2,
                 "error: --connection-string: \"DefaultEndpointsProtocol=http;AccountName=sbsecrets;AccountKey=***;"),
-            (["runs"], 2, $"error: {TargetSettings.TargetConnectionString}: \"AccountName=sbsecrets;AccountKey=***\" has an AccountKey that is not base64"),
+            (["runs"], 2, $"error: {TargetSettings.HubConnectionString}: \"AccountName=sbsecrets;AccountKey=***\" has an AccountKey that is not base64"),
         })
         {
             var cli = await CliProcess.RunAsync(args.Length == 1
-                ? new Dictionary<string, string>(env) { [TargetSettings.TargetConnectionString] = $"AccountName=sbsecrets;AccountKey={key}%" }
+                ? new Dictionary<string, string>(env) { [TargetSettings.HubConnectionString] = $"AccountName=sbsecrets;AccountKey={key}%" }
                 : env, args);
             Assert.True(cli.Exit == exit, $"{string.Join(' ', args.Take(2))}: exit {cli.Exit}: {cli.Output}");
             Assert.Contains(says, cli.Output);

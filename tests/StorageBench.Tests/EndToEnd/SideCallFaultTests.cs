@@ -165,8 +165,9 @@ public class SideCallFaultTests(AzuriteFixture azurite, ITestOutputHelper output
         var stderr = new StringWriter();
 
         var clock = Stopwatch.StartNew();
-        int exit = await CliApp.RunAsync(["run", "--spec", spec, "--connection-string", target.ConnectionString!, "--out", dir], stdout, stderr, default)
-            .WaitAsync(TimeSpan.FromMinutes(2));
+        // The signals table is in the control plane: the proxied account is the hub store here, and the target too.
+        int exit = await CliApp.RunAsync(["run", "--spec", spec, "--connection-string", target.ConnectionString!, "--hub-connection-string", target.ConnectionString!, "--out", dir],
+            stdout, stderr, default).WaitAsync(TimeSpan.FromMinutes(2));
 
         var summary = JsonSerializer.Deserialize<RunSummary>(await File.ReadAllTextAsync(Path.Combine(dir, "summary.json")), JsonDefaults.Options)!;
         Report("signals-table reads (CLI, default 5 s deadline)", proxy, clock.Elapsed, summary);
