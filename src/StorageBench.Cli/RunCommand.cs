@@ -114,14 +114,14 @@ public static partial class RunCommand
         return await CliTargets.WithTargetsAsync(options.ConnectionString, human, stderr, async targets =>
         {
             // One cheap authenticated request per account and to the results store before "started": a wrong key or
-            // an unreachable endpoint is one line and nothing created.
-            if (await new StoragePreflight(targets, TargetSettings.Results(Environment.GetEnvironmentVariable, targets[0]), loggers.CreateLogger<StoragePreflight>())
-                .CheckAsync(spec, ct).ConfigureAwait(false) is { } refused)
+            // an unreachable endpoint is one line and nothing created; a workload whose service has no endpoint is bad input (exit 2).
+            var preflight = new StoragePreflight(targets, TargetSettings.Results(Environment.GetEnvironmentVariable, targets[0]), loggers.CreateLogger<StoragePreflight>());
+            if (await preflight.CheckAsync(spec, ct).ConfigureAwait(false) is { } refused)
             {
                 await stderr.WriteLineAsync("error: " + refused.Message).ConfigureAwait(false);
-                return 1;
+                return refused.MissingEndpoint is null ? 1 : CliApp.UsageError;
             }
-            var summary = await RunOnTaskHubAsync(spec, options, targets, prices, human, terminal, loggers, ct).ConfigureAwait(false);
+            var summary = await RunOnTaskHubAsync(spec, options, targets, prices, human, terminal, loggers, preflight.TargetRequests, ct).ConfigureAwait(false);
             int exit = await ReportOutput.ReportAsync(summary, options.Out ?? Path.Combine("out", summary.RunId), options.Output, stdout, stderr).ConfigureAwait(false);
             return options.Nightly ? await NightlyCheck.ExitCodeAsync(summary, exit, human, stderr).ConfigureAwait(false) : exit;
         }, ct).ConfigureAwait(false);
@@ -157,13 +157,13 @@ public static partial class RunCommand
     /// running until the run has ended as Canceled.
     /// </summary>
     private static async Task<RunSummary> RunOnTaskHubAsync(RunSpec spec, RunOptions options, IReadOnlyList<StorageTarget> targets, PriceTable prices, TextWriter stdout,
-        bool terminal, ILoggerFactory loggers, CancellationToken ct)
+        bool terminal, ILoggerFactory loggers, long preflightRequests, CancellationToken ct)
     {
         using var telemetry = CliTargets.Telemetry();
         using var results = CliTargets.ResultsStore(targets);
         await using var hub = await CliTargets.StartHubAsync(targets, results, options.TaskHub, telemetry, loggers, ct, worker: !options.ExternalWorkers).ConfigureAwait(false);
         var startedUtc = DateTime.UtcNow;
-        var started = await NightlyCheck.StartAsync(new RunStarter(hub, TimeProvider.System), spec, options.Nightly, ct).ConfigureAwait(false);
+        var started = await NightlyCheck.StartAsync(new RunStarter(hub, TimeProvider.System) { PreflightRequests = preflightRequests }, spec, options.Nightly, ct).ConfigureAwait(false);
         await stdout.WriteLineAsync($"Run {started.RunId} started (scenario {spec.Scenario}, task hub {options.TaskHub}" +
             $"{(options.ExternalWorkers ? "; executed by the hub's `storagebench worker` processes, none here" : "")}).").ConfigureAwait(false);
         return await WatchAsync(hub, results, started.RunId!, spec, startedUtc, targets, prices, stdout, terminal, loggers, ct).ConfigureAwait(false);

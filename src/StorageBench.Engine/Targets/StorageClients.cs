@@ -16,8 +16,13 @@ public sealed class StorageClients : IDisposable
     private readonly HttpClient _http;
     private readonly Lazy<LeanTransport> _lean;
 
-    internal StorageClients(StorageTarget target, ClientSettings settings)
+    private readonly StorageTarget _target;
+    private readonly TableServiceClient? _tables;
+    private readonly BlobServiceClient? _blobs;
+
+    internal StorageClients(StorageTarget target, ClientSettings settings, WireCounter? sideRequests = null)
     {
+        _target = target;
         _http = new HttpClient(new SocketsHttpHandler
         {
             MaxConnectionsPerServer = settings.MaxConnectionsPerServer,
@@ -41,18 +46,26 @@ public sealed class StorageClients : IDisposable
         var blobOptions = emulator ? new BlobClientOptions(EmulatorVersions.BlobSdk) { Transport = transport } : new BlobClientOptions { Transport = transport };
         Configure(blobOptions.Retry, settings, timeout);
         blobOptions.AddPolicy(BlobWire, HttpPipelinePosition.PerRetry);
+        if (sideRequests is not null)
+        {
+            // Per retry: every request that goes on the wire, as the target sees it.
+            tableOptions.AddPolicy(sideRequests, HttpPipelinePosition.PerRetry);
+            blobOptions.AddPolicy(sideRequests, HttpPipelinePosition.PerRetry);
+        }
 
+        // Only the services the target has: a client for another would resolve an endpoint the user never named.
+        bool table = target.Has(TargetService.Table), blob = target.Has(TargetService.Blob);
         if (target.ConnectionString is { } cs)
         {
-            Tables = new TableServiceClient(cs, tableOptions);
-            Blobs = new BlobServiceClient(cs, blobOptions);
+            _tables = table ? new TableServiceClient(cs, tableOptions) : null;
+            _blobs = blob ? new BlobServiceClient(cs, blobOptions) : null;
         }
         else
         {
-            Tables = new TableServiceClient(target.TableEndpoint ?? throw new ArgumentException("TableEndpoint is required without a connection string"), target.Credential ?? Credential, tableOptions);
-            Blobs = new BlobServiceClient(target.BlobEndpoint ?? throw new ArgumentException("BlobEndpoint is required without a connection string"), target.Credential ?? Credential, blobOptions);
+            _tables = target.TableEndpoint is { } t ? new TableServiceClient(t, target.Credential ?? Credential, tableOptions) : null;
+            _blobs = target.BlobEndpoint is { } b ? new BlobServiceClient(b, target.Credential ?? Credential, blobOptions) : null;
         }
-        _lean = new(() => new LeanTransport(settings, LeanAccount.From(target.ConnectionString, Tables.AccountName, Tables.Uri, Blobs.Uri) with
+        _lean = new(() => new LeanTransport(settings, LeanAccount.From(target.ConnectionString, _tables?.AccountName ?? _blobs?.AccountName ?? "", _tables?.Uri, _blobs?.Uri) with
         {
             BlobVersion = emulator ? EmulatorVersions.Blob : LeanBlockUploads.ServiceVersion,
         }, target.Credential ?? Credential));
@@ -61,9 +74,14 @@ public sealed class StorageClients : IDisposable
     /// <summary>The lean driver's transport (<c>client.driver: "lean"</c>), made on first use; it counts on TableWire/BlobWire too.</summary>
     public LeanTransport Lean => _lean.Value;
 
-    public TableServiceClient Tables { get; }
+    /// <summary>The table service; a target without a table endpoint throws, naming the setting (preflight refuses such a run first).</summary>
+    public TableServiceClient Tables => _tables ?? throw Missing(TargetService.Table);
 
-    public BlobServiceClient Blobs { get; }
+    /// <summary>The blob service; a target without a blob endpoint throws, naming the setting.</summary>
+    public BlobServiceClient Blobs => _blobs ?? throw Missing(TargetService.Blob);
+
+    /// <summary>Whether the target has the service: what a call outside the measured path checks before it touches it.</summary>
+    public bool Has(TargetService service) => (service == TargetService.Table ? _tables : (object?)_blobs) is not null;
 
     /// <summary>Requests the table client sent, SDK retries included: what the service may bill.</summary>
     public WireCounter TableWire { get; } = new();
@@ -79,6 +97,9 @@ public sealed class StorageClients : IDisposable
             _lean.Value.Dispose();
         }
     }
+
+    private InvalidOperationException Missing(TargetService service) =>
+        new(_target.MissingEndpoint(service, "the run", "run only workloads of the services the target has"));
 
     private static void Configure(RetryOptions retry, ClientSettings settings, TimeSpan timeout)
     {
