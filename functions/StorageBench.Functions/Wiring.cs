@@ -41,7 +41,7 @@ internal static class Wiring
     private static IReadOnlyList<StorageTarget> Targets(Func<string, string?> setting) =>
         TargetSettings.Targets(setting) is { Count: > 0 } targets
             ? targets
-            : throw new InvalidOperationException($"No benchmark target: set {TargetSettings.TargetConnectionString} (Azurite), or {TargetSettings.TargetTableEndpoints} and {TargetSettings.TargetBlobEndpoints}");
+            : throw new InvalidOperationException($"No benchmark target: set {TargetSettings.TargetConnectionString} (Azurite), or {TargetSettings.TargetTableEndpoints} and/or {TargetSettings.TargetBlobEndpoints}");
 
     /// <summary>The cost estimate's price table: the file STORAGEBENCH_PRICES_FILE names (a path the app can read), else the built-in one.</summary>
     private static PriceTable Prices(Func<string, string?> setting)
