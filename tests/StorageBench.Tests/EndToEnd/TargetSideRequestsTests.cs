@@ -118,4 +118,19 @@ public class TargetSideRequestsTests(AzuriteFixture azurite, ITestOutputHelper o
         Assert.Equal(2, seen.Count);
         Assert.All(seen, s => Assert.StartsWith("BlobEndpoint GET /devstoreaccount1", s));
     }
+
+    [Fact]
+    public async Task TheApiRefusesATableWorkloadOnABlobOnlyTargetWith400AndTheSameLine()
+    {
+        var (target, proxies, seen) = await ProxiedAsync("BlobEndpoint");
+        await using var proxy = proxies[0];
+        var api = new RunsApi(await azurite.ClientHubAsync(), azurite.Results, new TargetCleaner([target]), TimeProvider.System, "http");
+
+        var answer = await api.StartAsync($$"""{ "scenario": "blob-only", {{TableSpec}} }""", new Uri("http://127.0.0.1/"), null, default);
+
+        Assert.Equal(400, answer.StatusCode);
+        Assert.Equal("tableInsert needs a table endpoint, but --connection-string names none (it has BlobEndpoint only): add TableEndpoint=… or remove tableInsert from the spec; " +
+            "nothing was started", (string?)answer.Body["message"]);
+        Assert.Empty(seen);
+    }
 }
