@@ -9,6 +9,9 @@ using StorageBench.Engine.Workloads.Lean;
 
 namespace StorageBench.Engine.Targets;
 
+/// <summary>A call needed a service the target has no endpoint for; the message names the service and the setting.</summary>
+public sealed class TargetServiceMissingException(string message) : InvalidOperationException(message);
+
 /// <summary>Table and blob clients sharing one HTTP handler configured from the spec's client settings.</summary>
 public sealed class StorageClients : IDisposable
 {
@@ -98,8 +101,8 @@ public sealed class StorageClients : IDisposable
         }
     }
 
-    private InvalidOperationException Missing(TargetService service) =>
-        new(_target.MissingEndpoint(service, "the run", "run only workloads of the services the target has"));
+    private TargetServiceMissingException Missing(TargetService service) =>
+        new(_target.MissingEndpoint(service, "this", $"use an account with {(service == TargetService.Table ? "tables" : "blobs")}")!);
 
     private static void Configure(RetryOptions retry, ClientSettings settings, TimeSpan timeout)
     {

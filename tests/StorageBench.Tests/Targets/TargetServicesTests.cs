@@ -134,11 +134,11 @@ public class TargetServicesTests
                 Assert.Equal((c.Table, c.Blob), (clients.Has(TargetService.Table), clients.Has(TargetService.Blob)));
                 if (!c.Table)
                 {
-                    Assert.Contains("needs a table endpoint", Assert.Throws<InvalidOperationException>(() => clients.Tables).Message);
+                    Assert.Contains("needs a table endpoint", Assert.Throws<TargetServiceMissingException>(() => clients.Tables).Message);
                 }
                 if (!c.Blob)
                 {
-                    Assert.Contains("needs a blob endpoint", Assert.Throws<InvalidOperationException>(() => clients.Blobs).Message);
+                    Assert.Contains("needs a blob endpoint", Assert.Throws<TargetServiceMissingException>(() => clients.Blobs).Message);
                 }
             }
         }, iter: 2000);
@@ -189,5 +189,15 @@ public class TargetServicesTests
             Assert.Single(stderr.ToString().Split(Environment.NewLine, StringSplitOptions.RemoveEmptyEntries)));
         Assert.DoesNotContain("started (scenario", stdout.ToString());
         Assert.False(File.Exists(Path.Combine(dir, "summary.json")));
+    }
+
+    [Fact]
+    public async Task AResultsCommandOnABlobOnlyAccountIsOneLineAndExitTwoNotAStackTrace()
+    {
+        var (stdout, stderr) = (new StringWriter(), new StringWriter());
+        int exit = await CliApp.RunAsync(["runs", "--connection-string", BlobOnly], stdout, stderr, default);
+        Assert.Equal(CliApp.UsageError, exit);
+        Assert.Equal("error: this needs a table endpoint, but --connection-string names none (it has BlobEndpoint only): add TableEndpoint=… or use an account with tables",
+            Assert.Single(stderr.ToString().Split(Environment.NewLine, StringSplitOptions.RemoveEmptyEntries)));
     }
 }
