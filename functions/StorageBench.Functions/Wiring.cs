@@ -41,7 +41,7 @@ internal static class Wiring
     private static IReadOnlyList<StorageTarget> Targets(Func<string, string?> setting) =>
         TargetSettings.Targets(setting) is { Count: > 0 } targets
             ? targets
-            : throw new InvalidOperationException($"No benchmark target: set {TargetSettings.TargetConnectionString} (Azurite), or {TargetSettings.TargetTableEndpoints} and {TargetSettings.TargetBlobEndpoints}");
+            : throw new InvalidOperationException($"No benchmark target: set {TargetSettings.TargetConnectionString} (Azurite), or {TargetSettings.TargetTableEndpoints} and/or {TargetSettings.TargetBlobEndpoints}");
 
     /// <summary>
     /// The host's storage (AzureWebJobsStorage: a connection string locally, service URIs with the managed identity in

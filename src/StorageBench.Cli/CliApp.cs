@@ -2,6 +2,7 @@ using System.CommandLine;
 using System.CommandLine.Invocation;
 using System.Reflection;
 using StorageBench.Engine.StorageCalls;
+using StorageBench.Engine.Targets;
 
 namespace StorageBench.Cli;
 
@@ -54,6 +55,12 @@ public static class CliApp
             // This machine, not storage: what is missing or busy, and what to do.
             await stderr.WriteLineAsync("error: " + ex.Message).ConfigureAwait(false);
             return 1;
+        }
+        catch (TargetServiceMissingException ex)
+        {
+            // The settings name no endpoint for a service this command needs (a blob-only account as a results table): bad input.
+            await stderr.WriteLineAsync("error: " + ex.Message).ConfigureAwait(false);
+            return UsageError;
         }
         catch (Exception ex) when (StorageFailures.Classify(ex, ct) is { } failure)
         {

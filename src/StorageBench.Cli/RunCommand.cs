@@ -123,6 +123,7 @@ public static partial class RunCommand
         }
         var human = Human(options, stdout);
         using ILoggerFactory loggers = Loggers(options, stderr);
+        StoragePreflight? targetPreflight = null;
         return await CliTargets.WithTargetsAsync(options.ConnectionString, options.HubConnectionString, human, stderr, async (targets, plane) =>
         {
             // The results store, when it is not the hub store's own Azurite (just started or joined, so it answers).
@@ -133,16 +134,19 @@ public static partial class RunCommand
                     return refused;
                 }
             }
-            var summary = await RunOnTaskHubAsync(spec, options, targets, plane, prices, human, terminal, loggers, ct).ConfigureAwait(false);
+            var summary = await RunOnTaskHubAsync(spec, options, targets, plane, prices, human, terminal, loggers, targetPreflight?.TargetRequests ?? 0, ct).ConfigureAwait(false);
             int exit = await ReportOutput.ReportAsync(summary, options.Out ?? Path.Combine("out", summary.RunId), options.Output, stdout, stderr).ConfigureAwait(false);
             return options.Nightly ? await NightlyCheck.ExitCodeAsync(summary, exit, human, stderr).ConfigureAwait(false) : exit;
         }, ct,
         // One cheap authenticated request per target account before "started", while the hub store starts: a wrong key or an
         // unreachable endpoint is one line and nothing created.
-        targets => PreflightAsync(new StoragePreflight(targets, null, loggers.CreateLogger<StoragePreflight>()), spec, stderr, ct)).ConfigureAwait(false);
+        targets => PreflightAsync(targetPreflight = new StoragePreflight(targets, null, loggers.CreateLogger<StoragePreflight>()), spec, stderr, ct)).ConfigureAwait(false);
     }
 
-    /// <summary>Exit 1 after one line when the preflight was refused; null when every endpoint answered.</summary>
+    /// <summary>
+    /// After one line when the preflight was refused: exit 2 for a workload whose service has no endpoint (bad input), 1 when
+    /// an account refused or did not answer; null when every endpoint answered.
+    /// </summary>
     private static async Task<int?> PreflightAsync(StoragePreflight preflight, RunSpec spec, TextWriter stderr, CancellationToken ct)
     {
         if (await preflight.CheckAsync(spec, ct).ConfigureAwait(false) is not { } refused)
@@ -150,7 +154,7 @@ public static partial class RunCommand
             return null;
         }
         await stderr.WriteLineAsync("error: " + refused.Message).ConfigureAwait(false);
-        return 1;
+        return refused.MissingEndpoint is null ? 1 : CliApp.UsageError;
     }
 
     /// <summary>The price table, and --out checked, before anything starts; null (after one line on stderr) when either is refused.</summary>
@@ -183,7 +187,7 @@ public static partial class RunCommand
     /// running until the run has ended as Canceled.
     /// </summary>
     private static async Task<RunSummary> RunOnTaskHubAsync(RunSpec spec, RunOptions options, IReadOnlyList<StorageTarget> targets, ControlPlane plane, PriceTable prices,
-        TextWriter stdout, bool terminal, ILoggerFactory loggers, CancellationToken ct)
+        TextWriter stdout, bool terminal, ILoggerFactory loggers, long preflightRequests, CancellationToken ct)
     {
         using var telemetry = CliTargets.Telemetry();
         using var results = CliTargets.ResultsStore(plane);
@@ -191,7 +195,7 @@ public static partial class RunCommand
         string runId = Engine.Planning.Planner.NewRunId(startedUtc);
         string hubName = options.HubFor(runId);
         await using var hub = await CliTargets.StartHubAsync(targets, plane, results, hubName, telemetry, loggers, ct, worker: !options.ExternalWorkers).ConfigureAwait(false);
-        var started = await NightlyCheck.StartAsync(new RunStarter(hub, TimeProvider.System), spec, options.Nightly, runId, ct).ConfigureAwait(false);
+        var started = await NightlyCheck.StartAsync(new RunStarter(hub, TimeProvider.System) { PreflightRequests = preflightRequests }, spec, options.Nightly, runId, ct).ConfigureAwait(false);
         await stdout.WriteLineAsync($"Run {started.RunId} started (scenario {spec.Scenario}, task hub {hubName} in {plane.Where}" +
             $"{(options.ExternalWorkers ? "; executed by the hub's `storagebench worker` processes, none here" : "")}).").ConfigureAwait(false);
         return await WatchAsync(hub, results, started.RunId!, spec, startedUtc, targets, prices, stdout, terminal, loggers, ct,

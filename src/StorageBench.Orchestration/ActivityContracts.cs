@@ -26,10 +26,15 @@ public static class ActivityNames
 /// <summary>The run orchestrator's input. Host names what started it (local-cli, http, timer).</summary>
 /// <param name="CheckRegression">Compare the result with the scenario's trailing baseline (the nightly run does).</param>
 /// <param name="CleanupOlderThanHours">First delete this tool's tables and containers older than this (the nightly run does: a killed driver leaves its step's behind).</param>
-public sealed record RunRequest(RunSpec Spec, string Host, bool CheckRegression = false, double? CleanupOlderThanHours = null);
+public sealed record RunRequest(RunSpec Spec, string Host, bool CheckRegression = false, double? CleanupOlderThanHours = null)
+{
+    /// <summary>Requests the preflight before the start sent to the targets: the run's summary counts them with its own (<see cref="TargetSideRequests"/>).</summary>
+    public long PreflightRequests { get; init; }
+}
 
 /// <summary>What a cleanup deleted (or, dry, would delete): how many, and the first names.</summary>
-public sealed record CleanupResult(int Count, IReadOnlyList<string> Names);
+/// <param name="Requests">Requests it sent to the targets (listing and deleting), counted on the wire.</param>
+public sealed record CleanupResult(int Count, IReadOnlyList<string> Names, long Requests = 0);
 
 /// <summary>
 /// Custom status while running: which phase, of which step, for progress in the status endpoint.
@@ -74,6 +79,9 @@ public sealed record StepResult(string StepId, int Index, string? Parameter, dou
 {
     /// <summary>The target's Server header when the step made its table or container (Azurite's version); null when not seen.</summary>
     public string? Server { get; init; }
+
+    /// <summary>What the step sent to the targets outside its measured window (prepare, priming, verify, cleanup).</summary>
+    public TargetSideRequests? SideRequests { get; init; }
 }
 
 /// <summary>A step's own table and container (named from its id and creation time), and which of them it uses.</summary>

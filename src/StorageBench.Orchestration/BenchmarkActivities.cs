@@ -38,12 +38,13 @@ public sealed class BenchmarkActivities(IReadOnlyList<StorageTarget> targets, Re
     /// <summary>Deletes this tool's tables and containers (by the naming rule only) created more than the given hours ago.</summary>
     public async Task<CleanupResult> CleanupLeftoversAsync(double olderThanHours, CancellationToken ct)
     {
-        var cleaner = new TargetCleaner(targets);
+        var sent = new WireCounter();
+        var cleaner = new TargetCleaner(targets, sent);
         return await StorageCall.RunAsync("deleting leftovers", Policy.Cleanup, async t =>
         {
             var leftovers = await cleaner.CreatedBeforeAsync(time.GetUtcNow().UtcDateTime.AddHours(-olderThanHours), t).ConfigureAwait(false);
             await cleaner.DeleteAsync(leftovers, t).ConfigureAwait(false);
-            return new CleanupResult(leftovers.Count, [.. leftovers.Take(20).Select(l => l.Name)]);
+            return new CleanupResult(leftovers.Count, [.. leftovers.Take(20).Select(l => l.Name)], sent.Sent);
         }, ct).ConfigureAwait(false);
     }
 

@@ -39,17 +39,21 @@ public static class BenchmarkOrchestrator
         }
 
         var errors = new List<string>();
+        // Everything sent to the targets outside the measured windows: the preflight before the start, then each step's.
+        var side = TargetSideRequests.None with { Preflight = request.PreflightRequests };
         if (request.CleanupOlderThanHours is { } hours)
         {
             // A driver killed mid-run leaves its step's table and container behind; the nightly run clears them first.
             context.SetCustomStatus(new RunProgress("cleaning up leftovers", null, 0));
             try
             {
-                await context.CallActivityAsync<CleanupResult>(ActivityNames.CleanupLeftovers, hours);
+                var cleaned = await context.CallActivityAsync<CleanupResult>(ActivityNames.CleanupLeftovers, hours);
+                side = side with { Cleanup = cleaned.Requests };
             }
             catch (Exception ex)
             {
                 errors.Add("cleaning up leftovers: " + TaskFailures.Describe(ex));
+                side = side.Missing(TargetSideRequests.CleanupPhase);
             }
         }
         var env = await context.CallActivityAsync<EnvironmentInfo>(ActivityNames.DescribeEnvironment);
@@ -81,12 +85,14 @@ public static class BenchmarkOrchestrator
             catch (Exception ex)
             {
                 errors.Add(label + TaskFailures.Report(ex));
+                side = side.Missing(TargetSideRequests.PreparePhase, TargetSideRequests.PrimingPhase, TargetSideRequests.VerifyPhase, TargetSideRequests.CleanupPhase);
                 status = ex is TaskFailedException stopped && stopped.IsCancellation() ? RunStatus.Canceled : RunStatus.Failed;
                 search?.Stop(value, "the step failed");
                 break;
             }
             hosts.UnionWith(last.Hosts);
             server ??= last.Server;
+            side = last.SideRequests is { } stepSide ? side.Add(stepSide) : side;
             errors.AddRange(last.Errors.Select(e => label + e));
             if (last.Status != RunStatus.Completed)
             {
@@ -121,6 +127,7 @@ public static class BenchmarkOrchestrator
             Errors = errors,
             Saturation = search?.Result(),
             Steps = steps,
+            TargetSideRequests = side,
         };
         // Only verified figures are judged: a run whose storage could not be counted (it stays Completed) gets no verdict.
         if (request.CheckRegression && status == RunStatus.Completed && parameter is null && last is not null && last.Workloads.All(w => w.Verified.Matched))

@@ -16,6 +16,9 @@ public sealed class RunStarter(IRunOrchestrationClient client, TimeProvider time
     /// <summary>Checked after the spec is valid and before the run is scheduled (null: not checked).</summary>
     public StoragePreflight? Preflight { get; init; }
 
+    /// <summary>Requests a preflight the caller ran itself sent to the targets (the CLI checks before it starts a task hub): the summary counts them.</summary>
+    public long PreflightRequests { get; init; }
+
     /// <summary>Starts a run from spec JSON; instanceId null means a fresh time-ordered id.</summary>
     public async Task<StartResult> StartAsync(string specJson, string host, string? instanceId, CancellationToken ct, bool checkRegression = false)
     {
@@ -58,7 +61,8 @@ public sealed class RunStarter(IRunOrchestrationClient client, TimeProvider time
             return new StartResult(false, null, [], Refused: refused);
         }
         string runId = instanceId ?? Planner.NewRunId(time.GetUtcNow().UtcDateTime);
-        bool created = await client.TryScheduleAsync(BenchmarkOrchestrator.Name, runId, new RunRequest(spec, host, checkRegression, cleanupOlderThanHours), ct).ConfigureAwait(false);
+        var request = new RunRequest(spec, host, checkRegression, cleanupOlderThanHours) { PreflightRequests = PreflightRequests + (Preflight?.TargetRequests ?? 0) };
+        bool created = await client.TryScheduleAsync(BenchmarkOrchestrator.Name, runId, request, ct).ConfigureAwait(false);
         return new StartResult(created, runId, [], AlreadyExisted: !created);
     }
 

@@ -36,6 +36,8 @@ public static class StepOrchestrator
         var hosts = new SortedSet<string>(StringComparer.Ordinal);
         bool canceled = false;
         TargetRequests? made = null, deleted = null;
+        // What the step sends the targets outside its measured window; a phase that could not report its count is named.
+        var side = TargetSideRequests.None;
         try
         {
             context.SetCustomStatus(new RunProgress("preparing", null, 0, input.Index));
@@ -45,10 +47,12 @@ public static class StepOrchestrator
                 var plans = Planner.PlanTable(input.RunId, stepId, targets.TableName, table, spec.Client, StartAt(context, spec), input.Environment.TargetAccounts);
                 var (slices, stopped) = await FanOutAsync(context, ActivityNames.RunTableSlice, plans, TableInsertWorkload.Name, input.Index, errors, notes);
                 canceled |= stopped;
+                side = Primed(side, slices, plans.Count);
                 if (slices.Count > 0)
                 {
                     var verified = await VerifyAsync(context, ActivityNames.VerifyTable,
                         new VerifyTableInput(targets.TableName, Attempts(slices), slices.Sum(s => s.Units + s.WarmupUnits)), TableInsertWorkload.Name, errors, notes);
+                    side = Verified(side, verified);
                     workloads.Add(SummaryCalculator.SummarizeTable(table, slices, verified));
                     accepted.Add(new AcceptedSlices(TableInsertWorkload.Name, Attempts(slices)));
                     hosts.UnionWith(slices.Select(s => s.Worker));
@@ -59,11 +63,13 @@ public static class StepOrchestrator
                 var plans = Planner.PlanBlob(input.RunId, stepId, targets.ContainerName, blob, spec.Client, StartAt(context, spec), input.Environment.TargetAccounts);
                 var (slices, stopped) = await FanOutAsync(context, ActivityNames.RunBlobSlice, plans, BlobUploadWorkload.Name, input.Index, errors, notes);
                 canceled |= stopped;
+                side = Primed(side, slices, plans.Count);
                 if (slices.Count > 0)
                 {
                     var verified = await VerifyAsync(context, ActivityNames.VerifyBlobs,
                         new VerifyBlobsInput(targets.ContainerName, Attempts(slices), slices.Sum(s => s.Objects), blob.BlobSizeBytes,
                             blob.VerifyContent ? slices.ToDictionary(s => s.AttemptId, s => s.ContentMd5 ?? "") : null), BlobUploadWorkload.Name, errors, notes);
+                    side = Verified(side, verified);
                     workloads.Add(SummaryCalculator.SummarizeBlob(blob, slices, verified));
                     accepted.Add(new AcceptedSlices(BlobUploadWorkload.Name, Attempts(slices)));
                     hosts.UnionWith(slices.Select(s => s.Worker));
@@ -89,6 +95,8 @@ public static class StepOrchestrator
         }
         // Creating and deleting the table and container are requests too: the cost estimate counts them.
         workloads = [.. workloads.Select(w => TransactionCounts.WithTargets(w, made, deleted))];
+        side = made is null ? side.Missing(TargetSideRequests.PreparePhase) : side with { Prepare = made.Tables + made.Containers };
+        side = deleted is null ? side.Missing(TargetSideRequests.CleanupPhase) : side with { Cleanup = deleted.Tables + deleted.Containers };
 
         if (input.JudgeStoredShare && !canceled)
         {
@@ -130,8 +138,20 @@ public static class StepOrchestrator
             errors.Add("telemetry: " + TaskFailures.Describe(ex));
         }
         var stepped = input.Parameter is null ? workloads : [.. workloads.Select(w => w with { StepParameter = input.Parameter, StepValue = input.Value })];
-        return new StepResult(stepId, input.Index, input.Parameter, input.Value, status, errors, stepped, [.. hosts]) { Server = made?.Server };
+        return new StepResult(stepId, input.Index, input.Parameter, input.Value, status, errors, stepped, [.. hosts]) { Server = made?.Server, SideRequests = side };
     }
+
+    /// <summary>The slices' priming requests (their own counts); a slice whose result never came reported none.</summary>
+    private static TargetSideRequests Primed(TargetSideRequests side, List<SliceResult> done, int planned)
+    {
+        var primed = side with { Priming = side.Priming + done.Sum(s => s.Requests.PrimingRequests) };
+        return done.Count < planned ? primed.Missing(TargetSideRequests.PrimingPhase) : primed;
+    }
+
+    /// <summary>Verification's requests, counted on the wire; none reported when it could not read storage.</summary>
+    private static TargetSideRequests Verified(TargetSideRequests side, VerificationResult verified) => verified.Requests is { } r
+        ? side with { Verify = side.Verify + r.Queries + r.Reads + r.Deletes }
+        : side.Missing(TargetSideRequests.VerifyPhase);
 
     /// <summary>
     /// Counts what is really in storage. When storage cannot be read (dead, slow past the verification

@@ -1,5 +1,6 @@
 using System.Text.RegularExpressions;
 using Azure;
+using StorageBench.Engine.Measurement;
 using StorageBench.Engine.Planning;
 using StorageBench.Engine.Targets;
 
@@ -14,9 +15,11 @@ public sealed record Leftover(int Account, string Kind, string Name, DateTime Cr
 /// Finds and deletes the tables and containers benchmark steps create, by the naming rule only
 /// (<see cref="Planner.TryParseTargetName"/>: "sbt" or "sbb", a 14-digit UTC creation time, the step
 /// id's letters and digits). Anything else in the account — results tables, other applications' data —
-/// never matches, so it is never listed or touched.
+/// never matches, so it is never listed or touched. A target is sent requests only for the services it has: a
+/// blob-only account's tables are never listed.
 /// </summary>
-public sealed class TargetCleaner(IReadOnlyList<StorageTarget> targets)
+/// <param name="sideRequests">Counts every request sent to the targets (the run's cleanup phase); null: not counted.</param>
+public sealed class TargetCleaner(IReadOnlyList<StorageTarget> targets, WireCounter? sideRequests = null)
 {
     /// <summary>The target accounts it looks in: the ones runs write to.</summary>
     public IReadOnlyList<StorageTarget> Targets => targets;
@@ -26,14 +29,20 @@ public sealed class TargetCleaner(IReadOnlyList<StorageTarget> targets)
         var found = new List<Leftover>();
         for (int account = 0; account < targets.Count; account++)
         {
-            using var clients = targets[account].CreateSideCallClients();
-            await foreach (var table in clients.Tables.QueryAsync(TableFilter(), cancellationToken: ct).ConfigureAwait(false))
+            using var clients = targets[account].CreateSideCallClients(sideRequests);
+            if (clients.Has(TargetService.Table))
             {
-                Add(found, account, "table", table.Name, select);
+                await foreach (var table in clients.Tables.QueryAsync(TableFilter(), cancellationToken: ct).ConfigureAwait(false))
+                {
+                    Add(found, account, "table", table.Name, select);
+                }
             }
-            await foreach (var container in clients.Blobs.GetBlobContainersAsync(prefix: "sbb", cancellationToken: ct).ConfigureAwait(false))
+            if (clients.Has(TargetService.Blob))
             {
-                Add(found, account, "container", container.Name, select);
+                await foreach (var container in clients.Blobs.GetBlobContainersAsync(prefix: "sbb", cancellationToken: ct).ConfigureAwait(false))
+                {
+                    Add(found, account, "container", container.Name, select);
+                }
             }
         }
         return found;
@@ -53,7 +62,7 @@ public sealed class TargetCleaner(IReadOnlyList<StorageTarget> targets)
     {
         foreach (var group in leftovers.GroupBy(l => l.Account))
         {
-            using var clients = targets[group.Key].CreateSideCallClients();
+            using var clients = targets[group.Key].CreateSideCallClients(sideRequests);
             foreach (var l in group)
             {
                 if (l.Kind == "table")

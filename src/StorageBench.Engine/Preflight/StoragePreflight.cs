@@ -1,6 +1,7 @@
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Logging.Abstractions;
 using StorageBench.Engine.Logging;
+using StorageBench.Engine.Measurement;
 using StorageBench.Engine.Spec;
 using StorageBench.Engine.StorageCalls;
 using StorageBench.Engine.Targets;
@@ -10,19 +11,26 @@ namespace StorageBench.Engine.Preflight;
 /// <summary>Why a run was not accepted: the account and endpoint that refused or did not answer, the cause and a hint.</summary>
 /// <param name="Refused">The service answered with a refusal (a bad key, a missing account): the request is at fault (HTTP 400).
 /// False when nothing answered in time (HTTP 503: try again once it is reachable).</param>
-public sealed record PreflightFailure(string Account, string Service, Uri Endpoint, bool Refused, string Cause, string Hint)
+public sealed record PreflightFailure(string Account, string Service, Uri? Endpoint, bool Refused, string Cause, string Hint)
 {
+    /// <summary>
+    /// Set when a workload needs a service the target has no endpoint for (<see cref="TargetServices.Refusal"/>): bad input,
+    /// found before any request (the CLI's exit 2); the line itself.
+    /// </summary>
+    public string? MissingEndpoint { get; init; }
+
     /// <summary>One line: "storage account devstoreaccount1, table endpoint http://…: 403 AuthorizationFailure: check …; nothing was started".</summary>
-    public string Message => $"storage account {Account}, {Service} endpoint {Endpoint}: {Cause}: {Hint}; nothing was started";
+    public string Message => MissingEndpoint ?? $"storage account {Account}, {Service} endpoint {Endpoint}: {Cause}: {Hint}; nothing was started";
 
     public override string ToString() => Message;
 }
 
 /// <summary>
-/// Before a run is accepted: one cheap, authenticated, read-only request per target account endpoint the
-/// spec's workloads use (List Tables or List Containers, filtered to a name that cannot exist) and to the
-/// results table, all at once, each with a short deadline and no retries. A wrong key or an unreachable
-/// account is then one line within seconds, instead of a started run that fails in every activity.
+/// Before a run is accepted: first, without a request, that every target has an endpoint for each service the
+/// spec's workloads use (<see cref="TargetServices.Refusal"/>); then one cheap, authenticated, read-only request per
+/// target account endpoint the spec's workloads use (List Tables or List Containers, filtered to a name that cannot
+/// exist) and to the results table, all at once, each with a short deadline and no retries. A wrong key or an
+/// unreachable account is then one line within seconds, instead of a started run that fails in every activity.
 /// </summary>
 /// <param name="results">The results store, checked too; null: the targets only (the CLI checks them while its hub store starts).</param>
 public sealed class StoragePreflight(IReadOnlyList<StorageTarget> targets, StorageTarget? results, ILogger? logger = null)
@@ -34,32 +42,43 @@ public sealed class StoragePreflight(IReadOnlyList<StorageTarget> targets, Stora
 
     private const string NoSuchName = "sbpreflight0none";
 
+    private readonly WireCounter _targetRequests = new();
+
+    /// <summary>Requests the checks sent to the target accounts, counted on the wire (the results store's own check is not: it is not the target).</summary>
+    public long TargetRequests => _targetRequests.Sent;
+
     /// <summary>Null when every endpoint answered and accepted the credentials; else the first failure (targets in order, then results).</summary>
     public async Task<PreflightFailure?> CheckAsync(RunSpec spec, CancellationToken ct)
     {
+        if (TargetServices.Refusal(spec, targets, results) is { } missing)
+        {
+            return new PreflightFailure("", "", null, Refused: true, "", "") { MissingEndpoint = missing };
+        }
+        var needed = TargetServices.Needed(spec).Select(n => n.Service).ToHashSet();
         var checks = new List<Task<PreflightFailure?>>();
         foreach (var target in targets)
         {
-            if (spec.TableInsert is not null || target == results)
+            // A results table in a target account (STORAGEBENCH_RESULTS_* may put it there) is checked once, as the target's.
+            if (needed.Contains(TargetService.Table) || target == results)
             {
-                checks.Add(CheckAsync(target, table: true, ct));
+                checks.Add(CheckAsync(target, table: true, _targetRequests, ct));
             }
-            if (spec.BlobUpload is not null)
+            if (needed.Contains(TargetService.Blob))
             {
-                checks.Add(CheckAsync(target, table: false, ct));
+                checks.Add(CheckAsync(target, table: false, _targetRequests, ct));
             }
         }
         if (results is not null && !targets.Contains(results))
         {
-            checks.Add(CheckAsync(results, table: true, ct));
+            checks.Add(CheckAsync(results, table: true, sideRequests: null, ct));
         }
         var failures = await Task.WhenAll(checks).ConfigureAwait(false);
         return failures.FirstOrDefault(f => f is not null);
     }
 
-    private async Task<PreflightFailure?> CheckAsync(StorageTarget target, bool table, CancellationToken ct)
+    private async Task<PreflightFailure?> CheckAsync(StorageTarget target, bool table, WireCounter? sideRequests, CancellationToken ct)
     {
-        using var clients = target.CreateClients(new ClientSettings { SdkRetries = false, RequestTimeoutSeconds = RequestTimeout.TotalSeconds });
+        using var clients = target.CreateClients(new ClientSettings { SdkRetries = false, RequestTimeoutSeconds = RequestTimeout.TotalSeconds }, sideRequests);
         // A token (managed identity) is fetched outside the request's own network timeout: bound the whole check too.
         using var deadline = CancellationTokenSource.CreateLinkedTokenSource(ct);
         deadline.CancelAfter(RequestTimeout + TimeSpan.FromSeconds(2));

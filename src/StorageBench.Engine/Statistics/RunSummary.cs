@@ -40,6 +40,8 @@ public sealed record RunSummary
     public IReadOnlyList<string> Steps { get; init; } = [];
     /// <summary>What the workloads' requests cost, from a price table: put together with the summary, not stored by the orchestration.</summary>
     public CostEstimate? Cost { get; init; }
+    /// <summary>Requests sent to the target accounts outside the measured path, by phase; null for a run that never started (Invalid) or was lost.</summary>
+    public TargetSideRequests? TargetSideRequests { get; init; }
 }
 
 /// <summary>

@@ -15,7 +15,7 @@ public sealed partial record StorageTarget
     public static StorageTarget Parse(string setting, string connectionString)
     {
         string? rule = ConnectionStringRule(connectionString.Trim());
-        return rule is null ? new(connectionString.Trim()) : throw new ArgumentException($"{setting}: \"{Redact(connectionString)}\" {rule}");
+        return rule is null ? new(connectionString.Trim()) { Setting = setting } : throw new ArgumentException($"{setting}: \"{Redact(connectionString)}\" {rule}");
     }
 
     /// <summary>The connection string with its key and SAS token replaced by ***: safe to print.</summary>
@@ -59,8 +59,16 @@ public sealed partial record StorageTarget
         }
         try
         {
-            _ = new TableServiceClient(cs);
-            _ = new BlobServiceClient(cs);
+            // Only the services it names: the SDK would make up an endpoint for the others.
+            var target = new StorageTarget(cs);
+            if (target.Has(TargetService.Table))
+            {
+                _ = new TableServiceClient(cs);
+            }
+            if (target.Has(TargetService.Blob))
+            {
+                _ = new BlobServiceClient(cs);
+            }
             return null;
         }
         catch (Exception ex) when (ex is FormatException or ArgumentException or InvalidOperationException)

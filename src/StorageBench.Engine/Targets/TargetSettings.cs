@@ -5,8 +5,9 @@ namespace StorageBench.Engine.Targets;
 /// the same names locally (local.settings.json, the shell) and in Azure (infra/bicep sets them):
 /// <list type="bullet">
 /// <item>STORAGEBENCH_TARGET_CONNECTION_STRING — a connection string (Azurite, or a key-based account), or</item>
-/// <item>STORAGEBENCH_TARGET_TABLE_ENDPOINTS and STORAGEBENCH_TARGET_BLOB_ENDPOINTS — endpoints reached with
-/// Azure.Identity (the Function App's managed identity); comma-separated lists, one entry per account, same order;</item>
+/// <item>STORAGEBENCH_TARGET_TABLE_ENDPOINTS and/or STORAGEBENCH_TARGET_BLOB_ENDPOINTS — endpoints reached with
+/// Azure.Identity (the Function App's managed identity); comma-separated lists, one entry per account, same order.
+/// Either alone is a target with that service only (a premium block blob account has no tables);</item>
 /// <item>STORAGEBENCH_RESULTS_CONNECTION_STRING or STORAGEBENCH_RESULTS_TABLE_ENDPOINT — where the results
 /// tables live (default: the control plane's store: the Function App's host storage, the CLI's hub store);</item>
 /// <item>STORAGEBENCH_HUB_CONNECTION_STRING — the CLI's control plane (task hubs, signals, progress, results) in an
@@ -23,8 +24,9 @@ public static class TargetSettings
     public const string HubConnectionString = "STORAGEBENCH_HUB_CONNECTION_STRING";
 
     /// <summary>
-    /// The target accounts (slices are spread over them), or empty when no setting names one. A
-    /// half-given endpoint pair, or lists of different lengths, is an error naming both settings.
+    /// The target accounts (slices are spread over them), or empty when no setting names one. One endpoint list alone
+    /// gives targets with that service only (preflight refuses a workload that needs the other); lists of different
+    /// lengths are an error naming both settings.
     /// </summary>
     public static IReadOnlyList<StorageTarget> Targets(Func<string, string?> setting)
     {
@@ -39,14 +41,16 @@ public static class TargetSettings
         }
         if (table is null || blob is null)
         {
-            throw new ArgumentException($"{TargetTableEndpoints} and {TargetBlobEndpoints} go together: set both, or {TargetConnectionString}");
+            // One service only: what a refusal names is the setting that was given.
+            string given = table is null ? TargetBlobEndpoints : TargetTableEndpoints;
+            return [.. Uris(given, (table ?? blob)!).Select(uri => StorageTarget.FromEndpoints(table is null ? null : uri, blob is null ? null : uri) with { Setting = given })];
         }
         var (tables, blobs) = (Uris(TargetTableEndpoints, table), Uris(TargetBlobEndpoints, blob));
         if (tables.Count != blobs.Count)
         {
             throw new ArgumentException($"{TargetTableEndpoints} lists {tables.Count} account(s) but {TargetBlobEndpoints} lists {blobs.Count}: one of each per account, same order");
         }
-        return [.. tables.Zip(blobs, StorageTarget.FromEndpoints)];
+        return [.. tables.Zip(blobs, (t, b) => StorageTarget.FromEndpoints(t, b) with { Setting = $"{TargetTableEndpoints} and {TargetBlobEndpoints}" })];
     }
 
     /// <summary>Where results go: its own setting, else <paramref name="controlPlane"/> (the store that holds the task hub).</summary>
@@ -55,7 +59,8 @@ public static class TargetSettings
     /// <summary>The results store its own setting names, checked; null when none is set.</summary>
     public static StorageTarget? ResultsSetting(Func<string, string?> setting) =>
         Value(setting, ResultsConnectionString) is { } cs ? StorageTarget.Parse(ResultsConnectionString, cs)
-        : Value(setting, ResultsTableEndpoint) is { } endpoint ? StorageTarget.FromEndpoints(FirstUri(ResultsTableEndpoint, endpoint), FirstUri(ResultsTableEndpoint, endpoint))
+        // The results store uses tables only.
+        : Value(setting, ResultsTableEndpoint) is { } endpoint ? StorageTarget.FromEndpoints(FirstUri(ResultsTableEndpoint, endpoint), null) with { Setting = ResultsTableEndpoint }
         : null;
 
     /// <summary>The control plane's account STORAGEBENCH_HUB_CONNECTION_STRING names, checked; null when unset.</summary>

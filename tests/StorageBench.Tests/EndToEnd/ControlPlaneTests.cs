@@ -35,6 +35,32 @@ public class ControlPlaneTests(AzuriteFixture azurite, ITestOutputHelper output)
     }
 
     /// <summary>
+    /// A target needs only the service its workload uses: a premium block blob account names only BlobEndpoint, and a
+    /// table-only one only TableEndpoint. The run completes and verifies against an Azurite reached through that one endpoint.
+    /// </summary>
+    [Theory]
+    [InlineData("blob")]
+    [InlineData("table")]
+    public async Task AWorkloadRunsAgainstAnEndpointOfItsServiceAloneCompletedAndVerified(string service)
+    {
+        await using var storage = await AzuriteServer.StartAsync();
+        string only = $"DefaultEndpointsProtocol=http;AccountName={storage.Account};AccountKey={storage.Key};" +
+            (service == "blob" ? $"BlobEndpoint=http://127.0.0.1:{storage.BlobPort}/{storage.Account};" : $"TableEndpoint=http://127.0.0.1:{storage.TablePort}/{storage.Account};");
+        string dir = TempDir();
+        string spec = await SpecAsync(dir, service == "blob"
+            ? """{ "scenario": "blob-only", "startDelaySeconds": 0, "blobUpload": { "blobCount": 4, "blobSizeBytes": 65536, "blockSizeBytes": 16384 } }"""
+            : """{ "scenario": "table-only", "startDelaySeconds": 0, "tableInsert": { "entityCount": 500, "batchSize": 50 } }""");
+
+        var (exit, said) = await CliProcess.RunAsync(null, "run", "--spec", spec, "--connection-string", only, "--out", dir);
+
+        Assert.True(exit == 0, said);
+        var summary = JsonSerializer.Deserialize<RunSummary>(await File.ReadAllTextAsync(Path.Combine(dir, "summary.json")), JsonDefaults.Options)!;
+        Assert.Equal(RunStatus.Completed, summary.Status);
+        Assert.True(summary.Workloads.Single().Verified.Matched, summary.Workloads.Single().Verified.Detail);
+        Assert.Empty(await AccountContents.AllAsync(StorageTarget.FromConnectionString(storage.ConnectionString)));
+    }
+
+    /// <summary>
     /// Three runs at once, and a run whose process was SIGKILLed mid-run, on one account and machine: the next small run
     /// takes as long as one alone (within 10 s). On one shared task hub it waited for the killed process's partition leases.
     /// </summary>

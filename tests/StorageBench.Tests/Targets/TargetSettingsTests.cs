@@ -38,11 +38,9 @@ public class TargetSettingsTests
     }
 
     [Fact]
-    public void NoSettingMeansNoTargetAndAHalfGivenPairOrABadEndpointIsAClearError()
+    public void NoSettingMeansNoTargetAndUnevenListsOrABadEndpointIsAClearError()
     {
         Assert.Empty(TargetSettings.Targets(Settings()));
-        var half = Assert.Throws<ArgumentException>(() => TargetSettings.Targets(Settings((TargetSettings.TargetTableEndpoints, "https://a.table.core.windows.net/"))));
-        Assert.Contains("STORAGEBENCH_TARGET_TABLE_ENDPOINTS and STORAGEBENCH_TARGET_BLOB_ENDPOINTS go together", half.Message);
         var uneven = Assert.Throws<ArgumentException>(() => TargetSettings.Targets(Settings(
             (TargetSettings.TargetTableEndpoints, "https://a.table.core.windows.net/,https://b.table.core.windows.net/"),
             (TargetSettings.TargetBlobEndpoints, "https://a.blob.core.windows.net/"))));
@@ -50,5 +48,16 @@ public class TargetSettingsTests
         var bad = Assert.Throws<ArgumentException>(() => TargetSettings.Targets(Settings(
             (TargetSettings.TargetTableEndpoints, "not-a-url"), (TargetSettings.TargetBlobEndpoints, "https://a.blob.core.windows.net/"))));
         Assert.Contains("STORAGEBENCH_TARGET_TABLE_ENDPOINTS: \"not-a-url\" is not an http(s) endpoint", bad.Message);
+    }
+
+    [Fact]
+    public void OneEndpointListAloneIsATargetWithThatServiceOnly()
+    {
+        var blobs = TargetSettings.Targets(Settings((TargetSettings.TargetBlobEndpoints, "https://a.blob.core.windows.net/,https://b.blob.core.windows.net/")));
+        Assert.Equal(2, blobs.Count);
+        Assert.All(blobs, t => Assert.Equal((false, true, TargetSettings.TargetBlobEndpoints), (t.Has(TargetService.Table), t.Has(TargetService.Blob), t.Setting)));
+        var table = Assert.Single(TargetSettings.Targets(Settings((TargetSettings.TargetTableEndpoints, "https://a.table.core.windows.net/"))));
+        Assert.Equal((true, false), (table.Has(TargetService.Table), table.Has(TargetService.Blob)));
+        Assert.Null(table.BlobEndpoint);
     }
 }

@@ -5,7 +5,8 @@ namespace StorageBench.Engine.Workloads.Lean;
 /// with AccountKey, and Azurite's development account) or a SAS (its query is appended to every request).
 /// Without either, requests carry a managed-identity bearer token.
 /// </summary>
-public sealed record LeanAccount(string Name, Uri TableEndpoint, Uri BlobEndpoint, byte[]? Key, string? Sas)
+/// <param name="TableEndpoint">Null for a target without tables (a premium block blob account); the table driver is then never made.</param>
+public sealed record LeanAccount(string Name, Uri? TableEndpoint, Uri? BlobEndpoint, byte[]? Key, string? Sas)
 {
     /// <summary>The x-ms-version the lean driver's blob requests carry (and sign): the SDK's, or an emulator's newest (<see cref="Targets.EmulatorVersions"/>).</summary>
     public string BlobVersion { get; init; } = LeanBlockUploads.ServiceVersion;
@@ -13,7 +14,7 @@ public sealed record LeanAccount(string Name, Uri TableEndpoint, Uri BlobEndpoin
     private const string DevelopmentKey = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==";
 
     /// <summary>Endpoints and name as the SDK clients resolved them, the secret from the connection string.</summary>
-    public static LeanAccount From(string? connectionString, string accountName, Uri tableEndpoint, Uri blobEndpoint)
+    public static LeanAccount From(string? connectionString, string accountName, Uri? tableEndpoint, Uri? blobEndpoint)
     {
         var values = (connectionString ?? "").Split(';', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries)
             .Select(p => p.Split('=', 2)).Where(p => p.Length == 2)
@@ -24,5 +25,5 @@ public sealed record LeanAccount(string Name, Uri TableEndpoint, Uri BlobEndpoin
         return new(accountName, Trim(tableEndpoint), Trim(blobEndpoint), key is null ? null : Convert.FromBase64String(key), key is null ? sas : null);
     }
 
-    private static Uri Trim(Uri endpoint) => new(endpoint.GetLeftPart(UriPartial.Path).TrimEnd('/'));
+    private static Uri? Trim(Uri? endpoint) => endpoint is null ? null : new(endpoint.GetLeftPart(UriPartial.Path).TrimEnd('/'));
 }

@@ -35,7 +35,7 @@ public sealed class LeanBlockUploads : IDisposable
     {
         _transport = transport;
         _wire = wire;
-        _container = $"{transport.Account.BlobEndpoint}/{containerName}/";
+        _container = $"{transport.Account.BlobEndpoint ?? throw new InvalidOperationException("the lean blob driver needs a blob endpoint")}/{containerName}/";
         string sas = transport.Account.Sas is { } s ? "&" + s : "";
         _blockQueries = [.. blockIds.Select(id => "?comp=block&blockid=" + Uri.EscapeDataString(id) + sas)];
         _blockCanonical = [.. blockIds.Select(id => $"\nblockid:{id}\ncomp:block")];

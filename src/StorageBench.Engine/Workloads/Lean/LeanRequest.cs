@@ -21,7 +21,7 @@ public sealed class LeanRequest : IDisposable
         // As the SDK writes it ("application/json;odata=nometadata"), not re-formatted by MediaTypeHeaderValue.
         ContentType = contentType;
         Content.Headers.TryAddWithoutValidation("Content-Type", contentType);
-        Message = new HttpRequestMessage(method, transport.Account.TableEndpoint) { Content = Content, Version = HttpVersion.Version11 };
+        Message = new HttpRequestMessage(method, transport.Account.TableEndpoint ?? transport.Account.BlobEndpoint) { Content = Content, Version = HttpVersion.Version11 };
         Message.Headers.ExpectContinue = transport.Expect100Continue;
         _hmac = transport.Account.Key is { } key ? new HMACSHA256(key) : null;
     }

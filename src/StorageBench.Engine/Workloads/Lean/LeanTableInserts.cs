@@ -41,7 +41,9 @@ public sealed class LeanTableInserts : ITableInserts
         _wire = wire;
         _single = batchSize == 1;
         var account = transport.Account;
-        string table = $"{account.TableEndpoint}/{tableName}";
+        // The slice's SDK table client was made first, and refuses a target without tables by name.
+        var tableEndpoint = account.TableEndpoint ?? throw new InvalidOperationException("the lean table driver needs a table endpoint");
+        string table = $"{tableEndpoint}/{tableName}";
         string sas = account.Sas is { } s ? "&" + s : "";
         string payloadJson = payload.JsonProperties();
         int entityBytes = 64 + payloadJson.Length;
@@ -58,7 +60,7 @@ public sealed class LeanTableInserts : ITableInserts
         {
             string batch = "batch_" + Guid.NewGuid(), changeset = "changeset_" + Guid.NewGuid();
             string part = $"--{changeset}\r\nContent-Type: application/http\r\nContent-Transfer-Encoding: binary\r\n\r\n" +
-                $"POST {table}{FormatQuery} HTTP/1.1\r\nHost: {account.TableEndpoint.Host}\r\nx-ms-version: {ServiceVersion}\r\nDataServiceVersion: 3.0\r\n" +
+                $"POST {table}{FormatQuery} HTTP/1.1\r\nHost: {tableEndpoint.Host}\r\nx-ms-version: {ServiceVersion}\r\nDataServiceVersion: 3.0\r\n" +
                 "Prefer: return-no-content\r\nAccept: application/json;odata=minimalmetadata\r\nContent-Type: application/json;odata=nometadata\r\n\r\n";
             _batchHead = Encoding.UTF8.GetBytes($"--{batch}\r\nContent-Type: multipart/mixed; boundary={changeset}\r\n\r\n");
             _partHead = Encoding.UTF8.GetBytes(part);
@@ -66,7 +68,7 @@ public sealed class LeanTableInserts : ITableInserts
             _batchTail = Encoding.UTF8.GetBytes($"--{changeset}--\r\n\r\n--{batch}--\r\n");
             _request = new LeanRequest(transport, HttpMethod.Post, "multipart/mixed; boundary=" + batch,
                 _batchHead.Length + _batchTail.Length + batchSize * (_partHead.Length + _afterRowKey.Length + 128));
-            _request.Message.RequestUri = new Uri($"{account.TableEndpoint}/$batch" + (account.Sas is { } bs ? "?" + bs : ""));
+            _request.Message.RequestUri = new Uri($"{tableEndpoint}/$batch" + (account.Sas is { } bs ? "?" + bs : ""));
             _request.Set("Accept", "application/json");
         }
         _partHead = _single ? Encoding.UTF8.GetBytes("{\"PartitionKey\":\"") : [.. _partHead, .. "{\"PartitionKey\":\""u8];
