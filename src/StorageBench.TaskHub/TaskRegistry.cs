@@ -1,4 +1,5 @@
 using DurableTask.Core;
+using DurableTask.Core.Exceptions;
 using Microsoft.DurableTask.Worker.Shims;
 using Microsoft.Extensions.Logging;
 using StorageBench.Orchestration;
@@ -34,7 +35,10 @@ public sealed class TaskRegistry(ILogger? logger = null)
         return this;
     }
 
-    /// <summary>Adds (or, for a test, replaces) the code behind an activity name. The token stops it only when the worker itself stops.</summary>
+    /// <summary>
+    /// Adds (or, for a test, replaces) the code behind an activity name. The token stops it only when the worker itself
+    /// stops; whatever the activity then throws abandons its work item (Durable runs it again) instead of failing it.
+    /// </summary>
     public TaskRegistry AddActivity<TIn, TOut>(string name, Func<TIn, CancellationToken, Task<TOut>> activity)
     {
         _activities[name] = (shims, stopping) => shims.CreateActivity<TIn, TOut>(name, async (context, input) =>
@@ -47,6 +51,13 @@ public sealed class TaskRegistry(ILogger? logger = null)
                     result = await activity(input!, stopping).ConfigureAwait(false);
                 }
                 return result;
+            }
+            catch (Exception ex) when (stopping.IsCancellationRequested)
+            {
+                // The worker is stopping: no result and no failure. As the Functions host's Durable extension does for an
+                // activity that fails while the host stops, the work item is abandoned and Durable runs it again (a slice
+                // stopped this way throws HostStoppingException unless its run was canceled).
+                throw new SessionAbortedException($"activity {name} of {context.InstanceId} stopped by its worker's shutdown; Durable runs it again", ex);
             }
             catch (Exception ex)
             {
