@@ -43,9 +43,9 @@ internal sealed class SliceRunner(ResultsTableStore results, TimeProvider time, 
         if (result is null || (ct.IsCancellationRequested && !cancelSeen && !await CancelSignalAsync(runId).ConfigureAwait(false)))
         {
             // Nothing more is written: the progress rows already name this execution, which makes the next one a re-run.
-            logger.SliceLeftToRerun(progress.Slice, progress.StepId, live.Read().Units);
-            throw new HostStoppingException($"slice {progress.Slice} of {progress.StepId} was stopped by its host's shutdown and the run was not canceled: " +
-                "it hands back no figures, and Durable runs it again");
+            string why = result is null ? "before it had figures" : "and its run was not canceled";
+            logger.SliceLeftToRerun(progress.Slice, progress.StepId, live.Read().Units, why);
+            throw new HostStoppingException($"slice {progress.Slice} of {progress.StepId} was stopped by its host's shutdown {why}: it hands back no figures, and Durable runs it again");
         }
         await BookkeepingAsync(progress, misses, "final progress update skipped", policy.Quick,
             t => results.SaveProgressAsync(runId, progress with { Counts = live.Read(), UpdatedUtc = time.GetUtcNow().UtcDateTime, Done = true, Latency = live.ReadLatency() }, t)).ConfigureAwait(false);
