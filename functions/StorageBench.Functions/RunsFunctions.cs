@@ -24,7 +24,7 @@ public sealed class RunsFunctions(ResultsTableStore results, TargetCleaner clean
         [DurableClient] DurableTaskClient client, FunctionContext context)
     {
         var (spec, tooLarge) = await RunsApi.ReadBodyAsync(req.Body, req.ContentLength, context.CancellationToken).ConfigureAwait(false);
-        var reply = tooLarge ?? await RunsApi.AnsweredAsync(() => Api(client).StartAsync(spec!, PublicBase(req), Query(req, "id"), context.CancellationToken), context.CancellationToken, _log).ConfigureAwait(false);
+        var reply = tooLarge ?? await RunsApi.AnsweredAsync(() => Api(client).StartAsync(spec!, new RunLinks(PublicBase(req), CallerKey(req)), Query(req, "id"), context.CancellationToken), context.CancellationToken, _log).ConfigureAwait(false);
         if (reply is { StatusCode: 202, Body: JsonObject json } && json["id"]?.GetValue<string>() is { } id)
         {
             // Durable's own endpoints too; POST cancelPostUri is the way to stop a run that also cleans up.
@@ -84,6 +84,13 @@ public sealed class RunsFunctions(ResultsTableStore results, TargetCleaner clean
         Reply(req, DashboardPage.Response());
 
     private RunsApi Api(DurableTaskClient client) => new(new DurableRunClient(client), results, cleaner, time, "http", prices, loggers);
+
+    /// <summary>
+    /// The function key the caller sent, read as the host reads it (the x-functions-key header before ?code=): the links
+    /// StartRun returns carry it, so they work as returned. Never logged.
+    /// </summary>
+    public static string? CallerKey(HttpRequest req) =>
+        req.Headers["x-functions-key"].FirstOrDefault() is { Length: > 0 } header ? header : Query(req, RunLinks.KeyQuery);
 
     private static string? Query(HttpRequest req, string name) => req.Query[name].FirstOrDefault() is { Length: > 0 } value ? value : null;
 

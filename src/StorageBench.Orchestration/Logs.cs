@@ -24,6 +24,10 @@ public static partial class Logs
     [LoggerMessage(EventId = 2004, Level = LogLevel.Error, Message = "Activity {Activity} of {InstanceId} failed")]
     public static partial void ActivityFailed(this ILogger logger, Exception exception, string activity, string instanceId);
 
+    /// <summary>A slice stopped by its host's shutdown while its run was not canceled: no figures handed back; Durable runs it again.</summary>
+    [LoggerMessage(EventId = 2006, Level = LogLevel.Warning, Message = "Slice {Slice} of {StepId} stopped by its host's shutdown {Why}, after {Units} units: no figures handed back; Durable runs the slice again")]
+    public static partial void SliceLeftToRerun(this ILogger logger, int slice, string stepId, long units, string why);
+
     /// <summary>A runs API call that threw: answered 500 with the exception's type and compacted message; here it is whole.</summary>
     [LoggerMessage(EventId = 2005, Level = LogLevel.Error, Message = "Runs API call failed; answered 500")]
     public static partial void ApiCallFailed(this ILogger logger, Exception exception);

@@ -21,7 +21,8 @@ namespace StorageBench.Orchestration;
 /// The HTTP contract of the runs API, independent of the host: the Function App's HTTP triggers and
 /// the local `storagebench serve` both forward to it.
 /// <list type="bullet">
-/// <item>POST /api/runs[?id=ID] with a run spec → 202 {id, statusQueryGetUri, cancelPostUri} and Location; 400 with nothing started (a rejected
+/// <item>POST /api/runs[?id=ID] with a run spec → 202 {id, statusQueryGetUri, cancelPostUri, reportGetUri} and Location (<see cref="RunLinks"/>:
+/// with the caller's function key in a Function App); 400 with nothing started (a rejected
 /// spec, or an account that refused the preflight's request); 503 when an account did not answer it; 409 when the id exists; 413 for a body over 1 MiB.</item>
 /// <item>Every 4xx/5xx has one shape: {status, message, errors:[{field, value, rule, message}]} (<see cref="ApiResponse.Error"/>).</item>
 /// <item>GET /api/runs/{id} → 404 unknown; 202 while pending or running (with progress); 200 with the summary as result when done.
@@ -99,7 +100,12 @@ public sealed class RunsApi(IRunOrchestrationClient client, ResultsTableStore re
         }
     }
 
-    public async Task<ApiResponse> StartAsync(string body, Uri baseUri, string? instanceId, CancellationToken ct)
+    /// <summary>Starts a run; its links are under <paramref name="baseUri"/>, without a key (`serve`).</summary>
+    public Task<ApiResponse> StartAsync(string body, Uri baseUri, string? instanceId, CancellationToken ct) =>
+        StartAsync(body, new RunLinks(baseUri), instanceId, ct);
+
+    /// <summary>Starts a run; its links are made by <paramref name="links"/> (the Function App's carry the caller's key).</summary>
+    public async Task<ApiResponse> StartAsync(string body, RunLinks links, string? instanceId, CancellationToken ct)
     {
         // Before a run is accepted, every account it would use must answer and accept the credentials.
         var starter = new RunStarter(client, time) { Preflight = new StoragePreflight(cleaner.Targets, results.Target, _logger) };
@@ -118,12 +124,13 @@ public sealed class RunsApi(IRunOrchestrationClient client, ResultsTableStore re
             return ApiResponse.Error(400, "the run spec was rejected; nothing was started: " + string.Join("; ", started.Errors), started.Errors);
         }
         _started[started.RunId!] = true;
-        string status = new Uri(baseUri, $"api/runs/{started.RunId}").ToString();
+        string status = links.Status(started.RunId!);
         return new ApiResponse(202, new JsonObject
         {
             ["id"] = started.RunId,
             ["statusQueryGetUri"] = status,
-            ["cancelPostUri"] = status + "/cancel",
+            ["cancelPostUri"] = links.Cancel(started.RunId!),
+            ["reportGetUri"] = links.Report(started.RunId!),
         }, status);
     }
 

@@ -40,7 +40,10 @@ public sealed class TaskRegistry(ILogger? logger = null)
         return this;
     }
 
-    /// <summary>Adds (or, for a test, replaces) the code behind an activity name. The token stops it only when the worker itself stops.</summary>
+    /// <summary>
+    /// Adds (or, for a test, replaces) the code behind an activity name. The token stops it only when the worker itself
+    /// stops; whatever the activity then throws abandons its work item (Durable runs it again) instead of failing it.
+    /// </summary>
     public TaskRegistry AddActivity<TIn, TOut>(string name, Func<TIn, CancellationToken, Task<TOut>> activity)
     {
         _activities[name] = (shims, stopping) => shims.CreateActivity<TIn, TOut>(name, async (context, input) =>

@@ -10,6 +10,9 @@ namespace StorageBench.Orchestration.Activities;
 /// attempt id (not when the host stopped it: then it throws, and the slice runs again elsewhere). Meanwhile, about once a second, its watch loop looks for the run's cancel request and publishes the
 /// slice's progress — both in the results store, so they work across machines. None of that bookkeeping can fault the
 /// slice or lose its figures: what failed is in the result's notes, and in the log with its exception.
+/// A slice its host stopped (the invocation's token: shutdown, scale-in, deployment) while the run was not canceled hands
+/// back no figures: it throws <see cref="HostStoppingException"/>, so the host abandons the work item and Durable runs the
+/// slice again (that execution's note says re-run). Only the run's cancel signal makes partial figures a result.
 /// </summary>
 internal sealed class SliceRunner(ResultsTableStore results, TimeProvider time, StorageCallPolicy policy, ILogger logger)
 {
@@ -22,15 +25,27 @@ internal sealed class SliceRunner(ResultsTableStore results, TimeProvider time, 
         progress = progress with { Worker = $"{Environment.MachineName}/{Environment.ProcessId}" };
         await ClaimAsync(runId, progress, misses).ConfigureAwait(false);
         var watch = WatchAsync(runId, progress, live, stop, done.Token, misses);
-        SliceResult result;
+        SliceResult? result = null;
+        bool cancelSeen;
         try
         {
             result = await run(stop.Token, live).ConfigureAwait(false);
         }
+        catch (OperationCanceledException) when (ct.IsCancellationRequested)
+        {
+            // Stopped by the host before it had figures (e.g. waiting for the start): handed back as no result, below.
+        }
         finally
         {
             await done.CancelAsync().ConfigureAwait(false);
-            await EndWatchAsync(watch, progress, misses).ConfigureAwait(false);
+            cancelSeen = await EndWatchAsync(watch, progress, misses).ConfigureAwait(false);
+        }
+        if (result is null || (ct.IsCancellationRequested && !cancelSeen && !await CancelSignalAsync(runId).ConfigureAwait(false)))
+        {
+            // Nothing more is written: the progress rows already name this execution, which makes the next one a re-run.
+            string why = result is null ? "before it had figures" : "and its run was not canceled";
+            logger.SliceLeftToRerun(progress.Slice, progress.StepId, live.Read().Units, why);
+            throw new HostStoppingException($"slice {progress.Slice} of {progress.StepId} was stopped by its host's shutdown {why}: it hands back no figures, and Durable runs it again");
         }
         // Stopped by its host (a worker stopping, an instance recycled), not by the run's cancel: cut short, this is no
         // result, and handing it back would end the run Canceled. Thrown, the slice's message goes back to the hub and it
@@ -70,20 +85,35 @@ internal sealed class SliceRunner(ResultsTableStore results, TimeProvider time, 
     /// <summary>How a re-run slice's note starts (the step groups its slices' notes by it).</summary>
     public const string RerunNote = "re-run";
 
-    /// <summary>The watch catches everything itself; should it still fault, that is noted and logged, and the slice's figures stand.</summary>
-    private async Task EndWatchAsync(Task watch, SliceProgress progress, BookkeepingMisses misses)
+    /// <summary>
+    /// Whether the watch saw the run's cancel signal. The watch catches everything itself; should it still fault, that is
+    /// noted and logged, and the slice's figures stand.
+    /// </summary>
+    private async Task<bool> EndWatchAsync(Task<bool> watch, SliceProgress progress, BookkeepingMisses misses)
     {
         try
         {
-            await watch.ConfigureAwait(false);
+            return await watch.ConfigureAwait(false);
         }
         catch (Exception ex)
         {
             Noted(progress, misses, ex);
+            return false;
         }
     }
 
-    private async Task WatchAsync(string runId, SliceProgress progress, LiveSlice live, CancellationTokenSource stop, CancellationToken done, BookkeepingMisses misses)
+    /// <summary>
+    /// After the host stopped the slice: did the run's cancel signal come meanwhile (the watch stops polling once the
+    /// slice is stopped)? Unanswered counts as no: the slice then runs again, and that execution sees the signal at once.
+    /// </summary>
+    private async Task<bool> CancelSignalAsync(string runId)
+    {
+        var (canceled, _) = await StorageCall.TryAsync("cancel poll", policy.Quick, t => results.IsCancelRequestedAsync(runId, t), CancellationToken.None, logger).ConfigureAwait(false);
+        return canceled;
+    }
+
+    /// <summary>Polls the run's cancel signal and publishes progress until the slice ends; true when it stopped the slice for the cancel signal.</summary>
+    private async Task<bool> WatchAsync(string runId, SliceProgress progress, LiveSlice live, CancellationTokenSource stop, CancellationToken done, BookkeepingMisses misses)
     {
         var last = (Units: 0L, At: time.GetTimestamp());
         while (!done.IsCancellationRequested && !stop.IsCancellationRequested)
@@ -99,7 +129,7 @@ internal sealed class SliceRunner(ResultsTableStore results, TimeProvider time, 
                 else if (canceled)
                 {
                     await stop.CancelAsync().ConfigureAwait(false);
-                    return;
+                    return true;
                 }
                 // Nothing is measured before the start instant: no progress to publish yet.
                 if (time.GetUtcNow().UtcDateTime >= progress.StartAtUtc)
@@ -125,7 +155,7 @@ internal sealed class SliceRunner(ResultsTableStore results, TimeProvider time, 
             catch (Exception ex) when (done.IsCancellationRequested && (ex is OperationCanceledException || StorageFailures.Classify(ex, CancellationToken.None) is not null))
             {
                 // The slice has ended: a poll cut short, or a storage failure met just then, no longer matters (the final update follows).
-                return;
+                return false;
             }
             catch (Exception ex)
             {
@@ -138,9 +168,10 @@ internal sealed class SliceRunner(ResultsTableStore results, TimeProvider time, 
             }
             catch (OperationCanceledException)
             {
-                return;
+                return false;
             }
         }
+        return false;
     }
 
     private void Noted(SliceProgress progress, BookkeepingMisses misses, Exception ex)

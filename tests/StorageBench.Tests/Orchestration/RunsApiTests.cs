@@ -55,6 +55,29 @@ public class RunsApiTests(AzuriteFixture azurite) : IAsyncLifetime
     }
 
     [Fact]
+    public async Task AStartedRunsLinksCarryTheCallersKeyAndServesCarryNone()
+    {
+        var api = NewApi();
+        var keyed = await api.StartAsync(Spec, new RunLinks(new Uri("https://bench.example/"), "k/e+y=="), null, default);
+        var bare = await api.StartAsync(Spec, new Uri("https://bench.example/"), null, default);
+
+        Assert.Equal(202, keyed.StatusCode);
+        string id = (string)keyed.Body["id"]!;
+        Assert.Equal($"https://bench.example/api/runs/{id}?code=k%2Fe%2By%3D%3D", keyed.Location);
+        Assert.Equal(keyed.Location, (string?)keyed.Body["statusQueryGetUri"]);
+        Assert.Equal($"https://bench.example/api/runs/{id}/cancel?code=k%2Fe%2By%3D%3D", (string?)keyed.Body["cancelPostUri"]);
+        Assert.Equal($"https://bench.example/api/runs/{id}/report?code=k%2Fe%2By%3D%3D", (string?)keyed.Body["reportGetUri"]);
+        string bareId = (string)bare.Body["id"]!;
+        Assert.Equal($"https://bench.example/api/runs/{bareId}", bare.Location);
+        Assert.Equal($"https://bench.example/api/runs/{bareId}/cancel", (string?)bare.Body["cancelPostUri"]);
+        Assert.Equal($"https://bench.example/api/runs/{bareId}/report", (string?)bare.Body["reportGetUri"]);
+        foreach (string run in new[] { id, bareId })
+        {
+            await Waits.UntilAsync(() => api.GetAsync(run, default), s => s.StatusCode != 202, TimeSpan.FromMinutes(3), $"run {run} ended");
+        }
+    }
+
+    [Fact]
     public async Task TheLocalServerServesTheSameContractOverHttp()
     {
         await using var server = await LocalApiServer.StartAsync(NewApi(), port: 0, default);
