@@ -7,7 +7,7 @@ namespace StorageBench.Orchestration.Activities;
 
 /// <summary>
 /// Runs one slice until it is done, the host stops it, or its run is canceled, then writes its slice row under its
-/// attempt id (not when the host stopped it: then it throws, and the slice runs again elsewhere). Meanwhile, about once a second, its watch loop looks for the run's cancel request and publishes the
+/// attempt id. Meanwhile, about once a second, its watch loop looks for the run's cancel request and publishes the
 /// slice's progress — both in the results store, so they work across machines. None of that bookkeeping can fault the
 /// slice or lose its figures: what failed is in the result's notes, and in the log with its exception.
 /// A slice its host stopped (the invocation's token: shutdown, scale-in, deployment) while the run was not canceled hands
@@ -47,10 +47,6 @@ internal sealed class SliceRunner(ResultsTableStore results, TimeProvider time, 
             logger.SliceLeftToRerun(progress.Slice, progress.StepId, live.Read().Units, why);
             throw new HostStoppingException($"slice {progress.Slice} of {progress.StepId} was stopped by its host's shutdown {why}: it hands back no figures, and Durable runs it again");
         }
-        // Stopped by its host (a worker stopping, an instance recycled), not by the run's cancel: cut short, this is no
-        // result, and handing it back would end the run Canceled. Thrown, the slice's message goes back to the hub and it
-        // runs again on another worker (the local hub abandons it; Durable Functions does the same on host shutdown).
-        ct.ThrowIfCancellationRequested();
         await BookkeepingAsync(progress, misses, "final progress update skipped", policy.Quick,
             t => results.SaveProgressAsync(runId, progress with { Counts = live.Read(), UpdatedUtc = time.GetUtcNow().UtcDateTime, Done = true, Latency = live.ReadLatency() }, t)).ConfigureAwait(false);
         // When this fails, the figures still travel back in the result; only the per-slice row is missing (the notes say so).
