@@ -10,30 +10,13 @@ namespace StorageBench.Tests;
 
 /// <summary>
 /// The control plane apart from the account under test: the task hubs, signals, progress and results live in the hub
-/// store, so the target holds nothing of the engine, and runs on one machine do not hold each other up.
+/// store, so the target holds nothing of the engine (also checked after a resume, ResumeAndScaleOutTests), a target needs
+/// only the service its workload uses, and runs on one machine do not hold each other up.
 /// </summary>
 [Trait("Category", "EndToEnd")]
 [Collection(FaultsAzuriteCollection.Name)]
 public class ControlPlaneTests(AzuriteFixture azurite, ITestOutputHelper output)
 {
-    [Fact]
-    public async Task ARunLeavesNothingOfTheEngineInTheAccountItMeasures()
-    {
-        await using var storage = await AzuriteServer.StartAsync();
-        var target = StorageTarget.FromConnectionString(storage.ConnectionString);
-        string dir = TempDir();
-        string spec = await SpecAsync(dir, """
-            { "scenario": "apart", "startDelaySeconds": 0, "tableInsert": { "entityCount": 500, "batchSize": 50 },
-              "blobUpload": { "blobCount": 2, "blobSizeBytes": 65536, "blockSizeBytes": 65536 } }
-            """);
-
-        var (exit, said) = await CliProcess.RunAsync(null, "run", "--spec", spec, "--connection-string", storage.ConnectionString, "--out", dir);
-
-        Assert.True(exit == 0, said);
-        // No queue, no hub table, no lease container: the account saw the workloads, their preflight, creation, verification and cleanup.
-        Assert.Empty(await AccountContents.AllAsync(target));
-    }
-
     /// <summary>
     /// A target needs only the service its workload uses: a premium block blob account names only BlobEndpoint, and a
     /// table-only one only TableEndpoint. The run completes and verifies against an Azurite reached through that one endpoint.

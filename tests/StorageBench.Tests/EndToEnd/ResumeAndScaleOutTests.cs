@@ -30,11 +30,13 @@ public class ResumeAndScaleOutTests(ITestOutputHelper output)
                                "targetOperationsPerSecond": 10 } }
             """);
 
-        // The first process: SIGKILLed about 10 s into its 30-s run, while both slices are writing. No process then holds the
-        // hub store, so its Azurite stops and the resume starts it again from disk, as after a reboot. An open loop of 200 entities/s keeps
-        // the table small, so the verification's scan (which finds and deletes the killed executions' writes) is quick on a busy machine.
+        // The first process: SIGKILLed about 10 s into its 30-s run, while both slices are writing. Its hub store is in a folder of
+        // this test's own, which no other process then holds, so its Azurite stops and the resume starts it again from disk, as after
+        // a reboot. An open loop of 200 entities/s keeps the table small, so the verification's scan (which finds and deletes the
+        // killed executions' writes) is quick on a busy machine.
+        var ownStore = new Dictionary<string, string> { [HubAzurite.FolderSetting] = Path.Combine(dir, "hub") };
         string runId;
-        using (var first = CliProcess.Start(null, "run", "--spec", spec, "--connection-string", storage.ConnectionString, "--out", Path.Combine(dir, "first")))
+        using (var first = CliProcess.Start(ownStore, "run", "--spec", spec, "--connection-string", storage.ConnectionString, "--out", Path.Combine(dir, "first")))
         {
             runId = await CliOutput.RunIdAsync(first);
             await Waits.ForEntitiesAsync(target, runId, 1000, TimeSpan.FromSeconds(90));
@@ -44,9 +46,13 @@ public class ResumeAndScaleOutTests(ITestOutputHelper output)
         }
         var killed = Stopwatch.StartNew();
 
+        using var resume = CliProcess.Start(ownStore, "run", "--resume", runId, "--connection-string", storage.ConnectionString, "--out", Path.Combine(dir, "resumed"));
+        var said = resume.StandardOutput.ReadToEndAsync();
+        var errors = resume.StandardError.ReadToEndAsync();
+        await resume.WaitForExitAsync().WaitAsync(TimeSpan.FromMinutes(6));
+        int exit = resume.ExitCode;
         var stdout = new StringWriter();
-        int exit = await CliApp.RunAsync(["run", "--resume", runId, "--connection-string", storage.ConnectionString, "--out", Path.Combine(dir, "resumed")],
-            stdout, new StringWriter(), default).WaitAsync(TimeSpan.FromMinutes(6));
+        await stdout.WriteAsync(await said + await errors);
         output.WriteLine($"resumed: ended {killed.Elapsed.TotalSeconds:0.0} s after the kill, exit {exit}");
         output.WriteLine(stdout.ToString());
 
@@ -62,7 +68,7 @@ public class ResumeAndScaleOutTests(ITestOutputHelper output)
         // It says it was resumed: the slices re-ran, late, and say so.
         Assert.Contains(summary.Errors, e => e.Contains("re-run", StringComparison.Ordinal) && e.Contains("did not hand back its result", StringComparison.Ordinal));
         Assert.True(table.SliceSpread!.MaxStartLagSeconds > 5, $"start lag {table.SliceSpread.MaxStartLagSeconds} s");
-        Assert.All(table.PerSlice, s => Assert.EndsWith($"/{Environment.ProcessId}", s.Worker));
+        Assert.All(table.PerSlice, s => Assert.EndsWith($"/{resume.Id}", s.Worker));
         // Nothing left in the target; the run's own hub is gone from the hub store too, and none of it was ever in the target.
         Assert.Empty(await new TargetCleaner([target]).OfRunAsync(runId, default));
         Assert.Empty(await AccountContents.AllAsync(target));

@@ -14,16 +14,15 @@ internal static class TestHubStore
 
     private static readonly Lazy<Task<ControlPlane>> Plane = new(() => ControlPlane.LocalAsync(TextWriter.Null, default));
 
-    /// <summary>
-    /// The results tables of the CLI's runs. The test process then holds the hub store until it exits (the kernel drops its
-    /// lock), so its Azurite is not started again for each CLI the tests run.
-    /// </summary>
+    /// <summary>The results tables of the CLI's runs (the test process holds the hub store until it exits; the kernel then drops its lock).</summary>
     public static async Task<ResultsTableStore> ResultsAsync() => new((await Plane.Value).Results);
 
     [ModuleInitializer]
     internal static void Use()
     {
         Environment.SetEnvironmentVariable(HubAzurite.FolderSetting, Folder);
+        // Held from the start: every CLI the tests run joins the running store instead of starting its Azurite (seconds each on a busy machine).
+        _ = Task.Run(() => Plane.Value);
         AppDomain.CurrentDomain.ProcessExit += (_, _) =>
         {
             try
