@@ -195,7 +195,7 @@ public sealed class LocalTaskHub : IRunOrchestrationClient, IAsyncDisposable
             {
                 await _service.DeleteAsync().WaitAsync(StopWait).ConfigureAwait(false);
             }
-            catch (Exception ex) when (ex is TimeoutException or Azure.RequestFailedException)
+            catch (Exception ex) when (ex is TimeoutException || Engine.StorageCalls.StorageFailures.Classify(ex, CancellationToken.None) is not null)
             {
                 // What is left is only the engine's, in the hub store: never the target's.
             }
