@@ -18,8 +18,9 @@ else
   "$root/scripts/check-functions.sh"
 fi
 rm -rf "$results"
+status=0
 dotnet test "$root/tests/StorageBench.Tests/StorageBench.Tests.csproj" -c Release --nologo \
-  --logger "trx;LogFileName=results.trx" --logger "console;verbosity=normal" --results-directory "$results" "$@"
+  --logger "trx;LogFileName=results.trx" --logger "console;verbosity=normal" --results-directory "$results" "$@" || status=$?
 # A filter or a broken discovery can make "dotnet test" pass with nothing run: treat that as failure.
 trx="$results/results.trx"
 [ -f "$trx" ] || { echo "error: no test results were written" >&2; exit 1; }
@@ -31,3 +32,6 @@ if [ "${total:-0}" -eq 0 ]; then
   exit 1
 fi
 echo "tests: ${passed} passed, ${failed} failed"
+# The console log is long and CI keeps only its tail: name the failures last, where they are read.
+grep -o '<UnitTestResult [^>]*outcome="Failed"[^>]*' "$trx" | sed 's/.* testName="\([^"]*\)".*/failed: \1/' || true
+exit "$status"
