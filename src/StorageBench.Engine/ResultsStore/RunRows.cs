@@ -16,6 +16,10 @@ public static class RunRows
     /// <summary>Inverted ticks first, so the newest run sorts first within a scenario.</summary>
     public static string RunRowKey(DateTime startedUtc, string runId) => $"{DateTime.MaxValue.Ticks - startedUtc.Ticks:D19}-{runId}";
 
+    /// <summary>The newest <paramref name="max"/> rows by start, whatever their scenario; a run's rows keep their RowKey order (its own row, then its steps).</summary>
+    public static IEnumerable<TableEntity> Newest(IEnumerable<TableEntity> rows, int max) =>
+        rows.OrderBy(r => r.RowKey, StringComparer.Ordinal).ThenBy(r => r.PartitionKey, StringComparer.Ordinal).Take(max);
+
     /// <summary>The columns every run and step row has.</summary>
     private static TableEntity RowOf(string scenario, string rowKey, string runId, string status, DateTime startedUtc, DateTime endedUtc,
         RunEnvironment environment, IEnumerable<string> errors)
