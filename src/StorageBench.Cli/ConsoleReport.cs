@@ -49,11 +49,11 @@ public static class ConsoleReport
             var l = w.LatencyMs;
             string P(double value, double q) => l.Samples == 0 ? "n/a" : F(value, "#,0.0") + (PercentileSupport.Supports(l.Samples, q) ? "" : ReportWriter.TooFewMark);
             b.AppendLine(CultureInfo.InvariantCulture,
-                $"| {ReportWriter.Label(w)} | {F(w.Operations)} | {F(w.Succeeded)} | {F(w.Failed)} | {F(w.Throttled)} | {F(w.TimedOut)} | {Rate(w.Throughput)} | {P(l.P50, 0.5)} | {P(l.P99, 0.99)} | {Verified(w.Verified)} |");
+                $"| {ReportWriter.Label(w)} | {F(w.Operations)} | {F(w.Succeeded)} | {F(w.Failed)} | {F(w.Throttled)} | {F(w.TimedOut)} | {ReportWriter.RateText(w.Throughput)} | {P(l.P50, 0.5)} | {P(l.P99, 0.99)} | {Verified(w.Verified)} |");
         }
         bool marked = s.Workloads.Any(w => w.LatencyMs.Samples > 0 && !PercentileSupport.Supports(w.LatencyMs.Samples, 0.99));
         Line(b, "p50, p99: latency of successful requests, merged over all slices" +
-            (marked ? $"; {ReportWriter.TooFewMark} too few samples support it (p99 needs {F(PercentileSupport.MinSamples(0.99))})." : "."));
+            (marked ? $"; {ReportWriter.TooFewP99Note}." : "."));
         b.AppendLine();
         foreach (var w in s.Workloads)
         {
@@ -77,8 +77,6 @@ public static class ConsoleReport
     /// <summary>"yes", "NO (39,900/40,000)" or "not verified": the whole sentence is in the workload's note.</summary>
     private static string Verified(VerificationResult v) =>
         v.Matched ? "yes" : v.Unit.Length == 0 ? "not verified" : $"NO ({F(v.Actual)}/{F(v.Expected)})";
-
-    private static string Rate(Throughput t) => t.EntitiesPerSecond is { } e ? $"{F(e, "#,0.0")} entities/s" : $"{F(t.MegabytesPerSecond ?? 0, "#,0.00")} MB/s";
 
     /// <summary>Appends text as lines of at most <see cref="Columns"/>, broken at spaces; a continuation starts at the margin.</summary>
     private static void Line(StringBuilder b, string text)

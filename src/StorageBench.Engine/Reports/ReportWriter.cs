@@ -119,7 +119,21 @@ public static class ReportWriter
 
     private static string Rate(Throughput t) => t.EntitiesPerSecond is { } e
         ? $"{F(e, "0.0")} entities/s ({F(t.KilobytesPerSecond ?? 0, "0.0")} KB/s)"
-        : $"{F(t.MegabytesPerSecond ?? 0, "0.00")} MB/s ({F(t.MegabitsPerSecond ?? 0, "0.0")} Mbps)";
+        : $"{BytesPerSecond(t.MegabytesPerSecond ?? 0)} ({F(t.MegabitsPerSecond ?? 0, "0.0##")} Mbps)";
+
+    /// <summary>"12,345.6 entities/s" or "66.65 MB/s" (<see cref="BytesPerSecond"/>): a throughput in the unit of its workload.</summary>
+    public static string RateText(Throughput t) => t.EntitiesPerSecond is { } e ? $"{F(e, "#,0.0")} entities/s" : BytesPerSecond(t.MegabytesPerSecond ?? 0);
+
+    /// <summary>"66.65 MB/s", or below 1 MB/s "412.50 KB/s": a tiny blob run never reads 0.00 MB/s.</summary>
+    public static string BytesPerSecond(double megabytesPerSecond) => megabytesPerSecond is >= 1 or 0
+        ? $"{F(megabytesPerSecond, "#,0.00")} MB/s"
+        : $"{F(megabytesPerSecond * 1000, "#,0.00")} KB/s";
+
+    /// <summary><see cref="TooFewMark"/> after a percentile q of <paramref name="samples"/> that too few of them support; "" otherwise.</summary>
+    public static string TooFew(long samples, double q) => samples > 0 && !PercentileSupport.Supports(samples, q) ? TooFewMark : "";
+
+    /// <summary>The note under a table whose p99 column may carry <see cref="TooFewMark"/>.</summary>
+    public static string TooFewP99Note => $"{TooFewMark} too few samples support it (p99 needs {F(PercentileSupport.MinSamples(0.99))})";
 
     private static string Ms(double v) => F(v, "0.###");
 
