@@ -21,6 +21,9 @@ public static class StepOrchestrator
 {
     public const string Name = "BenchmarkStep";
 
+    /// <summary>The phases a step's status names while a workload's slices run, and while what they wrote is counted.</summary>
+    public const string RunningPhase = "running", VerifyingPhase = "verifying";
+
     public static async Task<StepResult> RunAsync(TaskOrchestrationContext context, StepInput input)
     {
         string stepId = context.InstanceId;
@@ -51,7 +54,7 @@ public static class StepOrchestrator
                 if (slices.Count > 0)
                 {
                     var verified = await VerifyAsync(context, ActivityNames.VerifyTable,
-                        new VerifyTableInput(targets.TableName, Attempts(slices), slices.Sum(s => s.Units + s.WarmupUnits)), TableInsertWorkload.Name, errors, notes);
+                        new VerifyTableInput(targets.TableName, Attempts(slices), slices.Sum(s => s.Units + s.WarmupUnits)), TableInsertWorkload.Name, plans.Count, input.Index, errors, notes);
                     side = Verified(side, verified);
                     workloads.Add(SummaryCalculator.SummarizeTable(table, slices, verified));
                     accepted.Add(new AcceptedSlices(TableInsertWorkload.Name, Attempts(slices)));
@@ -68,7 +71,7 @@ public static class StepOrchestrator
                 {
                     var verified = await VerifyAsync(context, ActivityNames.VerifyBlobs,
                         new VerifyBlobsInput(targets.ContainerName, Attempts(slices), slices.Sum(s => s.Objects), blob.BlobSizeBytes,
-                            blob.VerifyContent ? slices.ToDictionary(s => s.AttemptId, s => s.ContentMd5 ?? "") : null), BlobUploadWorkload.Name, errors, notes);
+                            blob.VerifyContent ? slices.ToDictionary(s => s.AttemptId, s => s.ContentMd5 ?? "") : null), BlobUploadWorkload.Name, plans.Count, input.Index, errors, notes);
                     side = Verified(side, verified);
                     workloads.Add(SummaryCalculator.SummarizeBlob(blob, slices, verified));
                     accepted.Add(new AcceptedSlices(BlobUploadWorkload.Name, Attempts(slices)));
@@ -158,9 +161,11 @@ public static class StepOrchestrator
     /// deadline, refusing), the figures the slices measured are still kept, marked unverified with the
     /// reason (in errors too); the status is unchanged, and the CLI exits 1 for an unverified run.
     /// </summary>
-    private static async Task<VerificationResult> VerifyAsync(TaskOrchestrationContext context, string activity, object input, string workload, List<string> errors,
-        List<string> notes)
+    private static async Task<VerificationResult> VerifyAsync(TaskOrchestrationContext context, string activity, object input, string workload, int slices, int step,
+        List<string> errors, List<string> notes)
     {
+        // Its own phase: the slices are done, and their progress rows no longer say what the step does (a large table takes minutes).
+        context.SetCustomStatus(new RunProgress(VerifyingPhase, workload, slices, step));
         try
         {
             var verified = await context.CallActivityAsync<VerificationResult>(activity, input);
@@ -192,7 +197,7 @@ public static class StepOrchestrator
     private static async Task<(List<SliceResult> Done, bool Stopped)> FanOutAsync<TPlan>(TaskOrchestrationContext context, string activity,
         IReadOnlyList<TPlan> plans, string workload, int step, List<string> errors, List<string> notes)
     {
-        context.SetCustomStatus(new RunProgress("running", workload, plans.Count, step));
+        context.SetCustomStatus(new RunProgress(RunningPhase, workload, plans.Count, step));
         var calls = plans.Select(p => context.CallActivityAsync<SliceResult>(activity, p)).ToList();
         try
         {
