@@ -28,9 +28,9 @@ public static class ConsoleReport
         string others = env.OtherProcessesCpuShare is { } o ? $"other processes {F(o * 100, "0")}% of its CPU" : "other processes n/a";
         Line(b, $"Machine {env.Machine} ({env.ProcessorCount} cores): {load}, {others} · tool {env.ToolVersion ?? "n/a"}" +
             (env.ToolCommit is { Length: > 0 } commit ? $" ({commit[..Math.Min(12, commit.Length)]})" : ""));
-        foreach (var e in s.Errors)
+        foreach (string line in ReportWriter.ErrorsAndNotes(s))
         {
-            Line(b, $"- error: {e}");
+            Line(b, line);
         }
         if (s.Saturation is { } sat)
         {
@@ -57,10 +57,8 @@ public static class ConsoleReport
         b.AppendLine();
         foreach (var w in s.Workloads)
         {
-            double lag = w.SliceSpread?.MaxStartLagSeconds ?? 0;
-            string late = lag > 0.05 ? $" WARNING: slices passed the synchronized start up to {F(lag * 1000, "0")} ms late; raise startDelaySeconds." : "";
             string blobs = w.BlobsFailed is > 0 ? $" {F(w.BlobsFailed.Value)} blob(s) not committed." : "";
-            Line(b, $"- {ReportWriter.Label(w)}: {w.Measures}.{blobs}{late} Verified: {w.Verified.Detail}.");
+            Line(b, $"- {ReportWriter.Label(w)}: {w.Measures}.{blobs}{ReportWriter.LateStart(w)} Verified: {w.Verified.Detail}.");
         }
         if (CostLine(s) is { } cost)
         {
@@ -101,6 +99,10 @@ public static class ConsoleReport
         string verified = s.Workloads.Count == 0 ? "no workload ran"
             : unverified.Count == 0 ? "verified"
             : "NOT verified: " + string.Join(", ", unverified);
+        if (s.Unmeasured.Count > 0)
+        {
+            verified += "; no figures: " + string.Join(", ", s.Unmeasured.Select(u => ReportWriter.Label(u.Workload, u.StepParameter, u.StepValue)));
+        }
         string errors = s.Errors.Count == 0 ? "" : string.Create(CultureInfo.InvariantCulture, $", {s.Errors.Count} error(s)");
         return $"{s.Status}: run {s.RunId}, {verified}{errors}; {summaryFile}";
     }

@@ -33,11 +33,14 @@ public static class StepOrchestrator
         var workloads = new List<WorkloadSummary>();
         var accepted = new List<AcceptedSlices>();
         var errors = new List<string>();
-        // Bookkeeping that did not work but lost nothing measured (progress, cancel polls, slice rows, verification that
-        // could not read storage): reported in the errors, without changing the status.
+        // What lost nothing measured (a slice that ran again; progress, cancel polls or slice rows that missed; verification that
+        // could not read storage): reported as notes, not errors, and the status stands.
         var notes = new List<string>();
         var hosts = new SortedSet<string>(StringComparer.Ordinal);
         bool canceled = false;
+        // When the step saw the cancel (its slices poll for it about once a second), and the workloads it sent slices for.
+        DateTime? canceledAt = null;
+        var fannedOut = new List<string>();
         TargetRequests? made = null, deleted = null;
         // What the step sends the targets outside its measured window; a phase that could not report its count is named.
         var side = TargetSideRequests.None;
@@ -49,7 +52,9 @@ public static class StepOrchestrator
             {
                 var plans = Planner.PlanTable(input.RunId, stepId, targets.TableName, table, spec.Client, StartAt(context, spec), input.Environment.TargetAccounts);
                 var (slices, stopped) = await FanOutAsync(context, ActivityNames.RunTableSlice, plans, TableInsertWorkload.Name, input.Index, errors, notes);
+                fannedOut.Add(TableInsertWorkload.Name);
                 canceled |= stopped;
+                canceledAt ??= canceled ? context.CurrentUtcDateTime : null;
                 side = Primed(side, slices, plans.Count);
                 if (slices.Count > 0)
                 {
@@ -65,7 +70,9 @@ public static class StepOrchestrator
             {
                 var plans = Planner.PlanBlob(input.RunId, stepId, targets.ContainerName, blob, spec.Client, StartAt(context, spec), input.Environment.TargetAccounts);
                 var (slices, stopped) = await FanOutAsync(context, ActivityNames.RunBlobSlice, plans, BlobUploadWorkload.Name, input.Index, errors, notes);
+                fannedOut.Add(BlobUploadWorkload.Name);
                 canceled |= stopped;
+                canceledAt ??= canceled ? context.CurrentUtcDateTime : null;
                 side = Primed(side, slices, plans.Count);
                 if (slices.Count > 0)
                 {
@@ -82,6 +89,7 @@ public static class StepOrchestrator
         catch (Exception ex)
         {
             canceled |= ex is TaskFailedException stoppedTask && stoppedTask.IsCancellation();
+            canceledAt ??= canceled ? context.CurrentUtcDateTime : null;
             errors.Add(TaskFailures.Report(ex));
         }
         finally
@@ -111,14 +119,21 @@ public static class StepOrchestrator
         // A workload that measured nothing (all warm-up, nothing sent) is not a result: the step fails, naming it.
         errors.AddRange(SummaryCalculator.NothingMeasured(workloads, canceled));
         string status = canceled ? RunStatus.Canceled : errors.Count > 0 ? RunStatus.Failed : RunStatus.Completed;
-        errors.AddRange(notes);
+        // Every workload of the spec is in the summary: with figures, or here with why it has none.
+        UnmeasuredWorkload[] unmeasured = [.. WorkloadsOf(spec).Where(name => !workloads.Any(w => w.Workload == name)).Select(name => new UnmeasuredWorkload(name, input.Parameter, input.Value,
+            !fannedOut.Contains(name) ? NotStarted(canceledAt, "an earlier part of the step failed (see the errors)")
+            : canceledAt is { } at ? $"canceled at {at:HH:mm:ss}Z before any slice handed back figures"
+            : "no slice handed back figures (see the errors)"))];
         var ended = context.CurrentUtcDateTime;
         var env = (input.Environment with { EmulatorVersion = input.Environment.TargetKind == "Azurite" ? made?.Server : null }).ToRun(Math.Max(1, hosts.Count), input.Host, null);
         WorkloadSummary[] headlines = [.. workloads.Select(WorkloadPayloads.Headline)];
         try
         {
             await context.CallActivityAsync<bool>(ActivityNames.StoreStep, new StoreStepInput(
-                new StepRecord(input.RunId, spec.Scenario, input.RunStartedUtc, ended, env, input.Index, input.Parameter, input.Value, status, errors, headlines),
+                new StepRecord(input.RunId, spec.Scenario, input.RunStartedUtc, ended, env, input.Index, input.Parameter, input.Value, status, errors, headlines)
+                {
+                    Notes = notes, Unmeasured = unmeasured,
+                },
                 [.. accepted]));
         }
         catch (Exception ex)
@@ -141,8 +156,28 @@ public static class StepOrchestrator
             errors.Add("telemetry: " + TaskFailures.Describe(ex));
         }
         var stepped = input.Parameter is null ? workloads : [.. workloads.Select(w => w with { StepParameter = input.Parameter, StepValue = input.Value })];
-        return new StepResult(stepId, input.Index, input.Parameter, input.Value, status, errors, stepped, [.. hosts]) { Server = made?.Server, SideRequests = side };
+        return new StepResult(stepId, input.Index, input.Parameter, input.Value, status, errors, stepped, [.. hosts])
+        {
+            Server = made?.Server, SideRequests = side, Notes = notes, Unmeasured = unmeasured,
+        };
     }
+
+    /// <summary>The workloads a spec asks for, in the order a step runs them.</summary>
+    internal static IEnumerable<string> WorkloadsOf(RunSpec spec)
+    {
+        if (spec.TableInsert is not null)
+        {
+            yield return TableInsertWorkload.Name;
+        }
+        if (spec.BlobUpload is not null)
+        {
+            yield return BlobUploadWorkload.Name;
+        }
+    }
+
+    /// <summary>Why a workload was never started: the run's cancel (and when it was seen), or <paramref name="otherwise"/>.</summary>
+    private static string NotStarted(DateTime? canceledAt, string otherwise) =>
+        "not started: " + (canceledAt is { } at ? $"the run was canceled at {at:HH:mm:ss}Z" : otherwise);
 
     /// <summary>The slices' priming requests (their own counts); a slice whose result never came reported none.</summary>
     private static TargetSideRequests Primed(TargetSideRequests side, List<SliceResult> done, int planned)
