@@ -12,7 +12,7 @@ namespace StorageBench.Cli;
 
 /// <summary>
 /// `storagebench runs`: the runs, newest first, filtered. With an account (--connection-string or the STORAGEBENCH_*
-/// settings) those of its results table, newest first within a scenario; without one, the local runs: the summary.json
+/// settings) those of its results table; without one, the local runs: the summary.json
 /// files that storagebench run wrote under --results (default out), so a first run on Azurite is listed too.
 /// </summary>
 public static class RunsCommand
