@@ -1,3 +1,4 @@
+using System.Globalization;
 using StorageBench.Engine.Cost;
 using StorageBench.Engine.Measurement;
 using Microsoft.DurableTask;
@@ -122,7 +123,7 @@ public static class StepOrchestrator
         // Every workload of the spec is in the summary: with figures, or here with why it has none.
         UnmeasuredWorkload[] unmeasured = [.. WorkloadsOf(spec).Where(name => !workloads.Any(w => w.Workload == name)).Select(name => new UnmeasuredWorkload(name, input.Parameter, input.Value,
             !fannedOut.Contains(name) ? NotStarted(canceledAt, "an earlier part of the step failed (see the errors)")
-            : canceledAt is { } at ? $"canceled at {at:HH:mm:ss}Z before any slice handed back figures"
+            : canceledAt is { } at ? $"canceled at {Utc(at)} before any slice handed back figures"
             : "no slice handed back figures (see the errors)"))];
         var ended = context.CurrentUtcDateTime;
         var env = (input.Environment with { EmulatorVersion = input.Environment.TargetKind == "Azurite" ? made?.Server : null }).ToRun(Math.Max(1, hosts.Count), input.Host, null);
@@ -177,7 +178,10 @@ public static class StepOrchestrator
 
     /// <summary>Why a workload was never started: the run's cancel (and when it was seen), or <paramref name="otherwise"/>.</summary>
     private static string NotStarted(DateTime? canceledAt, string otherwise) =>
-        "not started: " + (canceledAt is { } at ? $"the run was canceled at {at:HH:mm:ss}Z" : otherwise);
+        "not started: " + (canceledAt is { } at ? $"the run was canceled at {Utc(at)}" : otherwise);
+
+    /// <summary>"11:28:40Z", whatever the culture's time separator.</summary>
+    private static string Utc(DateTime at) => at.ToString("HH:mm:ss'Z'", CultureInfo.InvariantCulture);
 
     /// <summary>The slices' priming requests (their own counts); a slice whose result never came reported none.</summary>
     private static TargetSideRequests Primed(TargetSideRequests side, List<SliceResult> done, int planned)
