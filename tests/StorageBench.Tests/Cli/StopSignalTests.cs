@@ -153,7 +153,7 @@ public class StopSignalTests(ITestOutputHelper output)
         var table = summary.Workloads.Single();
         Assert.True(table.Verified.Matched, table.Verified.Detail);
         Assert.All(table.PerSlice, s => Assert.Equal($"{Environment.MachineName}/{second.Id}", s.Worker));
-        Assert.Contains(summary.Errors, e => e.Contains("re-run", StringComparison.Ordinal) && e.Contains($"/{first.Id}", StringComparison.Ordinal));
+        Assert.Contains(summary.Notes, e => e.Contains("re-run", StringComparison.Ordinal) && e.Contains($"/{first.Id}", StringComparison.Ordinal));
         Assert.Empty(await new TargetCleaner([target]).OfRunAsync(summary.RunId, default));
     }
 
