@@ -119,10 +119,11 @@ public class StopSignalTests(ITestOutputHelper output)
         await using var storage = await AzuriteServer.StartAsync();
         var target = StorageTarget.FromConnectionString(storage.ConnectionString);
         string dir = TempDir();
-        // Two slices of 20 s in an open loop (a small table: the verification's scan stays quick on a busy machine).
+        // Two slices of 30 s in an open loop (a small table: the verification's scan stays quick on a busy machine); 30 s, so
+        // they are still writing when a second worker has started on a loaded machine and the first is sent SIGTERM.
         string spec = await SpecAsync(dir, """
             { "scenario": "sigterm-worker", "startDelaySeconds": 1,
-              "tableInsert": { "entitySizeBytes": 128, "batchSize": 20, "partitionCount": 2, "concurrency": 2, "slices": 2, "durationSeconds": 20,
+              "tableInsert": { "entitySizeBytes": 128, "batchSize": 20, "partitionCount": 2, "concurrency": 2, "slices": 2, "durationSeconds": 30,
                                "targetOperationsPerSecond": 10 } }
             """);
         await using var first = Cli.Start(output, "worker", "--connection-string", storage.ConnectionString, "--max-activities", "2");
