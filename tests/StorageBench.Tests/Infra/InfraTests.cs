@@ -41,29 +41,52 @@ public class InfraTests
         Assert.Equal("10.0", runtime.GetProperty("version").GetString());
     }
 
-    [Theory]
-    [InlineData("modules/storage.bicep", "allowSharedKeyAccess: false", "allowSharedKeyAccess: true", "allowSharedKeyAccess")]
-    [InlineData("modules/storage.bicep", "minimumTlsVersion: 'TLS1_2'", "minimumTlsVersion: 'TLS1_0'", "minimumTlsVersion")]
-    [InlineData("modules/storage.bicep", "allowBlobPublicAccess: false", "allowBlobPublicAccess: true", "allowBlobPublicAccess")]
-    [InlineData("modules/storage.bicep", "supportsHttpsTrafficOnly: true", "supportsHttpsTrafficOnly: false", "supportsHttpsTrafficOnly")]
-    [InlineData("modules/monitoring.bicep", "DisableLocalAuth: true", "DisableLocalAuth: false", "DisableLocalAuth")]
-    [InlineData("modules/functionapp.bicep", "AzureWebJobsStorage__credential: 'managedidentity'",
-        "AzureWebJobsStorage: 'DefaultEndpointsProtocol=https;AccountName=${hostStorage.name};AccountKey=${hostStorage.listKeys().keys[0].value}'", "AzureWebJobsStorage")]
-    [InlineData("modules/storage-roles.bicep", "roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', roleId)",
-        "roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', 'b24988ac-6180-42a0-ab88-20f7382dd24c')", "broad role")]
-    [InlineData("main.bicep", "var storageQueueDataContributor = '974c5e8b-45b9-4653-ba55-5f855dd0fb88'",
-        "var storageQueueDataContributor = '00000000-0000-0000-0000-000000000000'", "role assignment missing: Storage Queue Data Contributor")]
-    public async Task FlippingASecuritySettingFailsTheCheck(string file, string from, string to, string expected)
-    {
-        string copy = CopyInfra();
-        string path = Path.Combine(copy, "infra", "bicep", file);
-        string text = await File.ReadAllTextAsync(path);
-        Assert.Contains(from, text);
-        await File.WriteAllTextAsync(path, text.Replace(from, to));
+    public sealed record Flip(string File, string From, string To, string Expected);
 
-        using var arm = await CompileAsync(copy);
+    /// <summary>Each security setting turned the wrong way, and the violation the check must then report.</summary>
+    private static readonly Flip[] Flips =
+    [
+        new("modules/storage.bicep", "allowSharedKeyAccess: false", "allowSharedKeyAccess: true", "allowSharedKeyAccess"),
+        new("modules/storage.bicep", "minimumTlsVersion: 'TLS1_2'", "minimumTlsVersion: 'TLS1_0'", "minimumTlsVersion"),
+        new("modules/storage.bicep", "allowBlobPublicAccess: false", "allowBlobPublicAccess: true", "allowBlobPublicAccess"),
+        new("modules/storage.bicep", "supportsHttpsTrafficOnly: true", "supportsHttpsTrafficOnly: false", "supportsHttpsTrafficOnly"),
+        new("modules/monitoring.bicep", "DisableLocalAuth: true", "DisableLocalAuth: false", "DisableLocalAuth"),
+        new("modules/functionapp.bicep", "AzureWebJobsStorage__credential: 'managedidentity'",
+            "AzureWebJobsStorage: 'DefaultEndpointsProtocol=https;AccountName=${hostStorage.name};AccountKey=${hostStorage.listKeys().keys[0].value}'", "AzureWebJobsStorage"),
+        new("modules/storage-roles.bicep", "roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', roleId)",
+            "roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', 'b24988ac-6180-42a0-ab88-20f7382dd24c')", "broad role"),
+        new("main.bicep", "var storageQueueDataContributor = '974c5e8b-45b9-4653-ba55-5f855dd0fb88'",
+            "var storageQueueDataContributor = '00000000-0000-0000-0000-000000000000'", "role assignment missing: Storage Queue Data Contributor"),
+    ];
+
+    public static TheoryData<int> FlipIndexes() => new(Enumerable.Range(0, Flips.Length));
+
+    /// <summary>Every flipped copy compiled by one Bicep process (--pattern): one start-up instead of one a flip.</summary>
+    private static readonly Lazy<Task<string>> FlippedCopies = new(async () =>
+    {
+        string root = Directory.CreateTempSubdirectory("infra-flips").FullName;
+        for (int i = 0; i < Flips.Length; i++)
+        {
+            string copy = CopyInfra(Path.Combine(root, $"flip{i}"));
+            string path = Path.Combine(copy, "infra", "bicep", Flips[i].File);
+            string text = await File.ReadAllTextAsync(path);
+            Assert.Contains(Flips[i].From, text);
+            await File.WriteAllTextAsync(path, text.Replace(Flips[i].From, Flips[i].To));
+        }
+        var build = await BicepAsync(root, "build", "--pattern", "flip*/infra/bicep/main.bicep");
+        Assert.True(build.Exit == 0, build.Stderr);
+        return root;
+    });
+
+    [Theory]
+    [MemberData(nameof(FlipIndexes))]
+    public async Task FlippingASecuritySettingFailsTheCheck(int flip)
+    {
+        string root = await FlippedCopies.Value;
+        using var arm = JsonDocument.Parse(await File.ReadAllTextAsync(Path.Combine(root, $"flip{flip}", "infra", "bicep", "main.json")));
         var violations = InfraSecurity.Violations(arm.RootElement);
-        Assert.Contains(violations, v => v.Contains(expected, StringComparison.Ordinal));
+        Assert.True(violations.Any(v => v.Contains(Flips[flip].Expected, StringComparison.Ordinal)),
+            $"{Flips[flip]} was not caught; the check reported: {string.Join("; ", violations)}");
     }
 
     private static async Task<JsonDocument> CompileAsync(string root)
@@ -73,10 +96,9 @@ public class InfraTests
         return JsonDocument.Parse(build.Stdout);
     }
 
-    /// <summary>infra/ with what it loads (queries/, specs/) in the same relative places.</summary>
-    private static string CopyInfra()
+    /// <summary>infra/ with what it loads (queries/, specs/) in the same relative places, in <paramref name="target"/>.</summary>
+    private static string CopyInfra(string target)
     {
-        string target = Directory.CreateTempSubdirectory("infra").FullName;
         foreach (var dir in new[] { "infra/bicep", "queries", "specs" })
         {
             foreach (var file in Directory.GetFiles(Path.Combine(Root, dir), "*", SearchOption.AllDirectories))
