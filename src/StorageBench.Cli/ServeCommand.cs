@@ -32,6 +32,8 @@ public static class ServeCommand
     public static async Task<int> RunAsync(int port, string? connectionString, string? pricesFile, TextWriter stdout, TextWriter stderr, CancellationToken ct,
         string taskHub = TaskHubSettings.DefaultHubName, string? hubConnectionString = null)
     {
+        // Checked again when the server binds it (another program may take it meanwhile), but first, before Azurite or the hub store start.
+        LoopbackServer.EnsureFree(port);
         if (await CliTargets.PricesAsync(pricesFile, stderr).ConfigureAwait(false) is not PriceTable prices)
         {
             return CliApp.UsageError;
