@@ -28,7 +28,7 @@ public static class RunsCommand
         {
             Description = "a numeric results column and a bound, e.g. TableEntities>=5000000000 or TableLatencyP99Ms<200; may repeat",
             HelpName = "Column>=Number",
-            CustomParser = r => UsageErrors.ParseEach(r, t => RunFilter.ParseThreshold(t)) is { } list ? [.. list] : [],
+            CustomParser = r => UsageErrors.ParseEach(r, t => RunFilter.ParseThreshold(t), "--where") is { } list ? [.. list] : [],
         };
         var max = new Option<int>("--max")
         {
