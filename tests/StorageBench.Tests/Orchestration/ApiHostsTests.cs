@@ -4,7 +4,6 @@ using System.Text.Json.Nodes;
 using CsCheck;
 using Microsoft.AspNetCore.Http;
 using Microsoft.AspNetCore.Mvc;
-using Microsoft.Azure.Functions.Worker;
 using Microsoft.Extensions.Logging.Abstractions;
 using StorageBench.Cli;
 using StorageBench.Engine.Cleanup;
@@ -141,7 +140,7 @@ public sealed class ApiHostsTests : IAsyncLifetime
             (request.Body, request.ContentLength, request.ContentType) = (new MemoryStream(body), body.Length, contentType);
         }
         var functions = new RunsFunctions(_results, new TargetCleaner([Target]), TimeProvider.System, PriceTableReader.BuiltIn, NullLoggerFactory.Instance);
-        var context = new Invocation();
+        var context = new TestFunctionContext(CancellationToken.None);
         // No Durable client: a request that reached it would fail (500), and the answers would differ from serve's.
         IActionResult result = (method, uri.AbsolutePath.Split('/', StringSplitOptions.RemoveEmptyEntries)) switch
         {
@@ -156,20 +155,5 @@ public sealed class ApiHostsTests : IAsyncLifetime
         var content = Assert.IsType<ContentResult>(result);
         Assert.Equal("application/json", content.ContentType);
         return (content.StatusCode!.Value, JsonNode.Parse(content.Content!)!);
-    }
-
-    /// <summary>What the functions read of their invocation: its cancellation token only.</summary>
-    private sealed class Invocation : FunctionContext
-    {
-        public override string InvocationId => "test";
-        public override string FunctionId => "test";
-        public override TraceContext TraceContext => throw new NotSupportedException();
-        public override BindingContext BindingContext => throw new NotSupportedException();
-        public override RetryContext RetryContext => throw new NotSupportedException();
-        public override IServiceProvider InstanceServices { get; set; } = null!;
-        public override FunctionDefinition FunctionDefinition => throw new NotSupportedException();
-        public override IDictionary<object, object> Items { get; set; } = new Dictionary<object, object>();
-        public override IInvocationFeatures Features => throw new NotSupportedException();
-        public override CancellationToken CancellationToken => default;
     }
 }
