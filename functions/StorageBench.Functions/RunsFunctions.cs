@@ -73,7 +73,7 @@ public sealed class RunsFunctions(ResultsTableStore results, TargetCleaner clean
     public async Task<IActionResult> CompareRuns(
         [HttpTrigger(AuthorizationLevel.Function, "get", Route = "compare")] HttpRequest req,
         [DurableClient] DurableTaskClient client, FunctionContext context) =>
-        Reply(req, await RunsApi.AnsweredAsync(() => Api(client).CompareAsync(Query(req, "baseline"), Query(req, "candidate"), context.CancellationToken, Query(req, "judgeDifferentSpecs")), context.CancellationToken).ConfigureAwait(false));
+        Reply(req, await RunsApi.AnsweredAsync(() => Api(client).CompareAsync(Query(req, "baseline"), Query(req, "candidate"), context.CancellationToken, Query(req, "judgeDifferentSpecs")), context.CancellationToken, _log).ConfigureAwait(false));
 
     /// <summary>
     /// The dashboard page (the one storagebench serve shows at /), at /api/dashboard. Open it with ?code=KEY (a host key):
