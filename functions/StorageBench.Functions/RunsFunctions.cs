@@ -23,8 +23,8 @@ public sealed class RunsFunctions(ResultsTableStore results, TargetCleaner clean
         [HttpTrigger(AuthorizationLevel.Function, "post", Route = "runs")] HttpRequest req,
         [DurableClient] DurableTaskClient client, FunctionContext context)
     {
-        var (spec, tooLarge) = await RunsApi.ReadBodyAsync(req.Body, req.ContentLength, context.CancellationToken).ConfigureAwait(false);
-        var reply = tooLarge ?? await RunsApi.AnsweredAsync(() => Api(client).StartAsync(spec!, new RunLinks(PublicBase(req), CallerKey(req)), Query(req, "id"), context.CancellationToken), context.CancellationToken, _log).ConfigureAwait(false);
+        var (spec, refused) = await RunsApi.ReadBodyAsync(req.Body, req.ContentLength, req.ContentType, context.CancellationToken).ConfigureAwait(false);
+        var reply = refused ?? await RunsApi.AnsweredAsync(() => Api(client).StartAsync(spec!, new RunLinks(PublicBase(req), CallerKey(req)), Query(req, "id"), context.CancellationToken), context.CancellationToken, _log).ConfigureAwait(false);
         if (reply is { StatusCode: 202, Body: JsonObject json } && json["id"]?.GetValue<string>() is { } id)
         {
             // Durable's own endpoints too; POST cancelPostUri is the way to stop a run that also cleans up.
@@ -66,14 +66,14 @@ public sealed class RunsFunctions(ResultsTableStore results, TargetCleaner clean
     public async Task<IActionResult> RunReport(
         [HttpTrigger(AuthorizationLevel.Function, "get", Route = "runs/{id}/report")] HttpRequest req, string id,
         [DurableClient] DurableTaskClient client, FunctionContext context) =>
-        Reply(req, await RunsApi.AnsweredAsync(() => Api(client).ReportAsync(id, context.CancellationToken), context.CancellationToken).ConfigureAwait(false));
+        Reply(req, await RunsApi.AnsweredAsync(() => Api(client).ReportAsync(id, context.CancellationToken), context.CancellationToken, _log).ConfigureAwait(false));
 
     /// <summary>Two stored runs against their noise, as storagebench compare judges them.</summary>
     [Function("CompareRuns")]
     public async Task<IActionResult> CompareRuns(
         [HttpTrigger(AuthorizationLevel.Function, "get", Route = "compare")] HttpRequest req,
         [DurableClient] DurableTaskClient client, FunctionContext context) =>
-        Reply(req, await RunsApi.AnsweredAsync(() => Api(client).CompareAsync(Query(req, "baseline"), Query(req, "candidate"), context.CancellationToken), context.CancellationToken).ConfigureAwait(false));
+        Reply(req, await RunsApi.AnsweredAsync(() => Api(client).CompareAsync(Query(req, "baseline"), Query(req, "candidate"), context.CancellationToken, Query(req, "judgeDifferentSpecs")), context.CancellationToken, _log).ConfigureAwait(false));
 
     /// <summary>
     /// The dashboard page (the one storagebench serve shows at /), at /api/dashboard. Open it with ?code=KEY (a host key):
@@ -90,9 +90,10 @@ public sealed class RunsFunctions(ResultsTableStore results, TargetCleaner clean
     /// StartRun returns carry it, so they work as returned. Never logged.
     /// </summary>
     public static string? CallerKey(HttpRequest req) =>
-        req.Headers["x-functions-key"].FirstOrDefault() is { Length: > 0 } header ? header : Query(req, RunLinks.KeyQuery);
+        req.Headers["x-functions-key"].FirstOrDefault() is { Length: > 0 } header ? header : Query(req, RunLinks.KeyQuery) is { Length: > 0 } key ? key : null;
 
-    private static string? Query(HttpRequest req, string name) => req.Query[name].FirstOrDefault() is { Length: > 0 } value ? value : null;
+    /// <summary>A query parameter as given, an empty value as empty (as serve passes it): RunsApi alone judges it (`?last=` is a 400 in both).</summary>
+    private static string? Query(HttpRequest req, string name) => req.Query[name].FirstOrDefault();
 
     /// <summary>The URL clients used: behind the Functions front end the request arrives proxied, so forwarded headers win.</summary>
     private static Uri PublicBase(HttpRequest req) =>

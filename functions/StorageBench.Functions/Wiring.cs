@@ -57,7 +57,7 @@ internal static class Wiring
     /// <summary>The cost estimate's price table: the file STORAGEBENCH_PRICES_FILE names (a path the app can read), else the built-in one.</summary>
     private static PriceTable Prices(Func<string, string?> setting)
     {
-        var (prices, errors) = PriceTableReader.Resolve(null, setting);
+        var (prices, errors) = PriceTableReader.Resolve(setting);
         return prices ?? throw new InvalidOperationException(
             $"{PriceTableReader.Setting} names a price table that was rejected: {string.Join("; ", errors)}");
     }

@@ -204,7 +204,7 @@ public static class AbCommand
                 double[] a = Values("baseline"), c = Values("candidate");
                 // The one rule (ChangeRule): enough rounds for an interval, and for a percentile enough samples in every round.
                 string? why = a.Length == 0 || c.Length == 0 ? "a side has no completed round with this figure"
-                    : ChangeRule.RoundsReason(a.Length, c.Length)
+                    : (ChangeRule.RoundsReason(a.Length, c.Length) is { } few ? few + " (raise --rounds)" : null)
                     ?? (quantile is not { } q ? null : completed.Select(r => (r, w: Of(r))).Where(x => x.w is not null)
                         .Select(x => ChangeRule.PercentileReason($"round {x.r.Round}'s {x.r.Side}", q, x.w!.LatencySamples, x.w.DurationSeconds)).FirstOrDefault(m => m is not null));
                 if (why is not null)

@@ -15,7 +15,7 @@ public static class CleanupCommand
         string defaultAge = string.Create(CultureInfo.InvariantCulture, $"{RunStarter.LeftoverAgeHours:0}h");
         var olderThan = new Option<string>("--older-than")
         {
-            Description = $"only what was created more than AGE ago (default {defaultAge}: no run lives longer; e.g. 30m, 6h, 2d)",
+            Description = "only what was created more than AGE ago, e.g. 30m, 6h, 2d (no run lives longer than the default)",
             HelpName = "AGE", DefaultValueFactory = _ => defaultAge,
             Validators = { r => { if (r.Tokens is [var t] && ParseAge(t.Value) is null) { r.AddError($"--older-than: \"{t.Value}\" must be a duration like 30m, 6h or 2d (s, m, h or d)"); } } },
         };

@@ -68,7 +68,7 @@ public static class CliTargets
     /// </summary>
     public static async Task<PriceTable?> PricesAsync(string? pricesFile, TextWriter stderr)
     {
-        var (prices, errors) = PriceTableReader.Resolve(pricesFile, Environment.GetEnvironmentVariable);
+        var (prices, errors) = PriceTableReader.Resolve(pricesFile, "--prices", Environment.GetEnvironmentVariable);
         if (prices is null)
         {
             string from = pricesFile is not null ? $"{pricesFile} (--prices)"

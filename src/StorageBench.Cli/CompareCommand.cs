@@ -10,6 +10,11 @@ namespace StorageBench.Cli;
 /// <summary>`storagebench compare BASELINE CANDIDATE`: two runs metric by metric, each change against the runs' own noise.</summary>
 public static class CompareCommand
 {
+    private const string JudgeDifferentSpecs = "--judge-different-specs";
+
+    /// <summary>The CLI's way to have runs of different specs judged, as the comparison's note says it.</summary>
+    public const string JudgeAnyway = "give " + JudgeDifferentSpecs;
+
     public static Command Create(CliContext cli)
     {
         const string run = "a run id in the results table (of --connection-string or the STORAGEBENCH_* settings; without them, a local run's, in the hub store), or a summary.json file (or its out/<runId> directory)";
@@ -23,7 +28,7 @@ public static class CompareCommand
                 ? p : throw new FormatException($"--fail-if-slower: \"{t}\" must be a percentage above 0 and below 100, e.g. 10")) is [var p] ? p : null,
         };
         var outFile = new Option<string?>("--out") { Description = "also write the comparison as Markdown to FILE.md", HelpName = "FILE.md" };
-        var judgeDifferentSpecs = new Option<bool>("--judge-different-specs") { Description = "judge runs whose specs differ (they are named, and not judged, otherwise)" };
+        var judgeDifferentSpecs = new Option<bool>(JudgeDifferentSpecs) { Description = "judge runs whose specs differ (they are named, and not judged, otherwise)" };
         var command = new Command("compare", "Compare two runs metric by metric (sweeps step by step), each change against the runs' own noise. " +
             "Steps too short to resolve are not judged (docs/comparing.md). Exit 0 compared, 1 slower than --fail-if-slower allows, 2 bad arguments, " +
             "3 --fail-if-slower could not judge a throughput (the line says what to change).")
@@ -73,7 +78,7 @@ public static class CompareCommand
         {
             try
             {
-                await File.WriteAllTextAsync(outFile, ComparisonReport.Markdown(comparison), ct).ConfigureAwait(false);
+                await File.WriteAllTextAsync(outFile, ComparisonReport.Markdown(comparison, JudgeAnyway), ct).ConfigureAwait(false);
             }
             catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
             {
@@ -81,7 +86,7 @@ public static class CompareCommand
                 return CliApp.UsageError;
             }
         }
-        await stdout.WriteLineAsync(ComparisonReport.ConsoleTable(comparison)).ConfigureAwait(false);
+        await stdout.WriteLineAsync(ComparisonReport.ConsoleTable(comparison, JudgeAnyway)).ConfigureAwait(false);
         if (outFile is not null)
         {
             await stdout.WriteLineAsync($"Wrote {outFile}").ConfigureAwait(false);

@@ -21,8 +21,8 @@ public static class LocalApiServer
             {
                 // Kestrel's own limit (30 MB) would cut the connection before the API could answer 413 in its shape.
                 request.HttpContext.Features.Get<Microsoft.AspNetCore.Http.Features.IHttpMaxRequestBodySizeFeature>()!.MaxRequestBodySize = RunsApi.DrainBytes + 1;
-                var (body, tooLarge) = await RunsApi.ReadBodyAsync(request.Body, request.ContentLength, rct);
-                return Send(tooLarge ?? await api.StartAsync(body!, new Uri($"{request.Scheme}://{request.Host}/"), request.Query["id"].FirstOrDefault(), rct));
+                var (body, refused) = await RunsApi.ReadBodyAsync(request.Body, request.ContentLength, request.ContentType, rct);
+                return Send(refused ?? await api.StartAsync(body!, new Uri($"{request.Scheme}://{request.Host}/"), request.Query["id"].FirstOrDefault(), rct));
             });
             app.MapGet("/api/runs", async (HttpRequest request, CancellationToken rct) =>
                 Send(await api.ListAsync(request.Query["scenario"].FirstOrDefault(), request.Query["last"].FirstOrDefault(), rct)));
@@ -30,7 +30,8 @@ public static class LocalApiServer
             app.MapPost("/api/runs/{id}/cancel", async (string id, CancellationToken rct) => Send(await api.CancelAsync(id, rct)));
             app.MapGet("/api/runs/{id}/report", async (string id, CancellationToken rct) => Send(await api.ReportAsync(id, rct)));
             app.MapGet("/api/compare", async (HttpRequest request, CancellationToken rct) =>
-                Send(await api.CompareAsync(request.Query["baseline"].FirstOrDefault(), request.Query["candidate"].FirstOrDefault(), rct)));
+                Send(await api.CompareAsync(request.Query["baseline"].FirstOrDefault(), request.Query["candidate"].FirstOrDefault(), rct,
+                    request.Query["judgeDifferentSpecs"].FirstOrDefault())));
             app.MapGet("/", () => Send(DashboardPage.Response()));
         }, ct);
 
@@ -48,14 +49,13 @@ public static class LocalApiServer
         }
         catch (BadHttpRequestException ex) when (!context.Response.HasStarted)
         {
-            await new JsonResult(ApiResponse.Error(ex.StatusCode, ex.StatusCode == StatusCodes.Status413PayloadTooLarge
-                ? $"the request body is larger than {RunsApi.MaxBodyBytes:N0} bytes: a run spec is a JSON object of a few KB; nothing was started"
-                : $"bad request: {ex.Message}")).ExecuteAsync(context);
+            await new JsonResult(ex.StatusCode == StatusCodes.Status413PayloadTooLarge ? RunsApi.TooLarge() : ApiResponse.Error(ex.StatusCode, $"bad request: {ex.Message}"))
+                .ExecuteAsync(context);
             return;
         }
         catch (Exception ex) when (!context.Response.HasStarted && !context.RequestAborted.IsCancellationRequested)
         {
-            await new JsonResult(ApiResponse.Error(500, $"{ex.GetType().Name}: {Engine.ErrorText.Compact(ex.Message)}")).ExecuteAsync(context);
+            await new JsonResult(ApiResponse.Unexpected(ex)).ExecuteAsync(context);
             return;
         }
         if (context.Response.StatusCode >= 400 && !context.Response.HasStarted)

@@ -36,11 +36,35 @@ public sealed class LoopbackServer : IAsyncDisposable
         catch (IOException ex) when (ex.InnerException is Microsoft.AspNetCore.Connections.AddressInUseException)
         {
             await app.DisposeAsync().ConfigureAwait(false);
-            throw new LocalSetupException($"port {port} on 127.0.0.1 is in use (another storagebench serve, or another program): pass --port N for another one, or --port 0 for a free one", ex);
+            throw PortInUse(port, ex);
         }
         var address = app.Services.GetRequiredService<IServer>().Features.Get<IServerAddressesFeature>()!.Addresses.Single();
         return new LoopbackServer(app, new Uri(address));
     }
+
+    /// <summary>
+    /// Fails with the busy-port line when <paramref name="port"/> (0: any free one, never busy) cannot be bound on 127.0.0.1 now,
+    /// so a command checks it before it starts anything (Azurite, the hub store) that would only be stopped again.
+    /// </summary>
+    public static void EnsureFree(int port)
+    {
+        if (port == 0)
+        {
+            return;
+        }
+        using var probe = new System.Net.Sockets.Socket(System.Net.Sockets.AddressFamily.InterNetwork, System.Net.Sockets.SocketType.Stream, System.Net.Sockets.ProtocolType.Tcp);
+        try
+        {
+            probe.Bind(new IPEndPoint(IPAddress.Loopback, port));
+        }
+        catch (System.Net.Sockets.SocketException ex) when (ex.SocketErrorCode == System.Net.Sockets.SocketError.AddressAlreadyInUse)
+        {
+            throw PortInUse(port, ex);
+        }
+    }
+
+    private static LocalSetupException PortInUse(int port, Exception inner) =>
+        new($"port {port} on 127.0.0.1 is in use (another storagebench serve, or another program): pass --port N for another one, or --port 0 for a free one", inner);
 
     public Task WaitForShutdownAsync(CancellationToken ct) => HostingAbstractionsHostExtensions.WaitForShutdownAsync(_app, ct);
 

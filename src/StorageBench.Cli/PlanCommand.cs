@@ -73,8 +73,8 @@ public static class PlanCommand
     public static async Task<int> RunAsync(PlanRequest request, IReadOnlyList<string> from, string? writeSpec, string? targetsFile, string? pricesFile,
         StorageTarget? results, string? resultsError, TextWriter stdout, TextWriter stderr, CancellationToken ct)
     {
-        var (targets, targetErrors) = ScalabilityTargets.Read(targetsFile);
-        var (prices, priceErrors) = PriceTableReader.Resolve(pricesFile, Environment.GetEnvironmentVariable);
+        var (targets, targetErrors) = ScalabilityTargets.Read(targetsFile, "--targets");
+        var (prices, priceErrors) = PriceTableReader.Resolve(pricesFile, "--prices", Environment.GetEnvironmentVariable);
         if (targets is null || prices is null)
         {
             await stderr.WriteLineAsync($"error: {(targets is null ? $"the scalability targets {targetsFile} (--targets)" : "the price table")} was rejected; nothing was planned:").ConfigureAwait(false);

@@ -10,7 +10,7 @@ public static class QueryCommand
     public static Command Create(CliContext cli)
     {
         var name = new Argument<string>("NAME") { Description = $"the query: {string.Join(", ", LocalQueries.Named.Keys)}" };
-        var results = new Option<string>("--results") { Description = "directory of the local runs (default: out)", HelpName = "DIR", DefaultValueFactory = _ => "out" };
+        var results = new Option<string>("--results") { Description = "directory of the local runs", HelpName = "DIR", DefaultValueFactory = _ => "out" };
         var command = new Command("query", "Run a named query over the local runs (out/*/summary.json) and print its table.") { name, results };
         command.SetAction((r, _) => RunAsync(r.GetValue(name)!, r.GetValue(results)!, cli.Stdout, cli.Stderr));
         return command;

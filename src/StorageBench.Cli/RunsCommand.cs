@@ -20,7 +20,7 @@ public static class RunsCommand
     public static Command Create(CliContext cli)
     {
         var connectionString = CliTargets.ConnectionStringOption("the account whose results table is read (default: the STORAGEBENCH_RESULTS_* or STORAGEBENCH_HUB_CONNECTION_STRING setting; with neither, the local runs)");
-        var local = new Option<string>("--results") { Description = "without an account: directory of the local runs (default: out)", HelpName = "DIR", DefaultValueFactory = _ => "out" };
+        var local = new Option<string>("--results") { Description = "without an account: directory of the local runs", HelpName = "DIR", DefaultValueFactory = _ => "out" };
         var scenario = new Option<string?>("--scenario") { Description = "only this scenario", HelpName = "S" };
         var since = DateOption("--since", "only runs started at or after DATE (2026-11-22 or 2026-11-22T02:00:00Z)");
         var until = DateOption("--until", "only runs started before DATE");
@@ -28,11 +28,11 @@ public static class RunsCommand
         {
             Description = "a numeric results column and a bound, e.g. TableEntities>=5000000000 or TableLatencyP99Ms<200; may repeat",
             HelpName = "Column>=Number",
-            CustomParser = r => UsageErrors.ParseEach(r, t => RunFilter.ParseThreshold(t)) is { } list ? [.. list] : [],
+            CustomParser = r => UsageErrors.ParseEach(r, t => RunFilter.ParseThreshold(t), "--where") is { } list ? [.. list] : [],
         };
         var max = new Option<int>("--max")
         {
-            Description = "at most N rows (default 100)", HelpName = "N", DefaultValueFactory = _ => 100,
+            Description = "at most N rows", HelpName = "N", DefaultValueFactory = _ => 100,
             CustomParser = r => UsageErrors.ParseEach(r, t => int.TryParse(t, NumberStyles.None, CultureInfo.InvariantCulture, out int n) && n > 0
                 ? n : throw new FormatException($"--max: \"{t}\" must be a positive whole number")) is [var n] ? n : 0,
         };

@@ -14,13 +14,13 @@ public static class ServeCommand
     {
         var port = new Option<int>("--port")
         {
-            Description = "port on 127.0.0.1 (default 7071; 0 picks a free one)", HelpName = "N", DefaultValueFactory = _ => 7071,
+            Description = "port on 127.0.0.1 (0 picks a free one)", HelpName = "N", DefaultValueFactory = _ => 7071,
             CustomParser = r => UsageErrors.ParseEach(r, t => int.TryParse(t, NumberStyles.None, CultureInfo.InvariantCulture, out int p) && p <= 65535
                 ? p : throw new FormatException($"--port: \"{t}\" must be a port number from 0 to 65535")) is [var p] ? p : 0,
         };
         var connectionString = CliTargets.ConnectionStringOption("storage account the runs go to (default: the STORAGEBENCH_TARGET_* settings if set, else Azurite started on loopback)");
         var prices = CliTargets.PricesOption();
-        var taskHub = CliTargets.TaskHubOption($"Durable task hub the API's runs go through, in the control plane's store (default {TaskHubSettings.DefaultHubName}: the Function App's too)");
+        var taskHub = CliTargets.TaskHubOption("Durable task hub the API's runs go through, in the control plane's store (the default is the Function App's too)");
         var hubConnectionString = CliTargets.HubConnectionStringOption();
         var command = new Command("serve", "The runs API and the dashboard (at /) on 127.0.0.1: POST /api/runs with a spec, GET /api/runs/{id}, " +
             "POST /api/runs/{id}/cancel, GET /api/runs?scenario=S&last=N, GET /api/runs/{id}/report, GET /api/compare?baseline=ID&candidate=ID. Ctrl+C asks the runs it started to stop, waits for them, then stops.") { port, connectionString, prices, taskHub, hubConnectionString };
@@ -32,6 +32,8 @@ public static class ServeCommand
     public static async Task<int> RunAsync(int port, string? connectionString, string? pricesFile, TextWriter stdout, TextWriter stderr, CancellationToken ct,
         string taskHub = TaskHubSettings.DefaultHubName, string? hubConnectionString = null)
     {
+        // Checked again when the server binds it (another program may take it meanwhile), but first, before Azurite or the hub store start.
+        LoopbackServer.EnsureFree(port);
         if (await CliTargets.PricesAsync(pricesFile, stderr).ConfigureAwait(false) is not PriceTable prices)
         {
             return CliApp.UsageError;

@@ -32,8 +32,11 @@ public static class UsageErrors
         await stderr.WriteLineAsync($"Run '{path} --help' for usage.").ConfigureAwait(false);
     }
 
-    /// <summary>Each token through <paramref name="parse"/>; a FormatException's message (it names the option, value and rule) becomes the parse error.</summary>
-    public static List<T>? ParseEach<T>(ArgumentResult result, Func<string, T> parse)
+    /// <summary>
+    /// Each token through <paramref name="parse"/>; a FormatException's message (it names the option, value and rule) becomes the parse
+    /// error, after "<paramref name="option"/>: " when given (a parser of the Engine names the value and the rule, not the CLI's option).
+    /// </summary>
+    public static List<T>? ParseEach<T>(ArgumentResult result, Func<string, T> parse, string? option = null)
     {
         try
         {
@@ -41,7 +44,7 @@ public static class UsageErrors
         }
         catch (FormatException ex)
         {
-            result.AddError(ex.Message);
+            result.AddError(option is null ? ex.Message : $"{option}: {ex.Message}");
             return null;
         }
     }

@@ -1,6 +1,5 @@
 using System.CommandLine;
 using System.Globalization;
-using StorageBench.TaskHub;
 
 namespace StorageBench.Cli;
 
@@ -16,7 +15,7 @@ public static class WorkerCommand
     public static Command Create(CliContext cli)
     {
         var connectionString = CliTargets.ConnectionStringOption("the account the slices write to (default: the STORAGEBENCH_TARGET_* settings); required");
-        var taskHub = CliTargets.TaskHubOption($"Durable task hub to serve, in the control plane's store (default {TaskHubSettings.DefaultHubName}: where `run --external-workers` and serve start runs)");
+        var taskHub = CliTargets.TaskHubOption("Durable task hub to serve, in the control plane's store (the default is where `run --external-workers` and serve start runs)");
         var hubConnectionString = CliTargets.HubConnectionStringOption();
         var maxActivities = new Option<int?>("--max-activities")
         {

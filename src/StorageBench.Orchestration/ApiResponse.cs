@@ -37,4 +37,11 @@ public sealed record ApiResponse(int StatusCode, JsonNode Body, string? Location
             ["message"] = e.ToString(),
         })]),
     });
+
+    /// <summary>The fields at fault as the message too: "last: \"0\" must be …", joined by "; ", then <paramref name="tail"/>.</summary>
+    public static ApiResponse FieldError(int status, string tail, params ValidationError[] errors) =>
+        Error(status, string.Join("; ", errors.Select(e => e.ToString())) + tail, errors);
+
+    /// <summary>A failure the API did not expect (500): its type and compacted message; the caller logs the exception whole.</summary>
+    public static ApiResponse Unexpected(Exception ex) => Error(500, $"{ex.GetType().Name}: {ErrorText.Compact(ex.Message)}");
 }

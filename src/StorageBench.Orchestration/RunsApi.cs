@@ -23,14 +23,17 @@ namespace StorageBench.Orchestration;
 /// <list type="bullet">
 /// <item>POST /api/runs[?id=ID] with a run spec → 202 {id, statusQueryGetUri, cancelPostUri, reportGetUri} and Location (<see cref="RunLinks"/>:
 /// with the caller's function key in a Function App); 400 with nothing started (a rejected
-/// spec, or an account that refused the preflight's request); 503 when an account did not answer it; 409 when the id exists; 413 for a body over 1 MiB.</item>
+/// spec, or an account that refused the preflight's request, or a body that is not UTF-8); 503 when an account did not answer it; 409 when the id exists;
+/// 413 for a body over 1 MiB; 415 for a Content-Type that is not a spec's (<see cref="ContentTypeError"/>).</item>
 /// <item>Every 4xx/5xx has one shape: {status, message, errors:[{field, value, rule, message}]} (<see cref="ApiResponse.Error"/>).</item>
+/// <item>A run id in a route that breaks <see cref="Planner.RunIdRule"/> → 400 naming it and the rule, before anything is looked up.</item>
 /// <item>GET /api/runs/{id} → 404 unknown; 202 while pending or running (with progress); 200 with the summary as result when done.
 /// Its status is the run's (<see cref="RunStatus"/>); the orchestration's runtime status is the separate orchestrationStatus.</item>
-/// <item>GET /api/runs?scenario=S&amp;last=N → 200 {runs:[…]}, newest first, from the results table.</item>
+/// <item>GET /api/runs?scenario=S&amp;last=N → 200 {runs:[…]}, newest first, from the results table; 400 for a last that is not 1 to 1000
+/// (an empty one too). Hosts pass each query parameter as given, an empty value as empty: the API alone judges it.</item>
 /// <item>POST /api/runs/{id}/cancel → 404 unknown; 409 already ended; 200 with the Canceled summary once it stopped.</item>
 /// <item>GET /api/runs/{id}/report → 200 the finished run's summary.html (text/html); 404 unknown; 409 while it runs.</item>
-/// <item>GET /api/compare?baseline=ID&amp;candidate=ID → 200 {verdict, header, rows, notes (Markdown)} as storagebench compare judges them; 400 a bad id; 404 a run not stored.</item>
+/// <item>GET /api/compare?baseline=ID&amp;candidate=ID[&amp;judgeDifferentSpecs=true] → 200 {verdict, header, rows, notes (Markdown)} as storagebench compare judges them; 400 a bad id; 404 a run not stored.</item>
 /// </list>
 /// </summary>
 /// <param name="prices">Prices the cost estimate of every result (default: the built-in table).</param>
@@ -53,13 +56,17 @@ public sealed class RunsApi(IRunOrchestrationClient client, ResultsTableStore re
     /// </summary>
     public const long DrainBytes = 256L * 1024 * 1024;
 
+    /// <summary>The 413 answer, in the one error shape: what this API says and what a host's own body limit says too.</summary>
+    public static ApiResponse TooLarge() =>
+        ApiResponse.Error(413, $"the request body is larger than {MaxBodyBytes:N0} bytes: a run spec is a JSON object of a few KB; nothing was started");
+
     /// <summary>
-    /// The request body as text, or the 413 answer (in the one error shape) when it is larger than <see cref="MaxBodyBytes"/>;
-    /// keeps no more than that in memory, whatever the body's size.
+    /// The request body as text, or the answer that refuses it, in the one error shape: 413 when it is larger than
+    /// <see cref="MaxBodyBytes"/>, 415 when its Content-Type is not a run spec's (<see cref="ContentTypeError"/>), 400 when it is not
+    /// UTF-8. Keeps no more than <see cref="MaxBodyBytes"/> in memory, whatever the body's size; read to its end before refusing.
     /// </summary>
-    public static async Task<(string? Body, ApiResponse? TooLarge)> ReadBodyAsync(Stream body, long? contentLength, CancellationToken ct)
+    public static async Task<(string? Body, ApiResponse? Refused)> ReadBodyAsync(Stream body, long? contentLength, string? contentType, CancellationToken ct)
     {
-        var tooLarge = ApiResponse.Error(413, $"the request body is larger than {MaxBodyBytes:N0} bytes: a run spec is a JSON object of a few KB; nothing was started");
         var buffer = new MemoryStream();
         byte[] chunk = new byte[64 * 1024];
         long total = 0;
@@ -75,12 +82,50 @@ public sealed class RunsApi(IRunOrchestrationClient client, ResultsTableStore re
         }
         if (total > MaxBodyBytes || contentLength > MaxBodyBytes)
         {
-            return (null, tooLarge);
+            return (null, TooLarge());
         }
-        buffer.Position = 0;
-        // As the CLI reads a file: UTF-8, a byte order mark skipped.
-        using var reader = new StreamReader(buffer, System.Text.Encoding.UTF8, detectEncodingFromByteOrderMarks: true);
-        return (await reader.ReadToEndAsync(ct).ConfigureAwait(false), null);
+        if (ContentTypeError(contentType) is { } wrongType)
+        {
+            return (null, ApiResponse.FieldError(415, "; nothing was started", wrongType));
+        }
+        // As the CLI reads a file: UTF-8, a byte order mark skipped; anything else is refused, never decoded into replacement characters.
+        var bytes = buffer.GetBuffer().AsSpan(0, (int)buffer.Length);
+        int bom = bytes.StartsWith(System.Text.Encoding.UTF8.Preamble) ? System.Text.Encoding.UTF8.Preamble.Length : 0;
+        try
+        {
+            return (StrictUtf8.GetString(bytes[bom..]), null);
+        }
+        catch (System.Text.DecoderFallbackException ex)
+        {
+            string where = ex.BytesUnknown is [var first, ..] ? $"byte 0x{first:X2} at offset {bom + Math.Max(ex.Index, 0):N0}" : "a byte";
+            return (null, ApiResponse.FieldError(400, "; nothing was started",
+                new ValidationError("body", where, "is not UTF-8: a run spec is JSON in UTF-8 (a byte order mark is allowed)")));
+        }
+    }
+
+    private static readonly System.Text.UTF8Encoding StrictUtf8 = new(encoderShouldEmitUTF8Identifier: false, throwOnInvalidBytes: true);
+
+    /// <summary>
+    /// Why a request's Content-Type is not a run spec's, or null: JSON (application/json, text/json, any +json), none at all, or
+    /// application/x-www-form-urlencoded (what curl --data-binary sends without -H) are read as the CLI reads a file; any other type
+    /// (text/plain, multipart/form-data …) or a charset other than UTF-8 is refused (415), so a body meant as something else is not taken for a spec.
+    /// </summary>
+    public static ValidationError? ContentTypeError(string? contentType)
+    {
+        if (string.IsNullOrWhiteSpace(contentType))
+        {
+            return null;
+        }
+        ValidationError Refused(string rule) => new("Content-Type", $"\"{contentType}\"", rule);
+        if (!System.Net.Http.Headers.MediaTypeHeaderValue.TryParse(contentType, out var type) || type.MediaType is not { } media
+            || !(media.Equals("application/json", StringComparison.OrdinalIgnoreCase) || media.Equals("text/json", StringComparison.OrdinalIgnoreCase)
+                || media.EndsWith("+json", StringComparison.OrdinalIgnoreCase) || media.Equals("application/x-www-form-urlencoded", StringComparison.OrdinalIgnoreCase)))
+        {
+            return Refused("is not a run spec's: send application/json (curl: -H \"Content-Type: application/json\")");
+        }
+        return type.CharSet is { } charset && !charset.Trim('"').Replace("-", "", StringComparison.Ordinal).Equals("utf8", StringComparison.OrdinalIgnoreCase)
+            ? Refused("names a charset other than UTF-8: a run spec is JSON in UTF-8")
+            : null;
     }
 
     /// <summary>
@@ -96,7 +141,7 @@ public sealed class RunsApi(IRunOrchestrationClient client, ResultsTableStore re
         catch (Exception ex) when (!ct.IsCancellationRequested)
         {
             logger?.ApiCallFailed(ex);
-            return ApiResponse.Error(500, $"{ex.GetType().Name}: {ErrorText.Compact(ex.Message)}");
+            return ApiResponse.Unexpected(ex);
         }
     }
 
@@ -142,6 +187,10 @@ public sealed class RunsApi(IRunOrchestrationClient client, ResultsTableStore re
     /// </summary>
     public async Task<ApiResponse> GetAsync(string id, CancellationToken ct)
     {
+        if (BadRunId(id) is { } bad)
+        {
+            return bad;
+        }
         var state = await client.GetStateAsync(id, ct).ConfigureAwait(false);
         if (state is null)
         {
@@ -190,8 +239,7 @@ public sealed class RunsApi(IRunOrchestrationClient client, ResultsTableStore re
         int max = 20;
         if (last is not null && (!int.TryParse(last, NumberStyles.None, CultureInfo.InvariantCulture, out max) || max is < 1 or > 1000))
         {
-            var error = new ValidationError("last", $"\"{last}\"", "must be a whole number from 1 to 1000");
-            return ApiResponse.Error(400, error.ToString(), [error]);
+            return ApiResponse.FieldError(400, "", new ValidationError("last", $"\"{last}\"", "must be a whole number from 1 to 1000"));
         }
         var rows = await results.QueryRunsAsync(new RunFilter(string.IsNullOrEmpty(scenario) ? null : scenario), max, ct).ConfigureAwait(false);
         return new ApiResponse(200, new JsonObject { ["runs"] = new JsonArray([.. rows.Select(RowJson)]) });
@@ -205,6 +253,10 @@ public sealed class RunsApi(IRunOrchestrationClient client, ResultsTableStore re
     /// </summary>
     public async Task<ApiResponse> CancelAsync(string id, CancellationToken ct)
     {
+        if (BadRunId(id) is { } bad)
+        {
+            return bad;
+        }
         var state = await client.GetStateAsync(id, ct).ConfigureAwait(false);
         if (state is null)
         {
@@ -262,6 +314,10 @@ public sealed class RunsApi(IRunOrchestrationClient client, ResultsTableStore re
     /// <summary>The finished run's report: the summary.html that storagebench run writes, charts and all.</summary>
     public async Task<ApiResponse> ReportAsync(string id, CancellationToken ct)
     {
+        if (BadRunId(id) is { } bad)
+        {
+            return bad;
+        }
         var state = await client.GetStateAsync(id, ct).ConfigureAwait(false);
         if (state is null)
         {
@@ -276,40 +332,61 @@ public sealed class RunsApi(IRunOrchestrationClient client, ResultsTableStore re
             : ApiResponse.Error(404, $"run \"{id}\" ended ({await StatusOfAsync(state, null, ct).ConfigureAwait(false)}) without a summary: {state.FailureMessage ?? "it was stopped before it wrote one"}");
     }
 
-    /// <summary>Two stored runs metric by metric against their noise, as storagebench compare judges them (the same rule and words).</summary>
-    public async Task<ApiResponse> CompareAsync(string? baseline, string? candidate, CancellationToken ct)
+    /// <summary>The API's way to have runs of different specs judged, as the comparison's note says it.</summary>
+    public const string JudgeAnyway = "add judgeDifferentSpecs=true to the query of GET /api/compare";
+
+    /// <summary>
+    /// Two stored runs metric by metric against their noise, as storagebench compare judges them (the same rule and words); runs of
+    /// different specs only with <paramref name="judgeDifferentSpecs"/> "true" (the CLI's --judge-different-specs).
+    /// </summary>
+    public async Task<ApiResponse> CompareAsync(string? baseline, string? candidate, CancellationToken ct, string? judgeDifferentSpecs = null)
     {
         var bad = new[] { ("baseline", baseline), ("candidate", candidate) }.Where(r => r.Item2 is null || !Planner.IsValidRunId(r.Item2))
-            .Select(r => new ValidationError(r.Item1, $"\"{r.Item2}\"", "must be a run id (lowercase letters, digits and dashes)")).ToList();
+            .Select(r => RunIdError(r.Item1, r.Item2)).ToList();
+        bool judgeAnyway = false;
+        if (judgeDifferentSpecs is not null && !bool.TryParse(judgeDifferentSpecs, out judgeAnyway))
+        {
+            bad.Add(new ValidationError("judgeDifferentSpecs", $"\"{judgeDifferentSpecs}\"", "must be true or false"));
+        }
         if (bad.Count > 0)
         {
-            return ApiResponse.Error(400, string.Join("; ", bad), bad);
+            return ApiResponse.FieldError(400, "", [.. bad]);
         }
         var figures = new List<RunFigures>();
         foreach (var (role, id) in new[] { ("baseline", baseline!), ("candidate", candidate!) })
         {
             if (await results.LoadRunFiguresAsync(id, ct).ConfigureAwait(false) is not { } run)
             {
-                var missing = new ValidationError(role, $"\"{id}\"", "is no run in the results table");
-                return ApiResponse.Error(404, missing.ToString(), [missing]);
+                return ApiResponse.FieldError(404, "", new ValidationError(role, $"\"{id}\"", "is no run in the results table"));
             }
             figures.Add(run);
         }
         var history = figures[0].Scenario is { } scenario ? await results.RunToRunSpreadAsync(scenario, [baseline!, candidate!], ct, figures[0].Spec).ConfigureAwait(false) : null;
-        var comparison = RunComparison.Compare(figures[0], figures[1], history: history);
+        return Compared(figures[0], figures[1], judgeAnyway, history);
+    }
+
+    /// <summary>The answer for two runs read: the verdict, the table's header and rows, and the report as Markdown, whose hints are the API's.</summary>
+    public static ApiResponse Compared(RunFigures baseline, RunFigures candidate, bool judgeDifferentSpecs, IReadOnlyDictionary<string, RunToRunSpread>? history = null)
+    {
+        var comparison = RunComparison.Compare(baseline, candidate, judgeDifferentSpecs: judgeDifferentSpecs, history: history);
         return new ApiResponse(200, new JsonObject
         {
-            ["baseline"] = baseline,
-            ["candidate"] = candidate,
+            ["baseline"] = baseline.RunId,
+            ["candidate"] = candidate.RunId,
             ["verdict"] = comparison.Verdict(),
             ["header"] = new JsonArray([.. ComparisonReport.Header.Select(h => (JsonNode?)h)]),
             ["rows"] = new JsonArray([.. comparison.Workloads.SelectMany(w => w.Metrics.Select(m =>
                 (JsonNode?)new JsonArray([.. new[] { w.Label }.Concat(ComparisonReport.Cells(m)).Select(c => (JsonNode?)c)])))]),
-            ["markdown"] = ComparisonReport.Markdown(comparison),
+            ["markdown"] = ComparisonReport.Markdown(comparison, JudgeAnyway),
         });
     }
 
     private static ApiResponse NotFound(string id) => ApiResponse.Error(404, $"no run with id \"{id}\"");
+
+    /// <summary>A run id in a route or a query parameter breaks the rule every run id follows (<see cref="Planner.RunIdRule"/>): 400, not 404.</summary>
+    private static ValidationError RunIdError(string field, string? value) => new(field, $"\"{value}\"", Planner.RunIdRule);
+
+    private static ApiResponse? BadRunId(string id) => Planner.IsValidRunId(id) ? null : ApiResponse.FieldError(400, "", RunIdError("id", id));
 
     /// <summary>A results-table row as JSON: every column but the binary histograms, camelCased, numbers as numbers.</summary>
     private static JsonNode RowJson(TableEntity row)

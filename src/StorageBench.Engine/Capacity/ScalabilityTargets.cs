@@ -51,8 +51,8 @@ public sealed record ScalabilityTargets
     /// <summary>The repository's pricing/scalability-targets.json, compiled in.</summary>
     public static ScalabilityTargets BuiltIn => BuiltInTargets.Value;
 
-    /// <summary>The file at <paramref name="path"/> (the --targets option), or the built-in one when null.</summary>
-    public static (ScalabilityTargets? Targets, IReadOnlyList<ValidationError> Errors) Read(string? path)
+    /// <summary>The file at <paramref name="path"/>, or the built-in one when null; <paramref name="given"/> names what gave the path (the CLI's option), as the errors name it.</summary>
+    public static (ScalabilityTargets? Targets, IReadOnlyList<ValidationError> Errors) Read(string? path, string given)
     {
         if (path is null)
         {
@@ -64,7 +64,7 @@ public sealed record ScalabilityTargets
         }
         catch (Exception ex) when (ex is IOException or UnauthorizedAccessException or ArgumentException or NotSupportedException)
         {
-            return (null, [new ValidationError("--targets", $"\"{path}\"", "cannot be read: " + ex.Message)]);
+            return (null, [new ValidationError(given, $"\"{path}\"", "cannot be read: " + ex.Message)]);
         }
     }
 

@@ -105,5 +105,5 @@ public static class ChangeRule
     /// <summary>Why an interval over rounds cannot be had; null when it can.</summary>
     public static string? RoundsReason(int baselineRounds, int candidateRounds) =>
         baselineRounds >= MinRoundsASide && candidateRounds >= MinRoundsASide ? null
-            : $"{baselineRounds} and {candidateRounds} completed rounds with this figure; at least {MinRoundsASide} a side are needed (--rounds, and every run completing)";
+            : $"{baselineRounds} and {candidateRounds} completed rounds with this figure; at least {MinRoundsASide} a side are needed, every round completing";
 }

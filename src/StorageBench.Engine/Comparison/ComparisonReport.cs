@@ -4,12 +4,16 @@ using StorageBench.Engine.Statistics;
 
 namespace StorageBench.Engine.Comparison;
 
-/// <summary>A comparison as Markdown (compare --out) and as a plain console table: the same rows, the same words.</summary>
+/// <summary>
+/// A comparison as Markdown (compare --out, the API) and as a plain console table: the same rows, the same words. What the reader
+/// can do about runs of different specs is the entry point's to say (<c>judgeAnyway</c>: the CLI's flag, the API's parameter).
+/// </summary>
 public static class ComparisonReport
 {
     public static readonly string[] Header = ["workload", "metric", "unit", "baseline", "candidate", "change", "change %", "noise band", "verdict"];
 
-    public static string Markdown(RunComparison c)
+    /// <param name="judgeAnyway">How the reader has runs of different specs judged, in the entry point's terms: "give --judge-different-specs".</param>
+    public static string Markdown(RunComparison c, string judgeAnyway)
     {
         var b = new StringBuilder();
         b.AppendLine(CultureInfo.InvariantCulture, $"# StorageBench comparison: {c.Baseline.RunId} → {c.Candidate.RunId}");
@@ -22,7 +26,7 @@ public static class ComparisonReport
         }
         b.AppendLine();
         b.AppendLine(CultureInfo.InvariantCulture, $"**Verdict: {c.Verdict()}.**");
-        foreach (string note in Notes(c))
+        foreach (string note in Notes(c, judgeAnyway))
         {
             b.AppendLine(CultureInfo.InvariantCulture, $"- {note}");
         }
@@ -46,7 +50,8 @@ public static class ComparisonReport
     }
 
     /// <summary>Aligned plain-text columns, one row per metric of every workload and step, then the verdict and the rule.</summary>
-    public static string ConsoleTable(RunComparison c)
+    /// <param name="judgeAnyway">As for <see cref="Markdown"/>.</param>
+    public static string ConsoleTable(RunComparison c, string judgeAnyway)
     {
         var b = new StringBuilder();
         foreach (var (role, run) in Runs(c))
@@ -68,7 +73,7 @@ public static class ComparisonReport
             b.AppendLine(CultureInfo.InvariantCulture, $"{w.Label}: {SpreadLine(w, c.Rule)}");
         }
         b.AppendLine(CultureInfo.InvariantCulture, $"verdict: {c.Verdict()}");
-        foreach (string note in Notes(c))
+        foreach (string note in Notes(c, judgeAnyway))
         {
             b.AppendLine(note);
         }
@@ -79,7 +84,7 @@ public static class ComparisonReport
     private static (string Role, RunFigures Run)[] Runs(RunComparison c) => [("baseline", c.Baseline), ("candidate", c.Candidate)];
 
     /// <summary>What the reader must know besides the table: runs that did not complete, and what was not compared.</summary>
-    private static IEnumerable<string> Notes(RunComparison c)
+    private static IEnumerable<string> Notes(RunComparison c, string judgeAnyway)
     {
         foreach (var (role, run) in Runs(c).Where(r => r.Run.Status != RunStatus.Completed))
         {
@@ -91,7 +96,7 @@ public static class ComparisonReport
         }
         if (c.SpecDifferences.Count > 0)
         {
-            yield return $"the specs differ ({(c.NotJudgedForSpecs ? "not judged; give --judge-different-specs to judge anyway" : "judged anyway, as asked")}): {string.Join("; ", c.SpecDifferences)}";
+            yield return $"the specs differ ({(c.NotJudgedForSpecs ? $"not judged; {judgeAnyway} to judge anyway" : "judged anyway, as asked")}): {string.Join("; ", c.SpecDifferences)}";
         }
         foreach (var w in c.Workloads)
         {

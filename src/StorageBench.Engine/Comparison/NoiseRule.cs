@@ -133,5 +133,5 @@ public sealed record NoiseRule
         $"With at least {MinHistoryRuns} earlier completed runs of the scenario in the results table, their run-to-run spread is the noise instead (the nightly check's rule): " +
         $"beyond noise means beyond max({Sigmas:0.#} × √2 × their relative σ (1.4826 × MAD / median), {MinRelativeChange:0%}). " +
         $"Judged only when measured well enough: at least {MinSamples} whole seconds with every slice active on both sides, and for a latency percentile q at least " +
-        $"{MinSamplesAbovePercentile}/(1 − q) samples (p99: {MinSamplesAbovePercentile / 0.01:N0}); runs of different specs only when asked (--judge-different-specs).");
+        $"{MinSamplesAbovePercentile}/(1 − q) samples (p99: {MinSamplesAbovePercentile / 0.01:N0}); runs of different specs only when asked.");
 }

@@ -86,7 +86,7 @@ public sealed record RunComparison(RunFigures Baseline, RunFigures Candidate, No
         bool known = baseline.Spec is not null && candidate.Spec is not null;
         var differences = known ? Comparison.SpecDifferences.Between(baseline.Spec!, candidate.Spec!) : [];
         string? specReason = differences.Count > 0 && !judgeDifferentSpecs
-            ? $"the specs differ in {differences.Count} field(s) (listed above); judge anyway with --judge-different-specs"
+            ? $"the specs differ in {differences.Count} field(s) (listed above)"
             : null;
         var candidates = candidate.Workloads.ToDictionary(Key);
         var matched = baseline.Workloads.Where(b => candidates.ContainsKey(Key(b)))

@@ -6,8 +6,8 @@ namespace StorageBench.Engine.Cost;
 
 /// <summary>
 /// Reads and checks a price table: JSON with // comments, every field required, unknown fields rejected (a typo
-/// must not quietly price at a default), each error naming the field, the value and the rule. The file
-/// <c>--prices</c> names, else the one STORAGEBENCH_PRICES_FILE names, else the built-in copy of
+/// must not quietly price at a default), each error naming the field, the value and the rule. The file the entry
+/// point was given (the CLI's option), else the one STORAGEBENCH_PRICES_FILE names, else the built-in copy of
 /// pricing/azure-storage-prices.json.
 /// </summary>
 public static class PriceTableReader
@@ -43,17 +43,16 @@ public static class PriceTableReader
 
     private static readonly string[] Texts = ["currency", "region", "readOn", "source", "entityGroupTransactionBilling"];
 
+    /// <summary>The table a host's settings name: the file the <see cref="Setting"/> setting names, else <see cref="BuiltIn"/>.</summary>
+    public static (PriceTable? Table, IReadOnlyList<ValidationError> Errors) Resolve(Func<string, string?> setting) =>
+        setting(Setting) is { Length: > 0 } s ? Load(s.Trim(), Setting) : (BuiltIn, []);
+
     /// <summary>
-    /// The table to use: <paramref name="path"/> (the --prices option) if given, else the file the
-    /// <see cref="Setting"/> setting names, else <see cref="BuiltIn"/>. Errors name where the file came from.
+    /// The table to use: <paramref name="path"/> if the entry point was given one (<paramref name="given"/>, its option as the
+    /// errors name it), else as <see cref="Resolve(Func{string, string?})"/>.
     /// </summary>
-    public static (PriceTable? Table, IReadOnlyList<ValidationError> Errors) Resolve(string? path, Func<string, string?> setting)
-    {
-        string? fromSetting = setting(Setting) is { Length: > 0 } s ? s.Trim() : null;
-        return path is not null ? Load(path, "--prices")
-            : fromSetting is not null ? Load(fromSetting, Setting)
-            : (BuiltIn, []);
-    }
+    public static (PriceTable? Table, IReadOnlyList<ValidationError> Errors) Resolve(string? path, string given, Func<string, string?> setting) =>
+        path is not null ? Load(path, given) : Resolve(setting);
 
     /// <summary>Reads a price table file; <paramref name="given"/> says which option or setting named it.</summary>
     public static (PriceTable? Table, IReadOnlyList<ValidationError> Errors) Load(string path, string given)

@@ -135,6 +135,12 @@ public sealed class StoragePreflight(IReadOnlyList<StorageTarget> targets, Stora
                 // The request's deadline passed (Azure.Core's network timeout, or the check's own): whatever the socket said then.
                 return (false, $"no answer within {RequestTimeout.TotalSeconds:0} s", "check the endpoint, the network and any firewall, and that the account or emulator is up");
         }
+        if (failure is { Kind: StorageFailureKind.Unreachable, Status: > 0 } || Flatten(ex).Any(e => e is System.Text.Json.JsonException or System.Xml.XmlException))
+        {
+            // Something answered, but not in the service's JSON (tables) or XML (blobs): a web server or proxy, not storage. Retrying will not help.
+            return (true, "it did not answer as Azure Storage does (an answer that is not the service's JSON or XML)",
+                "check that the endpoint is a storage account's or Azurite's, not another server's");
+        }
         if (Flatten(ex).OfType<System.Net.Sockets.SocketException>().FirstOrDefault() is { } socket)
         {
             return (false, FirstLine(socket.Message), socket.SocketErrorCode switch

@@ -24,18 +24,18 @@ public sealed partial record RunFilter(string? Scenario = null, DateTime? SinceU
     [GeneratedRegex(@"^\s*([A-Za-z0-9]+)\s*(>=|<=|!=|==|=|>|<)\s*(-?[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)\s*$")]
     private static partial Regex ThresholdPattern();
 
-    /// <summary>Parses "Column&gt;=Value"; the error names the text and the rule.</summary>
+    /// <summary>Parses "Column&gt;=Value"; the error names the text and the rule (the entry point names its option or parameter).</summary>
     public static Threshold ParseThreshold(string text)
     {
         var m = ThresholdPattern().Match(text);
         if (!m.Success)
         {
-            throw new FormatException($"--where: \"{text}\" must look like Column>=Number (operators >= > <= < = !=)");
+            throw new FormatException($"\"{text}\" must look like Column>=Number (operators >= > <= < = !=)");
         }
         string column = m.Groups[1].Value;
         if (!Int64Columns.Contains(column) && !DoubleColumns.Contains(column))
         {
-            throw new FormatException($"--where: \"{column}\" is not a numeric results column; use one of {string.Join(", ", Int64Columns.Concat(DoubleColumns).Order())}");
+            throw new FormatException($"\"{column}\" is not a numeric results column; use one of {string.Join(", ", Int64Columns.Concat(DoubleColumns).Order())}");
         }
         return new Threshold(column, m.Groups[2].Value, double.Parse(m.Groups[3].Value, CultureInfo.InvariantCulture));
     }

@@ -105,6 +105,24 @@ public class CommandLineTests
         Assert.Contains(message, stderr);
     }
 
+    /// <summary>System.CommandLine shows an option's default as [default: X]; a description that says it too would show it twice.</summary>
+    [Fact]
+    public async Task NoCommandsHelpStatesAnOptionsDefaultTwice()
+    {
+        var root = CliApp.Root(new CliContext(TextWriter.Null, TextWriter.Null, false));
+        Assert.NotEmpty(root.Subcommands);
+        foreach (var command in root.Subcommands)
+        {
+            var (exit, stdout, _) = await RunAsync(command.Name, "--help");
+            Assert.Equal(0, exit);
+            // One entry per option: its first line, and the lines that continue it (indented deeper).
+            foreach (string entry in Regex.Split(stdout, @"\r?\n(?=  \S)"))
+            {
+                Assert.True(Regex.Count(entry, @"\(default\b|\[default:") <= 1, $"storagebench {command.Name} --help states a default twice:\n{entry}");
+            }
+        }
+    }
+
     /// <summary>Every line the old usage text showed (and its exit codes' commands) still parses, to the same values.</summary>
     [Fact]
     public void EveryCommandAndOptionTheHandParserTookIsStillTaken()

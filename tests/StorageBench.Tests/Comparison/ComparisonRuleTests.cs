@@ -1,6 +1,9 @@
+using System.Text.RegularExpressions;
+using StorageBench.Cli;
 using StorageBench.Engine.Comparison;
 using StorageBench.Engine.Spec;
 using StorageBench.Engine.Statistics;
+using StorageBench.Orchestration;
 
 namespace StorageBench.Tests;
 
@@ -57,7 +60,7 @@ public class ComparisonRuleTests
         Assert.Equal("not judged", oldRow.Verdict);
         Assert.Contains("the baseline has no per-second spread", oldRow.NotJudgedReason);
 
-        var report = ComparisonReport.ConsoleTable(RunComparison.Compare(Run("a", Table(6000, rse: null)), Run("b", Table(4800))));
+        var report = ComparisonReport.ConsoleTable(RunComparison.Compare(Run("a", Table(6000, rse: null)), Run("b", Table(4800))), CompareCommand.JudgeAnyway);
         Assert.Contains("baseline: no per-second spread", report);
         Assert.Contains("verdict: not judged: the baseline has no per-second spread", report);
     }
@@ -74,7 +77,7 @@ public class ComparisonRuleTests
         // The step that was measured long enough is judged: it must flag, and only it fails the gate.
         Assert.Equal("slower", comparison.Workloads[1].Throughput.Verdict);
         Assert.Equal(["tableInsert batchSize=1"], comparison.SlowerBy(10).Select(w => w.Label));
-        Assert.Contains("tableInsert batchSize=100: throughput, peak second, latency p50, latency p95, latency p99, client CPU not judged", ComparisonReport.ConsoleTable(comparison));
+        Assert.Contains("tableInsert batchSize=100: throughput, peak second, latency p50, latency p95, latency p99, client CPU not judged", ComparisonReport.ConsoleTable(comparison, CompareCommand.JudgeAnyway));
     }
 
     [Fact]
@@ -87,6 +90,23 @@ public class ComparisonRuleTests
         Assert.Equal("worse", byName["latency p95"].Verdict);
         Assert.Equal("not judged", byName["latency p99"].Verdict);
         Assert.Contains("p99 needs at least 1,000 (10 above it)", byName["latency p99"].NotJudgedReason);
+    }
+
+    /// <summary>The Engine says the specs differ; how to have them judged anyway is the entry point's: the CLI's flag, the API's parameter.</summary>
+    [Fact]
+    public void TheApiAnswerForRunsOfDifferentSpecsHintsTheApisParameterNeverACliFlag()
+    {
+        var a = Run("a", Table(6000)) with { Spec = new RunSpec { Scenario = "s", TableInsert = new TableInsertSpec { EntitySizeBytes = 256 } } };
+        var b = Run("b", Table(3000)) with { Spec = new RunSpec { Scenario = "s", TableInsert = new TableInsertSpec { EntitySizeBytes = 1024 } } };
+
+        var answer = RunsApi.Compared(a, b, judgeDifferentSpecs: false);
+
+        string markdown = (string)answer.Body["markdown"]!;
+        Assert.Contains("the specs differ (not judged; add judgeDifferentSpecs=true to the query of GET /api/compare to judge anyway)", markdown);
+        Assert.DoesNotMatch(new Regex("--[a-z]"), answer.Json);
+        Assert.Equal("not judged: the specs differ", (string?)answer.Body["verdict"]);
+        Assert.Equal("slower: tableInsert", (string?)RunsApi.Compared(a, b, judgeDifferentSpecs: true).Body["verdict"]);
+        Assert.Contains("the specs differ (not judged; give --judge-different-specs to judge anyway)", ComparisonReport.ConsoleTable(RunComparison.Compare(a, b), CompareCommand.JudgeAnyway));
     }
 
     [Fact]
@@ -102,7 +122,7 @@ public class ComparisonRuleTests
         Assert.Equal("not judged", comparison.Workloads[0].Throughput.Verdict);
         Assert.Equal("not judged: the specs differ", comparison.Verdict());
         Assert.Empty(comparison.SlowerBy(10));
-        string report = ComparisonReport.ConsoleTable(comparison);
+        string report = ComparisonReport.ConsoleTable(comparison, CompareCommand.JudgeAnyway);
         Assert.Contains("the specs differ (not judged; give --judge-different-specs to judge anyway): tableInsert.entitySizeBytes: 256 → 1024; tableInsert.concurrency: 1 → 4", report);
 
         var asked = RunComparison.Compare(a, b, judgeDifferentSpecs: true);
@@ -157,7 +177,7 @@ public class ComparisonRuleTests
         Assert.Equal(["tableInsert batchSize=1"], comparison.OnlyInBaseline);
         Assert.Equal(["tableInsert batchSize=50"], comparison.OnlyInCandidate);
         Assert.Equal(["tableInsert batchSize=100"], comparison.SlowerBy(10).Select(w => w.Label));
-        string markdown = ComparisonReport.Markdown(comparison);
+        string markdown = ComparisonReport.Markdown(comparison, CompareCommand.JudgeAnyway);
         Assert.Contains("## tableInsert batchSize=100", markdown);
         Assert.Contains("only in the baseline, not compared: tableInsert batchSize=1", markdown);
     }

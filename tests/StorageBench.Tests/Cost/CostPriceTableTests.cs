@@ -67,10 +67,10 @@ public partial class CostPriceTableTests
         File.WriteAllText(setting, text.Replace("\"currency\": \"USD\"", "\"currency\": \"GBP\""));
         string? Set(string name) => name == PriceTableReader.Setting ? setting : null;
 
-        Assert.Equal(("EUR", option), Currency(PriceTableReader.Resolve(option, Set)));
-        Assert.Equal(("GBP", setting), Currency(PriceTableReader.Resolve(null, Set)));
-        Assert.Equal(("USD", PriceTableReader.BuiltInName), Currency(PriceTableReader.Resolve(null, _ => null)));
-        var (missing, errors) = PriceTableReader.Resolve(Path.Combine(dir, "nope.json"), Set);
+        Assert.Equal(("EUR", option), Currency(PriceTableReader.Resolve(option, "--prices", Set)));
+        Assert.Equal(("GBP", setting), Currency(PriceTableReader.Resolve(Set)));
+        Assert.Equal(("USD", PriceTableReader.BuiltInName), Currency(PriceTableReader.Resolve(_ => null)));
+        var (missing, errors) = PriceTableReader.Resolve(Path.Combine(dir, "nope.json"), "--prices", Set);
         Assert.Null(missing);
         Assert.StartsWith($"--prices: \"{Path.Combine(dir, "nope.json")}\" cannot be read: ", errors.Single().ToString());
     }

@@ -110,7 +110,7 @@ public class PreflightTests(AzuriteFixture azurite, ITestOutputHelper output) : 
         using var http = new HttpClient { BaseAddress = server.Address };
 
         var clock = Stopwatch.StartNew();
-        var response = await http.PostAsync("api/runs", new StringContent(Spec));
+        var response = await http.PostAsync("api/runs", new StringContent(Spec, System.Text.Encoding.UTF8, "application/json"));
         var took = clock.Elapsed;
         string body = await response.Content.ReadAsStringAsync();
         output.WriteLine($"{fault}: {(int)response.StatusCode} after {took.TotalSeconds:0.0} s: {body}");
@@ -185,5 +185,31 @@ public class PreflightTests(AzuriteFixture azurite, ITestOutputHelper output) : 
             }
         }
         return $"tables {string.Join(",", tables)}; containers {string.Join(",", (await azurite.ContainerNamesAsync()).Order())}; rows {string.Join(",", rows)}";
+    }
+}
+
+/// <summary>
+/// An endpoint that answers, but not as storage does (a web server's 200 "hello"): one line naming the account, the service,
+/// the endpoint and what to check, refused (the API's 400), never a JSON or XML parser's message.
+/// </summary>
+[Trait("Category", "Unit")]
+public class PreflightNotStorageTests
+{
+    [Theory]
+    [InlineData("table", """{ "scenario": "web", "tableInsert": { "entityCount": 100, "batchSize": 50 } }""")]
+    [InlineData("blob", """{ "scenario": "web", "blobUpload": { "blobCount": 1, "blobSizeBytes": 1024, "blockSizeBytes": 1024 } }""")]
+    public async Task AWebServerAnswering200HelloIsNamedAsNotStorageInOneLine(string service, string spec)
+    {
+        await using var web = await LoopbackServer.StartAsync(0, app => Microsoft.AspNetCore.Builder.RunExtensions.Run(app,
+            context => Microsoft.AspNetCore.Http.HttpResponseWritingExtensions.WriteAsync(context.Response, "hello")));
+        string endpoint = $"http://127.0.0.1:{web.Address.Port}/devstoreaccount1";
+        var target = StorageTarget.Parse("web", $"DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey={AzuriteServer.DevAccountKey};TableEndpoint={endpoint};BlobEndpoint={endpoint};");
+
+        var failure = await new StoragePreflight([target], results: null).CheckAsync(RunSpecParser.Parse(spec).Spec!, default);
+
+        Assert.NotNull(failure);
+        Assert.True(failure.Refused);
+        Assert.Equal($"storage account devstoreaccount1, {service} endpoint {endpoint}: it did not answer as Azure Storage does (an answer that is not the service's JSON or XML): " +
+            "check that the endpoint is a storage account's or Azurite's, not another server's; nothing was started", failure.Message);
     }
 }

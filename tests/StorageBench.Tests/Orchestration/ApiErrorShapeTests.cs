@@ -22,7 +22,7 @@ public class ApiErrorShapeTests(AzuriteFixture azurite)
 
         var cases = new (HttpResponseMessage Response, HttpStatusCode Status, string Message)[]
         {
-            (await http.PostAsync("api/runs", new StringContent("""{ "scenario": "shape", "tableInsert": { "batchSize": 150 } }""")),
+            (await http.PostAsync("api/runs", new StringContent("""{ "scenario": "shape", "tableInsert": { "batchSize": 150 } }""", System.Text.Encoding.UTF8, "application/json")),
                 HttpStatusCode.BadRequest, "the run spec was rejected; nothing was started: tableInsert.batchSize: 150 exceeds the service limit of 100 entities per transaction"),
             (await http.GetAsync("api/runs/no-such-run"), HttpStatusCode.NotFound, "no run with id \"no-such-run\""),
             (await http.PostAsync("api/runs/no-such-run/cancel", null), HttpStatusCode.NotFound, "no run with id \"no-such-run\""),

@@ -1,7 +1,6 @@
 using Azure.Data.Tables;
 using DurableTask.Core;
 using DurableTask.Core.Exceptions;
-using Microsoft.Azure.Functions.Worker;
 using Microsoft.DurableTask.Worker;
 using Microsoft.DurableTask.Worker.Shims;
 using Microsoft.Extensions.Logging.Abstractions;
@@ -36,7 +35,7 @@ public class HostShutdownTests(AzuriteFixture azurite, ITestOutputHelper output)
         var functions = new ActivityFunctions(new BenchmarkActivities([azurite.Target], azurite.Results, TimeProvider.System, loggers: log.Factory));
         using var host = new CancellationTokenSource();
 
-        var slice = functions.RunTableSlice(plan, new InvocationContext(host.Token));
+        var slice = functions.RunTableSlice(plan, new TestFunctionContext(host.Token));
         await StopWhenStoredAsync(table, host);
 
         var stopped = await Assert.ThrowsAsync<HostStoppingException>(() => slice.WaitAsync(TimeSpan.FromMinutes(2)));
@@ -45,7 +44,7 @@ public class HostShutdownTests(AzuriteFixture azurite, ITestOutputHelper output)
 
         // Durable runs it again: that execution says it is a re-run, and only its own writes are counted.
         var again = await functions.RunTableSlice(plan with { Workload = plan.Workload with { DurationSeconds = 1 }, StartAtUtc = DateTime.UtcNow },
-            new InvocationContext(CancellationToken.None)).WaitAsync(TimeSpan.FromMinutes(2));
+            new TestFunctionContext(CancellationToken.None)).WaitAsync(TimeSpan.FromMinutes(2));
         Assert.False(again.Canceled);
         Assert.Contains(again.Notes, n => n.StartsWith("re-run: an earlier execution on worker ", StringComparison.Ordinal));
         var verified = await Engine.Verification.GroundTruth.VerifyTableAsync([azurite.Target], table, [again.AttemptId], again.Units + again.WarmupUnits, default);
@@ -60,7 +59,7 @@ public class HostShutdownTests(AzuriteFixture azurite, ITestOutputHelper output)
         var functions = new ActivityFunctions(new BenchmarkActivities([azurite.Target], azurite.Results, TimeProvider.System));
         using var host = new CancellationTokenSource();
 
-        var slice = functions.RunTableSlice(plan, new InvocationContext(host.Token));
+        var slice = functions.RunTableSlice(plan, new TestFunctionContext(host.Token));
         await StopWhenStoredAsync(table, host, cancelRun: plan.RunId);
 
         var result = await slice.WaitAsync(TimeSpan.FromMinutes(2));
@@ -154,28 +153,4 @@ public class HostShutdownTests(AzuriteFixture azurite, ITestOutputHelper output)
 
     private static TaskContext Context(TableSlicePlan plan) =>
         new(new OrchestrationInstance { InstanceId = plan.StepId, ExecutionId = Guid.NewGuid().ToString("N") }, ActivityNames.RunTableSlice, "", 0);
-
-    /// <summary>What the isolated worker hands an activity function: here only its invocation token matters.</summary>
-    private sealed class InvocationContext(CancellationToken token) : FunctionContext
-    {
-        public override CancellationToken CancellationToken => token;
-
-        public override string InvocationId => "test";
-
-        public override string FunctionId => "test";
-
-        public override TraceContext TraceContext => throw new NotSupportedException();
-
-        public override BindingContext BindingContext => throw new NotSupportedException();
-
-        public override RetryContext RetryContext => throw new NotSupportedException();
-
-        public override IServiceProvider InstanceServices { get; set; } = null!;
-
-        public override FunctionDefinition FunctionDefinition => throw new NotSupportedException();
-
-        public override IDictionary<object, object> Items { get; set; } = new Dictionary<object, object>();
-
-        public override IInvocationFeatures Features => throw new NotSupportedException();
-    }
 }
