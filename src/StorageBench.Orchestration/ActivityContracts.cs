@@ -5,7 +5,7 @@ using StorageBench.Engine.Statistics;
 
 namespace StorageBench.Orchestration;
 
-/// <summary>Activity names shared by the orchestrators, the in-process host and the Function App.</summary>
+/// <summary>Activity names shared by the orchestrators, the local task hub (BenchmarkTaskHub) and the Function App.</summary>
 public static class ActivityNames
 {
     public const string DescribeEnvironment = "DescribeEnvironment";

@@ -17,8 +17,8 @@ using StorageBench.Orchestration.Activities;
 namespace StorageBench.Orchestration;
 
 /// <summary>
-/// The activities: each one a thin call into the engine or the results store. A host (the in-process
-/// host, or a Function App) binds each method to its <see cref="ActivityNames"/> entry. Every one is
+/// The activities: each one a thin call into the engine or the results store. A host (the local task hub's
+/// <c>BenchmarkTaskHub</c>, or the Function App) binds each method to its <see cref="ActivityNames"/> entry. Every one is
 /// safe to run more than once, as Durable Task may run an activity again.
 /// </summary>
 /// <param name="targets">The target accounts; a slice's plan names the one it writes to.</param>

@@ -20,7 +20,7 @@ public static class RunStatus
     public const string Invalid = "Invalid";
 }
 
-/// <summary>The summary.json contract (design.md). Also the HTTP status payload's result.</summary>
+/// <summary>The summary.json contract (docs/summary.md). Also the HTTP status payload's result.</summary>
 public sealed record RunSummary
 {
     public required string RunId { get; init; }

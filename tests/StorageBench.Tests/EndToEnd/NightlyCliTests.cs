@@ -25,7 +25,7 @@ public class NightlyCliTests(AzuriteFixture azurite, ITestOutputHelper output)
         var stdout = new StringWriter();
         var stderr = new StringWriter();
         string outDir = Path.Combine(Path.GetTempPath(), "sb-nightly-" + Guid.NewGuid().ToString("N")[..8]);
-        // The control plane (results, so the baseline) in the fixture's account, where the in-process runs below store theirs.
+        // The control plane (results, so the baseline) in the fixture's account, where the runs below (the CLI, called in this process) store theirs.
         int exit = await CliApp.RunAsync(["run", "--nightly", "--spec", specFile, "--connection-string", connectionString, "--hub-connection-string", azurite.ConnectionString,
             "--out", outDir], stdout, stderr, default);
         output.WriteLine($"exit {exit}\n{stdout}\n{stderr}");
