@@ -13,7 +13,7 @@ using StorageBench.TaskHub;
 namespace StorageBench.Cli;
 
 /// <summary>What `storagebench ab` was asked to do.</summary>
-/// <param name="Rounds">Runs of each side; at least 4 (the fewest that can give a 95 % interval).</param>
+/// <param name="Rounds">Runs of each side; at least <see cref="ChangeRule.MinRoundsASide"/> (the fewest that can give a 95 % interval).</param>
 /// <param name="Order">"alternate": baseline first in odd rounds, candidate first in even ones (ABBA); "random": a coin flip per round.</param>
 /// <param name="ThresholdPercent">A change inside ±this is not claimed even when the interval excludes 1.0.</param>
 /// <param name="FailIfSlowerPercent">Exit 1 when the throughput interval lies wholly below 1 − this.</param>
@@ -22,6 +22,7 @@ public sealed record AbOptions(string BaselineSpec, string CandidateSpec, int Ro
     double ThresholdPercent = AbOptions.DefaultThresholdPercent, double? FailIfSlowerPercent = null, string? OutFile = null, string RunsDirectory = "out")
 {
     public const int DefaultRounds = 6;
+    public const int MaxRounds = 50;
     public const double DefaultThresholdPercent = 2;
 
     /// <summary>The options as the CLI gives them ("--name value"); a FormatException names the option, its value and the rule.</summary>
@@ -33,8 +34,9 @@ public sealed record AbOptions(string BaselineSpec, string CandidateSpec, int Ro
         var o = new AbOptions(Required("--baseline"), Required("--candidate"));
         if (options.TryGetValue("--rounds", out var rounds))
         {
-            o = o with { Rounds = int.TryParse(rounds, out int n) && n is >= 4 and <= 50 ? n
-                : throw new FormatException($"--rounds: \"{rounds}\" must be a whole number from 4 to 50 (fewer than 4 rounds a side cannot give a 95 % interval)") };
+            o = o with { Rounds = int.TryParse(rounds, out int n) && n >= ChangeRule.MinRoundsASide && n <= MaxRounds ? n
+                : throw new FormatException($"--rounds: \"{rounds}\" must be a whole number from {ChangeRule.MinRoundsASide} to {MaxRounds} " +
+                    $"(fewer than {ChangeRule.MinRoundsASide} rounds a side cannot give a 95 % interval)") };
         }
         if (options.TryGetValue("--order", out var order))
         {
@@ -255,7 +257,7 @@ public static class AbCommand
         string Median(string side, Func<RunEnvironment, double?> f, string format)
         {
             double[] v = [.. runs.Where(r => r.Side == side).Select(r => r.Figures.Environment is { } e ? f(e) : null).OfType<double>()];
-            return v.Length == 0 ? "n/a" : format == "%" ? Share(RegressionRule.Median(v)) : RegressionRule.Median(v).ToString(format, CultureInfo.InvariantCulture);
+            return v.Length == 0 ? "n/a" : format == "%" ? Share(Robust.Median(v)) : Robust.Median(v).ToString(format, CultureInfo.InvariantCulture);
         }
         string Distinct(string side, Func<RunEnvironment, string?> f) =>
             string.Join(", ", runs.Where(r => r.Side == side).Select(r => r.Figures.Environment is { } e ? f(e) : null).Distinct().Select(v => v ?? "n/a"));

@@ -1,4 +1,5 @@
 using System.CommandLine;
+using StorageBench.Engine.Comparison;
 
 namespace StorageBench.Cli;
 
@@ -16,7 +17,7 @@ public static class OptionBagCommands
         var options = Declare(command,
             ("--baseline", "SPEC", "the baseline run spec JSON (required)"),
             ("--candidate", "SPEC", "the candidate run spec JSON (required)"),
-            ("--rounds", "N", $"runs of each side, from 4 to 50 (default {AbOptions.DefaultRounds})"),
+            ("--rounds", "N", $"runs of each side, from {ChangeRule.MinRoundsASide} to {AbOptions.MaxRounds} (default {AbOptions.DefaultRounds})"),
             ("--order", "alternate|random", "alternate: ABBA rounds (default); random: a coin flip per round"),
             ("--seed", "N", "seed of --order random"),
             ("--threshold", "PERCENT", $"a change inside ±PERCENT is not claimed (default {AbOptions.DefaultThresholdPercent})"),

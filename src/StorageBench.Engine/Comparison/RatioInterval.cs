@@ -1,4 +1,5 @@
 using System.Globalization;
+using StorageBench.Engine.Statistics;
 
 namespace StorageBench.Engine.Comparison;
 
@@ -13,8 +14,8 @@ namespace StorageBench.Engine.Comparison;
 public sealed record RatioInterval(double Ratio, double? Low, double? High, double Confidence, double? AchievedConfidence, int BaselineRounds, int CandidateRounds)
 {
     /// <summary>
-    /// The estimate from each side's per-round values (all above zero). The interval needs at least
-    /// 4 rounds a side at 95 %: with 3 a side, even complete separation has probability 1/20 = 5 %.
+    /// The estimate from each side's per-round values (all above zero). At 95 % the interval needs
+    /// <see cref="ChangeRule.MinRoundsASide"/> rounds a side.
     /// </summary>
     public static RatioInterval Estimate(IReadOnlyList<double> baseline, IReadOnlyList<double> candidate, double confidence = 0.95)
     {
@@ -32,7 +33,7 @@ public sealed record RatioInterval(double Ratio, double? Low, double? High, doub
             }
         }
         Array.Sort(ratios);
-        double estimate = Median(ratios);
+        double estimate = Robust.Median(ratios);
         // Largest u with P(U ≤ u) ≤ α/2; the interval is the (u+1)-th smallest to the (u+1)-th largest ratio.
         var cumulative = MannWhitneyCumulative(baseline.Count, candidate.Count);
         double alpha = 1 - confidence;
@@ -84,9 +85,6 @@ public sealed record RatioInterval(double Ratio, double? Low, double? High, doub
         }
         return cumulative;
     }
-
-    private static double Median(double[] sorted) =>
-        sorted.Length % 2 == 1 ? sorted[sorted.Length / 2] : (sorted[sorted.Length / 2 - 1] + sorted[sorted.Length / 2]) / 2;
 }
 
 /// <summary>
@@ -124,7 +122,7 @@ public static class AbVerdict
         string verdict = Judge(r, threshold, higherIsBetter);
         string ci = r.Low is { } low && r.High is { } high
             ? string.Create(CultureInfo.InvariantCulture, $"{r.Confidence * 100:0} % CI {low:0.00}–{high:0.00}")
-            : string.Create(CultureInfo.InvariantCulture, $"no {r.Confidence * 100:0} % CI: {r.BaselineRounds} and {r.CandidateRounds} rounds; at least 4 a side are needed");
+            : string.Create(CultureInfo.InvariantCulture, $"no {r.Confidence * 100:0} % CI: {ChangeRule.RoundsReason(r.BaselineRounds, r.CandidateRounds) ?? "too few rounds"}");
         return string.Create(CultureInfo.InvariantCulture, $"{metric}: candidate / baseline = {r.Ratio:0.00} ({ci}): {verdict}");
     }
 }

@@ -186,8 +186,7 @@ public sealed record RunToRunSpread(int Runs, double Throughput, double? Latency
             {
                 return null;
             }
-            double median = RegressionRule.Median(v);
-            return 1.4826 * RegressionRule.Median([.. v.Select(x => Math.Abs(x - median))]) / median;
+            return Robust.Sigma(v) / Robust.Median(v);
         }
         return new RunToRunSpread(runs.Count, Relative(runs.Select(r => r.Rate)) ?? 0, Relative(runs.Select(r => r.LatencyP50Ms)), Relative(runs.Select(r => r.LatencyP99Ms)));
     }

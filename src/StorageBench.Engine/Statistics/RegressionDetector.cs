@@ -58,9 +58,9 @@ public sealed record RegressionRule(int MinBaselineRuns = ChangeRule.MinBaseline
     private MetricVerdict Judge(MetricHistory m)
     {
         var baseline = m.Baseline.Take(MaxBaselineRuns).ToArray();
-        double median = Median(baseline);
-        double mad = Median([.. baseline.Select(x => Math.Abs(x - median))]);
-        double allowed = Math.Max(Sigmas * 1.4826 * mad, MinRelativeChange * Math.Abs(median));
+        double median = Robust.Median(baseline);
+        double mad = Robust.Mad(baseline, median);
+        double allowed = Math.Max(Sigmas * Robust.MadToSigma * mad, MinRelativeChange * Math.Abs(median));
         if (m.NotJudgedReason is not null)
         {
             return new MetricVerdict(m.Metric, m.HigherIsBetter, m.Current, median, mad, allowed, RegressionVerdict.NotJudged);
@@ -73,12 +73,5 @@ public sealed record RegressionRule(int MinBaselineRuns = ChangeRule.MinBaseline
             _ => RegressionVerdict.Ok,
         };
         return new MetricVerdict(m.Metric, m.HigherIsBetter, m.Current, median, mad, allowed, verdict);
-    }
-
-    public static double Median(IReadOnlyList<double> values)
-    {
-        var sorted = values.Order().ToArray();
-        int n = sorted.Length;
-        return n == 0 ? double.NaN : n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
     }
 }
