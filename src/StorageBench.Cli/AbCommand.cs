@@ -187,7 +187,7 @@ public static class AbCommand
         b.AppendLine(CultureInfo.InvariantCulture, $"# StorageBench A/B: {o.CandidateSpec} against {o.BaselineSpec}");
         b.AppendLine();
         var differences = SpecDifferences.Between(baselineSpec, candidateSpec);
-        b.AppendLine(differences.Count == 0 ? "The two specs are the same (apart from the scenario name): any verdict other than \"no change detected\" is a false alarm."
+        b.AppendLine(differences.Count == 0 ? $"The two specs are the same (apart from the scenario name): any verdict other than \"{VerdictWords.WithinNoise}\" is a false alarm."
             : "The specs differ in: " + string.Join("; ", differences.Select(d => "`" + d + "`")) + ".");
         b.AppendLine();
         var completed = runs.Where(r => r.Figures.Status == RunStatus.Completed).ToList();
@@ -211,7 +211,7 @@ public static class AbCommand
                         .Select(x => ChangeRule.PercentileReason($"round {x.r.Round}'s {x.r.Side}", q, x.w!.LatencySamples, x.w.DurationSeconds)).FirstOrDefault(m => m is not null));
                 if (why is not null)
                 {
-                    b.AppendLine(CultureInfo.InvariantCulture, $"- {label} {metric}: not judged: {why}");
+                    b.AppendLine(CultureInfo.InvariantCulture, $"- {label} {metric}: {VerdictWords.NotJudged}: {why}");
                     if (metric == "throughput" && o.FailIfSlowerPercent is { } gate)
                     {
                         cannotJudge ??= string.Create(CultureInfo.InvariantCulture, $"--fail-if-slower {gate:0.##}: could not judge {label} throughput: {why}");
@@ -232,8 +232,8 @@ public static class AbCommand
         b.AppendLine(CultureInfo.InvariantCulture,
             $"Method: {o.Rounds} rounds, each one full run of each spec on the same target, order {(o.Order == "alternate" ? "alternating (baseline first in odd rounds, candidate first in even ones)" : $"random per round{(o.Seed is { } s ? $" (seed {s})" : "")}")}. " +
             $"The ratio is the Hodges–Lehmann estimate (median of all candidate/baseline pairs of rounds) with its exact Mann–Whitney 95 % confidence interval. " +
-            $"A change is claimed only when the whole interval lies beyond ±{o.ThresholdPercent:0.#}%: an interval containing 1.0 is \"no change detected\"; " +
-            $"one that excludes 1.0 but reaches into ±{o.ThresholdPercent:0.#}% is \"{AbVerdict.WithinThreshold}\".");
+            $"A change is claimed only when the whole interval lies beyond ±{o.ThresholdPercent:0.#}%; otherwise it is \"{VerdictWords.WithinNoise}\", " +
+            $"and an interval that excludes 1.0 but reaches into ±{o.ThresholdPercent:0.#}% says so.");
         b.AppendLine();
         b.Append(MachineTable(runs));
         b.AppendLine();

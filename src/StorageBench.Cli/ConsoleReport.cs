@@ -76,7 +76,7 @@ public static class ConsoleReport
 
     /// <summary>"yes", "NO (39,900/40,000)" or "not verified": the whole sentence is in the workload's note.</summary>
     private static string Verified(VerificationResult v) =>
-        v.Matched ? "yes" : v.Unit.Length == 0 ? "not verified" : $"NO ({F(v.Actual)}/{F(v.Expected)})";
+        v.Matched ? "yes" : v.NotVerifiedReason is not null ? VerificationResult.NotVerifiedWords : $"NO ({F(v.Actual)}/{F(v.Expected)})";
 
     private static string Rate(Throughput t) => t.EntitiesPerSecond is { } e ? $"{F(e, "#,0.0")} entities/s" : $"{F(t.MegabytesPerSecond ?? 0, "#,0.00")} MB/s";
 

@@ -1,6 +1,7 @@
 using System.Runtime.InteropServices;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Logging.Abstractions;
+using StorageBench.Engine.Comparison;
 using StorageBench.Engine.StorageCalls;
 using StorageBench.Engine.Cleanup;
 using StorageBench.Engine.Cost;
@@ -92,12 +93,9 @@ public sealed class BenchmarkActivities(IReadOnlyList<StorageTarget> targets, Re
         catch (StorageCallFailedException ex)
         {
             _logger.NotVerified(ex.InnerException ?? ex, what, ex.Failure.Text);
-            return VerificationResult.Skipped(NotVerified + ex.Failure.Text + ")");
+            return VerificationResult.StorageUnreadable(ex.Failure.Text);
         }
     }
-
-    /// <summary>How a verification that could not read storage starts its detail.</summary>
-    public const string NotVerified = "not verified: storage could not be read after the run (";
 
     /// <summary>
     /// Deletes the step's table and container in every target account, whichever exist (only the kinds the step
@@ -120,7 +118,7 @@ public sealed class BenchmarkActivities(IReadOnlyList<StorageTarget> targets, Re
         }, ct);
 
     public async Task<RegressionVerdict> CheckRegressionAsync(RegressionInput input, CancellationToken ct) =>
-        input.NotJudgedReason is { } why ? new RegressionVerdict(RegressionVerdict.NotJudged, why, 0, [])
+        input.NotJudgedReason is { } why ? new RegressionVerdict(ChangeOutcome.CannotJudge, why, 0, [])
             : _rule.Evaluate(await StorageCall.RunAsync("regression baseline", Policy.Results, t => results.BaselineAsync(input, _rule.MaxBaselineRuns, t), ct).ConfigureAwait(false));
 
     public Task<bool> StoreRunAsync(RunSummary run, CancellationToken ct) =>

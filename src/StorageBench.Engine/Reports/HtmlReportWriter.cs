@@ -1,5 +1,6 @@
 using System.Globalization;
 using System.Text;
+using StorageBench.Engine.Comparison;
 using StorageBench.Engine.Statistics;
 
 namespace StorageBench.Engine.Reports;
@@ -31,7 +32,7 @@ public static class HtmlReportWriter
         }
         if (s.Regression is { } r)
         {
-            b.Append(Inv, $"<p>Regression check: <b class=\"{(r.Verdict == RegressionVerdict.Regressed ? "bad" : "")}\">{r.Verdict}</b> against {r.BaselineRuns} earlier run(s): {SvgChart.Esc(r.Reason)}</p>");
+            b.Append(Inv, $"<p>Regression check: <b class=\"{(r.Outcome == ChangeOutcome.Worse ? "bad" : "")}\">{r.Verdict}</b> against {r.BaselineRuns} earlier run(s): {SvgChart.Esc(r.Reason)}</p>");
         }
         // The same tables as summary.md, rendered from its Markdown so the two never disagree; the
         // cost section goes last, after the charts, as it is about the bill, not the performance.

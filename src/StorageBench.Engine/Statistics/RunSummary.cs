@@ -231,7 +231,15 @@ public sealed record VerificationResult(bool Matched, long Expected, long Actual
     /// <summary>What verifying sent, counted on the wire; null when it could not run.</summary>
     public VerificationRequests? Requests { get; init; }
 
-    public static VerificationResult Skipped(string why) => new(false, 0, 0, "", why);
+    /// <summary>Why storage could not be checked at all; null when it was. Such a result is "not verified", never a NO (0/0).</summary>
+    public string? NotVerifiedReason { get; init; }
+
+    public const string NotVerifiedWords = "not verified";
+
+    public static VerificationResult NotVerified(string why) => new(false, 0, 0, "", $"{NotVerifiedWords}: {why}") { NotVerifiedReason = why };
+
+    /// <summary>Verification met storage it could not read (dead, slow past its deadline, refusing): the measured figures stand, unverified.</summary>
+    public static VerificationResult StorageUnreadable(string failure) => NotVerified($"storage could not be read after the run ({failure})");
 }
 
 /// <summary>
