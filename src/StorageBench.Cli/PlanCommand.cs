@@ -1,5 +1,6 @@
 using System.Globalization;
 using System.Text.Json;
+using StorageBench.Engine.Workloads;
 using StorageBench.Engine;
 using StorageBench.Engine.Capacity;
 using StorageBench.Engine.Cost;
@@ -41,9 +42,9 @@ public static class PlanCommand
         try
         {
             string unit = options.GetValueOrDefault("--unit") ?? CapacityPlanner.EntitiesPerSecond;
-            if (unit is not (CapacityPlanner.EntitiesPerSecond or CapacityPlanner.MegabytesPerSecond))
+            if (!WorkloadKind.All.Any(k => k.RateUnit == unit))
             {
-                throw new FormatException($"--unit: \"{unit}\" must be {CapacityPlanner.EntitiesPerSecond} (table) or {CapacityPlanner.MegabytesPerSecond} (blob)");
+                throw new FormatException($"--unit: \"{unit}\" must be {string.Join(" or ", WorkloadKind.All.Select(k => $"{k.RateUnit} ({k.Name})"))}");
             }
             double target = Number(options, "--target", 1e-6, 1e9, "a rate above 0, e.g. 50000") ?? throw new FormatException("--target: (missing) is required: the rate to plan for, e.g. --target 50000");
             int? entitySize = (int?)Number(options, "--entity-size", 1, ServiceLimits.MaxEntityPayloadBytes, "a whole number of bytes from 1 to " + ServiceLimits.MaxEntityPayloadBytes, whole: true);

@@ -150,7 +150,7 @@ public sealed record RunComparison(RunFigures Baseline, RunFigures Candidate, No
                 with { BaselineCount = a.Throttled, CandidateCount = b.Throttled },
             Metric("failed", "share of requests", false, NoiseKind.Share, rule.ShareFloor, Share(a.Failed, a.Operations), Share(b.Failed, b.Operations))
                 with { BaselineCount = a.Failed, CandidateCount = b.Failed },
-            Metric("client CPU", a.IsTable ? "µs/entity" : "µs/MB", false, NoiseKind.RunMean, rule.CpuFloor, a.CpuMicrosecondsPerUnit, b.CpuMicrosecondsPerUnit),
+            Metric("client CPU", a.Kind.CpuUnit, false, NoiseKind.RunMean, rule.CpuFloor, a.CpuMicrosecondsPerUnit, b.CpuMicrosecondsPerUnit),
         };
         return new WorkloadComparison(a.Workload, a.StepParameter, a.StepValue, a.Spread, b.Spread, metrics);
     }

@@ -154,7 +154,7 @@ public static class SummaryCalculator
             AllSlicesActiveSeconds = windowSeconds,
             PerSecondSpread = spread,
             PeakPerSecond = unitsAreEntities ? peakUnits : peakUnits / 1e6,
-            PeakUnit = unitsAreEntities ? "entities/s" : "MB/s",
+            PeakUnit = WorkloadKind.Of(workload).RateUnit,
             PeakWindowSeconds = w,
             LatencyMs = Latency(histogram),
             Verified = verified,
