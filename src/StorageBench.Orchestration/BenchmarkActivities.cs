@@ -50,13 +50,14 @@ public sealed class BenchmarkActivities(IReadOnlyList<StorageTarget> targets, Re
     }
 
     /// <summary>
-    /// The machine, the tool's build, and how busy the machine is now (called at a run's start and end). It sends no
+    /// The machine, the tool's build, the Azure SDK's versions and the GC mode, and how busy the machine is now (called at a run's start and end). It sends no
     /// request: the emulator's version comes from the Server header of the step's first requests (<see cref="PrepareTargetsAsync"/>).
     /// </summary>
     public Task<EnvironmentInfo> DescribeEnvironmentAsync() => Task.FromResult(
         new EnvironmentInfo(targets[0].Kind, Environment.MachineName, RuntimeInformation.FrameworkDescription, Environment.ProcessorCount, targets.Count)
         {
             MachineState = MachineSnapshot.Take(), ToolVersion = ToolVersion.Version, ToolCommit = ToolVersion.Commit,
+            AzureSdk = DriverRuntime.AzureSdkVersions(), GarbageCollector = DriverRuntime.GarbageCollector,
         });
 
     /// <summary>Creates the step's table and/or container in every target account; returns the requests that took, counted on the wire.</summary>

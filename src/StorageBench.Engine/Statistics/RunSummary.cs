@@ -81,6 +81,10 @@ public sealed record RunEnvironment(string TargetKind, int Instances, string Hos
     public string? ToolCommit { get; init; }
     /// <summary>Azurite's version as its Server header gives it (e.g. "Azurite-Blob/3.35.0"); null for a real account.</summary>
     public string? EmulatorVersion { get; init; }
+    /// <summary>The Azure SDK assemblies the driver ran, name → version (Azure.Core, Azure.Data.Tables, Azure.Storage.Blobs, …).</summary>
+    public IReadOnlyDictionary<string, string>? AzureSdk { get; init; }
+    /// <summary>The driver's garbage collector: "server" or "workstation", "concurrent" or "non-concurrent".</summary>
+    public string? GarbageCollector { get; init; }
 }
 
 public sealed record WorkloadSummary
