@@ -15,6 +15,8 @@ public static partial class RunSpecParser
     public static readonly JsonSerializerOptions Options = new(JsonSerializerDefaults.Web)
     {
         UnmappedMemberHandling = JsonUnmappedMemberHandling.Disallow,
+        // Field names are case-sensitive (docs/spec.md): "entitycount" is refused, not read as entityCount.
+        PropertyNameCaseInsensitive = false,
         ReadCommentHandling = JsonCommentHandling.Skip,
         AllowTrailingCommas = true,
         // "1000" in quotes is text, not a number (the Web defaults would read it as one).
