@@ -1,3 +1,4 @@
+using System.CommandLine;
 using System.Globalization;
 using System.Text;
 using StorageBench.Engine.Comparison;
@@ -24,38 +25,6 @@ public sealed record AbOptions(string BaselineSpec, string CandidateSpec, int Ro
     public const int DefaultRounds = 6;
     public const int MaxRounds = 50;
     public const double DefaultThresholdPercent = 2;
-
-    /// <summary>The options as the CLI gives them ("--name value"); a FormatException names the option, its value and the rule.</summary>
-    public static AbOptions Parse(IReadOnlyDictionary<string, string> options)
-    {
-        string Required(string name) => options.TryGetValue(name, out var v) ? v : throw new FormatException($"{name}: required (a run spec JSON file)");
-        double Percent(string name, string text) => double.TryParse(text, NumberStyles.Float, CultureInfo.InvariantCulture, out double p) && p is >= 0 and < 100
-            ? p : throw new FormatException($"{name}: \"{text}\" must be a percentage from 0 to below 100, e.g. 2");
-        var o = new AbOptions(Required("--baseline"), Required("--candidate"));
-        if (options.TryGetValue("--rounds", out var rounds))
-        {
-            o = o with { Rounds = int.TryParse(rounds, out int n) && n >= ChangeRule.MinRoundsASide && n <= MaxRounds ? n
-                : throw new FormatException($"--rounds: \"{rounds}\" must be a whole number from {ChangeRule.MinRoundsASide} to {MaxRounds} " +
-                    $"(fewer than {ChangeRule.MinRoundsASide} rounds a side cannot give a 95 % interval)") };
-        }
-        if (options.TryGetValue("--order", out var order))
-        {
-            o = o with { Order = order is "alternate" or "random" ? order : throw new FormatException($"--order: \"{order}\" must be alternate or random") };
-        }
-        if (options.TryGetValue("--seed", out var seed))
-        {
-            o = o with { Seed = int.TryParse(seed, out int s) ? s : throw new FormatException($"--seed: \"{seed}\" must be a whole number") };
-        }
-        if (options.TryGetValue("--threshold", out var threshold))
-        {
-            o = o with { ThresholdPercent = Percent("--threshold", threshold) };
-        }
-        if (options.TryGetValue("--fail-if-slower", out var fail))
-        {
-            o = o with { FailIfSlowerPercent = Percent("--fail-if-slower", fail) };
-        }
-        return o with { OutFile = options.GetValueOrDefault("--out"), RunsDirectory = options.GetValueOrDefault("--runs-dir") ?? "out" };
-    }
 }
 
 /// <summary>
@@ -66,6 +35,61 @@ public sealed record AbOptions(string BaselineSpec, string CandidateSpec, int Ro
 /// </summary>
 public static class AbCommand
 {
+    public static Command Create(CliContext cli)
+    {
+        static double Percent(string option, string text) => double.TryParse(text, NumberStyles.Float, CultureInfo.InvariantCulture, out double p) && p is >= 0 and < 100
+            ? p : throw new FormatException($"{option}: \"{text}\" must be a percentage from 0 to below 100, e.g. 2");
+        var baselineSpec = new Option<string?>("--baseline") { Description = "the baseline run spec JSON (required)", HelpName = "SPEC" };
+        var candidateSpec = new Option<string?>("--candidate") { Description = "the candidate run spec JSON (required)", HelpName = "SPEC" };
+        var rounds = UsageErrors.ParsedOption("--rounds", "N", $"runs of each side, from {ChangeRule.MinRoundsASide} to {AbOptions.MaxRounds} (default {AbOptions.DefaultRounds})",
+            t => int.TryParse(t, NumberStyles.None, CultureInfo.InvariantCulture, out int n) && n >= ChangeRule.MinRoundsASide && n <= AbOptions.MaxRounds ? n
+                : throw new FormatException($"--rounds: \"{t}\" must be a whole number from {ChangeRule.MinRoundsASide} to {AbOptions.MaxRounds} " +
+                    $"(fewer than {ChangeRule.MinRoundsASide} rounds a side cannot give a 95 % interval)"));
+        var order = new Option<string?>("--order")
+        {
+            Description = "alternate: ABBA rounds (default); random: a coin flip per round", HelpName = "alternate|random",
+            CustomParser = r => UsageErrors.ParseEach(r, t => t is "alternate" or "random" ? t : throw new FormatException($"--order: \"{t}\" must be alternate or random")) is [var o] ? o : null,
+        };
+        var seed = UsageErrors.ParsedOption("--seed", "N", "seed of --order random",
+            t => int.TryParse(t, NumberStyles.AllowLeadingSign, CultureInfo.InvariantCulture, out int s) ? s : throw new FormatException($"--seed: \"{t}\" must be a whole number"));
+        var threshold = UsageErrors.ParsedOption("--threshold", "PERCENT", $"a change inside ±PERCENT is not claimed (default {AbOptions.DefaultThresholdPercent})", t => Percent("--threshold", t));
+        var failIfSlower = UsageErrors.ParsedOption("--fail-if-slower", "PERCENT", "exit 1 when the throughput interval lies wholly below 1 − PERCENT", t => Percent("--fail-if-slower", t));
+        var outFile = new Option<string?>("--out") { Description = "also write the comparison as Markdown", HelpName = "FILE.md" };
+        var runsDir = new Option<string?>("--runs-dir") { Description = "where each run's reports go (default: out)", HelpName = "DIR" };
+        var connectionString = CliTargets.ConnectionStringOption("storage account to test (default: the STORAGEBENCH_TARGET_* settings if set, else Azurite started on loopback)");
+        var hubConnectionString = CliTargets.HubConnectionStringOption();
+        var prices = CliTargets.PricesOption();
+        var command = new Command("ab", "Run two specs alternately on one target, N rounds of one run each, and judge candidate / baseline of " +
+            "throughput, p50 and p99 with a 95 % confidence interval (docs/comparing.md). " +
+            "Exit 0 judged, 1 slower than --fail-if-slower allows or a run failed, 2 bad arguments or spec, 3 --fail-if-slower could not judge (the line says what to change).")
+        {
+            baselineSpec, candidateSpec, rounds, order, seed, threshold, failIfSlower, outFile, runsDir, connectionString, hubConnectionString, prices,
+        };
+        command.Validators.Add(r =>
+        {
+            foreach (var required in new[] { baselineSpec, candidateSpec })
+            {
+                if (r.GetResult(required) is null)
+                {
+                    r.AddError($"{required.Name}: required (a run spec JSON file)");
+                }
+            }
+        });
+        command.SetAction(async (r, ct) =>
+        {
+            var ab = new AbOptions(r.GetValue(baselineSpec)!, r.GetValue(candidateSpec)!, r.GetValue(rounds) ?? AbOptions.DefaultRounds, r.GetValue(order) ?? "alternate",
+                r.GetValue(seed), r.GetValue(threshold) ?? AbOptions.DefaultThresholdPercent, r.GetValue(failIfSlower), r.GetValue(outFile), r.GetValue(runsDir) ?? "out");
+            if (await ReadSpecsAsync(ab, cli.Stderr, ct).ConfigureAwait(false) is not { } specs
+                || await CliTargets.PricesAsync(r.GetValue(prices), cli.Stderr).ConfigureAwait(false) is not { } table)
+            {
+                return CliApp.UsageError;
+            }
+            return await CliTargets.WithTargetsAsync(r.GetValue(connectionString), r.GetValue(hubConnectionString), cli.Stdout, cli.Stderr,
+                (targets, plane) => RunAsync(ab, specs.Baseline, specs.Candidate, targets, plane, table, cli.Stdout, cli.Stderr, ct), ct).ConfigureAwait(false);
+        });
+        return command;
+    }
+
     /// <summary>Judged per workload and step: the headline throughput, and p50 and p99 latency.</summary>
     private static readonly (string Metric, bool HigherIsBetter, double? Quantile, Func<WorkloadFigures, double?> Value)[] Metrics =
     [

@@ -47,6 +47,12 @@ public static class UsageErrors
         }
     }
 
+    /// <summary>An option of one value read by <paramref name="parse"/>; its FormatException (naming the option, value and rule) is the usage error.</summary>
+    public static Option<T?> ParsedOption<T>(string name, string helpName, string description, Func<string, T> parse) where T : struct => new(name)
+    {
+        Description = description, HelpName = helpName, CustomParser = r => ParseEach(r, parse) is [var v] ? v : null,
+    };
+
     /// <summary>A missing value or argument by its name ("compare: CANDIDATE is missing"); other errors as the parser says them.</summary>
     private static string Message(ParseError error, CommandResult command)
     {
