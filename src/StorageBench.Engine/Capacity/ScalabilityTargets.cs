@@ -34,12 +34,6 @@ public sealed record ScalabilityTargets
         _ => null,
     };
 
-    private static readonly string[] Numbers =
-    [
-        "tableEntitiesPerSecondPerPartition", "accountRequestsPerSecond", "accountIngressGbps", "blobRequestsPerSecond", "accountsPerRegion",
-        "flexConsumptionMaxInstances", "flexConsumptionCoresPer512MbInstance", "flexConsumptionCoresPer2048MbInstance", "flexConsumptionCoresPer4096MbInstance",
-    ];
-
     private static readonly Lazy<ScalabilityTargets> BuiltInTargets = new(() =>
     {
         using var stream = typeof(ScalabilityTargets).Assembly.GetManifestResourceStream("scalability-targets.json")!;
@@ -75,28 +69,23 @@ public sealed record ScalabilityTargets
         {
             return (null, [notAnObject!]);
         }
-        string readOn = root.Text("readOn", "the date the figures were read, as yyyy-MM-dd",
-            v => DateOnly.TryParseExact(v, "yyyy-MM-dd", CultureInfo.InvariantCulture, DateTimeStyles.None, out _));
-        string source = root.Text("source", "where the figures came from (page names or URLs, with their dates)", v => v.Trim().Length > 0);
-        var values = Numbers.ToDictionary(n => n, n => root.Number(n, "a number above 0", v => v > 0));
-        if (root.Errors() is { Count: > 0 } errors)
-        {
-            return (null, errors);
-        }
-        return (new ScalabilityTargets
+        double Positive(string field) => root.Number(field, "a number above 0", v => v > 0);
+        var targets = new ScalabilityTargets
         {
             File = file,
-            ReadOn = readOn,
-            Source = source,
-            TableEntitiesPerSecondPerPartition = values["tableEntitiesPerSecondPerPartition"],
-            AccountRequestsPerSecond = values["accountRequestsPerSecond"],
-            AccountIngressGbps = values["accountIngressGbps"],
-            BlobRequestsPerSecond = values["blobRequestsPerSecond"],
-            AccountsPerRegion = values["accountsPerRegion"],
-            FlexConsumptionMaxInstances = values["flexConsumptionMaxInstances"],
-            FlexConsumptionCoresPer512MbInstance = values["flexConsumptionCoresPer512MbInstance"],
-            FlexConsumptionCoresPer2048MbInstance = values["flexConsumptionCoresPer2048MbInstance"],
-            FlexConsumptionCoresPer4096MbInstance = values["flexConsumptionCoresPer4096MbInstance"],
-        }, []);
+            ReadOn = root.Text("readOn", "the date the figures were read, as yyyy-MM-dd",
+                v => DateOnly.TryParseExact(v, "yyyy-MM-dd", CultureInfo.InvariantCulture, DateTimeStyles.None, out _)),
+            Source = root.Text("source", "where the figures came from (page names or URLs, with their dates)", v => v.Trim().Length > 0),
+            TableEntitiesPerSecondPerPartition = Positive("tableEntitiesPerSecondPerPartition"),
+            AccountRequestsPerSecond = Positive("accountRequestsPerSecond"),
+            AccountIngressGbps = Positive("accountIngressGbps"),
+            BlobRequestsPerSecond = Positive("blobRequestsPerSecond"),
+            AccountsPerRegion = Positive("accountsPerRegion"),
+            FlexConsumptionMaxInstances = Positive("flexConsumptionMaxInstances"),
+            FlexConsumptionCoresPer512MbInstance = Positive("flexConsumptionCoresPer512MbInstance"),
+            FlexConsumptionCoresPer2048MbInstance = Positive("flexConsumptionCoresPer2048MbInstance"),
+            FlexConsumptionCoresPer4096MbInstance = Positive("flexConsumptionCoresPer4096MbInstance"),
+        };
+        return root.Errors() is { Count: > 0 } errors ? (null, errors) : (targets, []);
     }
 }

@@ -24,20 +24,6 @@ public static class PriceTableReader
     /// <summary>The repository's pricing/azure-storage-prices.json, compiled in.</summary>
     public static PriceTable BuiltIn => BuiltInTable.Value;
 
-    /// <summary>What each field is; also the rule's wording for a missing or bad one.</summary>
-    private static readonly (string Field, string What)[] Prices =
-    [
-        ("tableTransactionsPer10k", "the price of 10,000 table transactions"),
-        ("tableStoragePerGbMonth", "the price of 1 GB of table data for a month"),
-        ("blobWriteOperationsPer10k", "the price of 10,000 blob write operations (Put Block, Put Block List)"),
-        ("blobReadOperationsPer10k", "the price of 10,000 blob read operations (Get Blob)"),
-        ("blobListAndCreateContainerOperationsPer10k", "the price of 10,000 List Blobs or Create Container operations"),
-        ("blobOtherOperationsPer10k", "the price of 10,000 other blob operations (Get Container Properties)"),
-        ("blobStoragePerGbMonth", "the price of 1 GB of hot blob data for a month"),
-    ];
-
-    private const string FlexField = "functionsFlexConsumptionOnDemandPerGbSecond";
-
     /// <summary>
     /// The table to use: <paramref name="path"/> (the --prices option) if given, else the file the
     /// <see cref="Setting"/> setting names, else <see cref="BuiltIn"/>. Errors name where the file came from.
@@ -73,38 +59,31 @@ public static class PriceTableReader
         {
             return (null, [notAnObject!]);
         }
-        static string PriceRule(string what) => $"a number of 0 or more: {what}, in the table's currency";
-        var prices = Prices.ToDictionary(p => p.Field, p => root.Number(p.Field, PriceRule(p.What), v => v >= 0));
-        // Optional, so price tables written before the plan command existed still load.
-        double? flex = root.OptionalNumber(FlexField, PriceRule("the price of one GB-second of Flex Consumption on-demand execution"), v => v >= 0);
-        string currency = root.Text("currency", "an ISO 4217 currency code of three capital letters, e.g. USD", v => v.Length == 3 && v.All(char.IsAsciiLetterUpper));
-        string region = root.Text("region", "the region the prices are for (or say that the source names none)", v => v.Trim().Length > 0);
-        string readOn = root.Text("readOn", "the date the prices were read, as yyyy-MM-dd, not in the future", IsPastDate);
-        string source = root.Text("source", "where the figures came from (page names or URLs, with their dates)", v => v.Trim().Length > 0);
-        string billing = root.Text("entityGroupTransactionBilling",
-            $"\"{PriceTable.PerBatch}\" (an entity group transaction is one transaction, as Azure documents) or \"{PriceTable.PerEntity}\" (one per entity in it)",
-            v => v is PriceTable.PerBatch or PriceTable.PerEntity);
-        if (root.Errors() is { Count: > 0 } errors)
-        {
-            return (null, errors);
-        }
-        return (new PriceTable
+        // Each price's rule says what it is.
+        static string Rule(string what) => $"a number of 0 or more: {what}, in the table's currency";
+        double Price(string field, string what) => root.Number(field, Rule(what), v => v >= 0);
+        var table = new PriceTable
         {
             File = file,
-            Currency = currency,
-            Region = region,
-            ReadOn = readOn,
-            Source = source,
-            TableTransactionsPer10k = prices["tableTransactionsPer10k"],
-            TableStoragePerGbMonth = prices["tableStoragePerGbMonth"],
-            BlobWriteOperationsPer10k = prices["blobWriteOperationsPer10k"],
-            BlobReadOperationsPer10k = prices["blobReadOperationsPer10k"],
-            BlobListAndCreateContainerOperationsPer10k = prices["blobListAndCreateContainerOperationsPer10k"],
-            BlobOtherOperationsPer10k = prices["blobOtherOperationsPer10k"],
-            BlobStoragePerGbMonth = prices["blobStoragePerGbMonth"],
-            EntityGroupTransactionBilling = billing,
-            FunctionsFlexConsumptionOnDemandPerGbSecond = flex,
-        }, []);
+            Currency = root.Text("currency", "an ISO 4217 currency code of three capital letters, e.g. USD", v => v.Length == 3 && v.All(char.IsAsciiLetterUpper)),
+            Region = root.Text("region", "the region the prices are for (or say that the source names none)", v => v.Trim().Length > 0),
+            ReadOn = root.Text("readOn", "the date the prices were read, as yyyy-MM-dd, not in the future", IsPastDate),
+            Source = root.Text("source", "where the figures came from (page names or URLs, with their dates)", v => v.Trim().Length > 0),
+            TableTransactionsPer10k = Price("tableTransactionsPer10k", "the price of 10,000 table transactions"),
+            TableStoragePerGbMonth = Price("tableStoragePerGbMonth", "the price of 1 GB of table data for a month"),
+            BlobWriteOperationsPer10k = Price("blobWriteOperationsPer10k", "the price of 10,000 blob write operations (Put Block, Put Block List)"),
+            BlobReadOperationsPer10k = Price("blobReadOperationsPer10k", "the price of 10,000 blob read operations (Get Blob)"),
+            BlobListAndCreateContainerOperationsPer10k = Price("blobListAndCreateContainerOperationsPer10k", "the price of 10,000 List Blobs or Create Container operations"),
+            BlobOtherOperationsPer10k = Price("blobOtherOperationsPer10k", "the price of 10,000 other blob operations (Get Container Properties)"),
+            BlobStoragePerGbMonth = Price("blobStoragePerGbMonth", "the price of 1 GB of hot blob data for a month"),
+            EntityGroupTransactionBilling = root.Text("entityGroupTransactionBilling",
+                $"\"{PriceTable.PerBatch}\" (an entity group transaction is one transaction, as Azure documents) or \"{PriceTable.PerEntity}\" (one per entity in it)",
+                v => v is PriceTable.PerBatch or PriceTable.PerEntity),
+            // Optional, so price tables written before the plan command existed still load.
+            FunctionsFlexConsumptionOnDemandPerGbSecond = root.OptionalNumber("functionsFlexConsumptionOnDemandPerGbSecond",
+                Rule("the price of one GB-second of Flex Consumption on-demand execution"), v => v >= 0),
+        };
+        return root.Errors() is { Count: > 0 } errors ? (null, errors) : (table, []);
     }
 
     private static bool IsPastDate(string text) =>
