@@ -29,6 +29,20 @@ if [ "${1:-}" = "--pack" ]; then
 fi
 
 out="$root/.build/cli"
+stamp="$out/.published-from"
+# dotnet publish takes tens of seconds even when nothing changed: skip it when no input is newer than the last
+# publish. The stamp is taken before publishing, so an edit made while it runs is seen next time. A folder's time
+# changes when a file in it is added or deleted, so those count too. The stamp holds the commit, which the
+# version command prints: a new commit publishes again.
+inputs=("$root/src" "$root/Directory.Build.props" "$root/Directory.Packages.props" "$root/global.json" "$root/scripts/build-cli.sh")
+commit=$(git -C "$root" rev-parse HEAD 2>/dev/null || true)
+if [ -f "$out/storagebench.dll" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$commit" ] && \
+   [ -z "$(find "${inputs[@]}" \( -name bin -o -name obj \) -prune -o -newer "$stamp" -print -quit 2>/dev/null)" ]; then
+  echo "$out/storagebench.dll"
+  exit 0
+fi
+mkdir -p "$out"
+echo "$commit" > "$stamp.next"
 first=""
 if [ ! -f "$out/storagebench.dll" ]; then
   first=1
@@ -39,6 +53,7 @@ if ! log=$(dotnet publish "$project" -c Release --use-current-runtime --self-con
   echo "$log" >&2
   exit 1
 fi
+mv "$stamp.next" "$stamp"
 if [ -n "$first" ]; then
   echo "Built the CLI in $((SECONDS - started)) s." >&2
 fi

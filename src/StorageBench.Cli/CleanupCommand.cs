@@ -42,23 +42,39 @@ public static class CleanupCommand
         var olderThan = ParseAge(age)!.Value;
         var now = DateTime.UtcNow;
         var cleaner = new TargetCleaner(targets);
-        var leftovers = await cleaner.CreatedBeforeAsync(now - olderThan, ct).ConfigureAwait(false);
+        var all = await cleaner.ListAsync(_ => true, ct).ConfigureAwait(false);
+        var leftovers = all.Where(l => l.CreatedUtc <= now - olderThan).ToList();
+        await stdout.WriteAsync(Table(leftovers, now)).ConfigureAwait(false);
+        if (!dryRun)
+        {
+            await cleaner.DeleteAsync(leftovers, ct).ConfigureAwait(false);
+        }
+        await stdout.WriteLineAsync(Outcome(leftovers.Count, all.Count - leftovers.Count, age, dryRun)).ConfigureAwait(false);
+        return 0;
+    }
+
+    /// <summary>The leftovers as a Markdown table, each with the name of the account it is in.</summary>
+    public static string Table(IEnumerable<Leftover> leftovers, DateTime nowUtc)
+    {
         var b = new StringBuilder();
         b.AppendLine("| account | kind | name | created (UTC) | age |");
-        b.AppendLine("|---:|---|---|---|---:|");
+        b.AppendLine("|---|---|---|---|---:|");
         foreach (var l in leftovers)
         {
-            b.AppendLine(CultureInfo.InvariantCulture, $"| {l.Account} | {l.Kind} | {l.Name} | {l.CreatedUtc:u} | {(now - l.CreatedUtc).TotalHours:0.0} h |");
+            b.AppendLine(CultureInfo.InvariantCulture, $"| {l.AccountName} | {l.Kind} | {l.Name} | {l.CreatedUtc:u} | {(nowUtc - l.CreatedUtc).TotalHours:0.0} h |");
         }
-        await stdout.WriteAsync(b.ToString()).ConfigureAwait(false);
-        if (dryRun)
-        {
-            await stdout.WriteLineAsync($"dry run: {leftovers.Count} table(s) and container(s) older than {age} would be deleted; nothing was deleted").ConfigureAwait(false);
-            return 0;
-        }
-        await cleaner.DeleteAsync(leftovers, ct).ConfigureAwait(false);
-        await stdout.WriteLineAsync($"deleted {leftovers.Count} table(s) and container(s) older than {age}").ConfigureAwait(false);
-        return 0;
+        return b.ToString();
+    }
+
+    /// <summary>What was (or would be) deleted, and how many younger ones were left, with the option that takes them too.</summary>
+    public static string Outcome(int old, int younger, string age, bool dryRun)
+    {
+        string done = dryRun
+            ? $"dry run: {old} table(s) and container(s) older than {age} would be deleted; nothing was deleted"
+            : $"deleted {old} table(s) and container(s) older than {age}";
+        // A younger one may belong to a run still going; the user decides, knowing it is there.
+        return younger == 0 ? done
+            : $"{done}; {younger} younger than {age} left alone (a run may still be writing them; --older-than with a shorter age, e.g. 0s, includes them)";
     }
 
     /// <summary>"90s", "30m", "6h", "2d" (a number and a unit); null otherwise.</summary>

@@ -12,10 +12,10 @@ public static class CompareCommand
 {
     public static Command Create(CliContext cli)
     {
-        const string run = "a run id in the results table (of --connection-string or the STORAGEBENCH_* settings), or a summary.json file (or its out/<runId> directory)";
+        const string run = "a run id in the results table (of --connection-string or the STORAGEBENCH_* settings; without them, a local run's, in the hub store), or a summary.json file (or its out/<runId> directory)";
         var baseline = new Argument<string>("BASELINE") { Description = run };
         var candidate = new Argument<string>("CANDIDATE") { Description = run };
-        var connectionString = CliTargets.ConnectionStringOption("the account whose results table holds the run ids (default: the STORAGEBENCH_RESULTS_* or STORAGEBENCH_HUB_CONNECTION_STRING setting)");
+        var connectionString = CliTargets.ConnectionStringOption("the account whose results table holds the run ids (default: the STORAGEBENCH_RESULTS_* or STORAGEBENCH_HUB_CONNECTION_STRING setting; with neither, the hub store, where local runs are)");
         var failIfSlower = new Option<double?>("--fail-if-slower")
         {
             Description = "exit 1 when a throughput is lower by more than PERCENT and beyond noise", HelpName = "PERCENT",
@@ -39,12 +39,21 @@ public static class CompareCommand
     public static async Task<int> RunAsync(string baselineArg, string candidateArg, string? connectionString, double? failIfSlower, string? outFile,
         TextWriter stdout, TextWriter stderr, CancellationToken ct, bool judgeDifferentSpecs = false)
     {
-        using var store = CliTargets.ResultsTarget(connectionString, out var badTarget) is { } target ? new ResultsTableStore(target) : null;
+        var given = CliTargets.ResultsTarget(connectionString, out var badTarget);
+        if (badTarget is not null)
+        {
+            await stderr.WriteLineAsync("error: " + badTarget).ConfigureAwait(false);
+            return CliApp.UsageError;
+        }
+        // Without an account, a run id is a local run's: its results are in the hub store, opened only when an argument is a run id.
+        using var hub = given is null && (IsRunId(baselineArg) || IsRunId(candidateArg)) ? await ControlPlane.LocalAsync(stdout, ct).ConfigureAwait(false) : null;
+        using var store = given is not null ? new ResultsTableStore(given) : hub is not null ? CliTargets.ResultsStore(hub) : null;
+        string where = hub is null ? "" : $" in {hub.Where}";
         RunFigures baseline, candidate;
         try
         {
-            baseline = await LoadRunAsync("baseline", baselineArg, store, badTarget, ct).ConfigureAwait(false);
-            candidate = await LoadRunAsync("candidate", candidateArg, store, badTarget, ct).ConfigureAwait(false);
+            baseline = await LoadRunAsync("baseline", baselineArg, store, where, ct).ConfigureAwait(false);
+            candidate = await LoadRunAsync("candidate", candidateArg, store, where, ct).ConfigureAwait(false);
         }
         catch (FormatException ex)
         {
@@ -113,10 +122,16 @@ public static class CompareCommand
         return unjudged.Count == 1 ? first : $"{first} (and {unjudged.Count - 1} more workload(s) or step(s))";
     }
 
+    private static bool IsSummaryPath(string argument) => File.Exists(argument) || Directory.Exists(argument);
+
+    private static bool IsRunId(string argument) => !IsSummaryPath(argument) && Planner.IsValidRunId(argument);
+
     /// <summary>A summary.json file (or the directory holding one), else a run id in the results table; a FormatException names the argument, its value and the rule.</summary>
-    private static async Task<RunFigures> LoadRunAsync(string role, string argument, ResultsTableStore? store, string? badTarget, CancellationToken ct)
+    /// <param name="store">The results tables (the account's, or the hub store's); null only when neither argument is a run id.</param>
+    /// <param name="where">Where those are, for the message when the run is not there ("" for an account).</param>
+    private static async Task<RunFigures> LoadRunAsync(string role, string argument, ResultsTableStore? store, string where, CancellationToken ct)
     {
-        if (File.Exists(argument) || Directory.Exists(argument))
+        if (IsSummaryPath(argument))
         {
             try
             {
@@ -131,11 +146,7 @@ public static class CompareCommand
         {
             throw new FormatException($"{role}: \"{argument}\" is neither a summary.json file that exists nor a run id (lowercase letters, digits and dashes)");
         }
-        if (store is null)
-        {
-            throw new FormatException(badTarget ?? $"{role}: \"{argument}\" is a run id, which is read from the results table: give --connection-string or the STORAGEBENCH_TARGET_* settings");
-        }
-        return await store.LoadRunFiguresAsync(argument, ct).ConfigureAwait(false)
-            ?? throw new FormatException($"{role}: \"{argument}\" is no run in the results table ({ResultsTableStore.DefaultRunsTable}) and no summary.json file; give a stored run id or a summary.json path");
+        return await store!.LoadRunFiguresAsync(argument, ct).ConfigureAwait(false)
+            ?? throw new FormatException($"{role}: \"{argument}\" is no run in the results table ({ResultsTableStore.DefaultRunsTable}{where}) and no summary.json file; give a stored run id or a summary.json path");
     }
 }

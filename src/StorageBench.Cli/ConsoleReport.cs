@@ -28,9 +28,9 @@ public static class ConsoleReport
         string others = env.OtherProcessesCpuShare is { } o ? $"other processes {F(o * 100, "0")}% of its CPU" : "other processes n/a";
         Line(b, $"Machine {env.Machine} ({env.ProcessorCount} cores): {load}, {others} · tool {env.ToolVersion ?? "n/a"}" +
             (env.ToolCommit is { Length: > 0 } commit ? $" ({commit[..Math.Min(12, commit.Length)]})" : ""));
-        foreach (var e in s.Errors)
+        foreach (string line in ReportWriter.ErrorsAndNotes(s))
         {
-            Line(b, $"- error: {e}");
+            Line(b, line);
         }
         if (s.Saturation is { } sat)
         {
@@ -49,18 +49,16 @@ public static class ConsoleReport
             var l = w.LatencyMs;
             string P(double value, double q) => l.Samples == 0 ? "n/a" : F(value, "#,0.0") + (PercentileSupport.Supports(l.Samples, q) ? "" : ReportWriter.TooFewMark);
             b.AppendLine(CultureInfo.InvariantCulture,
-                $"| {ReportWriter.Label(w)} | {F(w.Operations)} | {F(w.Succeeded)} | {F(w.Failed)} | {F(w.Throttled)} | {F(w.TimedOut)} | {Rate(w.Throughput)} | {P(l.P50, 0.5)} | {P(l.P99, 0.99)} | {Verified(w.Verified)} |");
+                $"| {ReportWriter.Label(w)} | {F(w.Operations)} | {F(w.Succeeded)} | {F(w.Failed)} | {F(w.Throttled)} | {F(w.TimedOut)} | {ReportWriter.RateText(w.Throughput)} | {P(l.P50, 0.5)} | {P(l.P99, 0.99)} | {Verified(w.Verified)} |");
         }
         bool marked = s.Workloads.Any(w => w.LatencyMs.Samples > 0 && !PercentileSupport.Supports(w.LatencyMs.Samples, 0.99));
         Line(b, "p50, p99: latency of successful requests, merged over all slices" +
-            (marked ? $"; {ReportWriter.TooFewMark} too few samples support it (p99 needs {F(PercentileSupport.MinSamples(0.99))})." : "."));
+            (marked ? $"; {ReportWriter.TooFewP99Note}." : "."));
         b.AppendLine();
         foreach (var w in s.Workloads)
         {
-            double lag = w.SliceSpread?.MaxStartLagSeconds ?? 0;
-            string late = lag > 0.05 ? $" WARNING: slices passed the synchronized start up to {F(lag * 1000, "0")} ms late; raise startDelaySeconds." : "";
             string blobs = w.BlobsFailed is > 0 ? $" {F(w.BlobsFailed.Value)} blob(s) not committed." : "";
-            Line(b, $"- {ReportWriter.Label(w)}: {w.Measures}.{blobs}{late} Verified: {w.Verified.Detail}.");
+            Line(b, $"- {ReportWriter.Label(w)}: {w.Measures}.{blobs}{ReportWriter.LateStart(w)} Verified: {w.Verified.Detail}.");
         }
         if (CostLine(s) is { } cost)
         {
@@ -77,8 +75,6 @@ public static class ConsoleReport
     /// <summary>"yes", "NO (39,900/40,000)" or "not verified": the whole sentence is in the workload's note.</summary>
     private static string Verified(VerificationResult v) =>
         v.Matched ? "yes" : v.NotVerifiedReason is not null ? VerificationResult.NotVerifiedWords : $"NO ({F(v.Actual)}/{F(v.Expected)})";
-
-    private static string Rate(Throughput t) => t.EntitiesPerSecond is { } e ? $"{F(e, "#,0.0")} entities/s" : $"{F(t.MegabytesPerSecond ?? 0, "#,0.00")} MB/s";
 
     /// <summary>Appends text as lines of at most <see cref="Columns"/>, broken at spaces; a continuation starts at the margin.</summary>
     private static void Line(StringBuilder b, string text)
@@ -103,6 +99,10 @@ public static class ConsoleReport
         string verified = s.Workloads.Count == 0 ? "no workload ran"
             : unverified.Count == 0 ? "verified"
             : "NOT verified: " + string.Join(", ", unverified);
+        if (s.Unmeasured.Count > 0)
+        {
+            verified += "; no figures: " + string.Join(", ", s.Unmeasured.Select(u => ReportWriter.Label(u.Workload, u.StepParameter, u.StepValue)));
+        }
         string errors = s.Errors.Count == 0 ? "" : string.Create(CultureInfo.InvariantCulture, $", {s.Errors.Count} error(s)");
         return $"{s.Status}: run {s.RunId}, {verified}{errors}; {summaryFile}";
     }

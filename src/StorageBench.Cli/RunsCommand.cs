@@ -12,7 +12,7 @@ namespace StorageBench.Cli;
 
 /// <summary>
 /// `storagebench runs`: the runs, newest first, filtered. With an account (--connection-string or the STORAGEBENCH_*
-/// settings) those of its results table, newest first within a scenario; without one, the local runs: the summary.json
+/// settings) those of its results table; without one, the local runs: the summary.json
 /// files that storagebench run wrote under --results (default out), so a first run on Azurite is listed too.
 /// </summary>
 public static class RunsCommand
@@ -67,16 +67,29 @@ public static class RunsCommand
     public static string RunsTable(IReadOnlyList<TableEntity> rows)
     {
         var b = new StringBuilder();
-        b.AppendLine("| scenario | run | step | started (UTC) | status | table entities/s | table p99 ms | blob MB/s | blob p99 ms | verified |");
+        b.AppendLine("| scenario | run | step | started (UTC) | status | table entities/s | table p99 ms | blob throughput | blob p99 ms | verified |");
         b.AppendLine("|---|---|---:|---|---|---:|---:|---:|---:|---|");
+        bool marked = false;
         foreach (var r in rows)
         {
             string Num(string column, string format) => r.TryGetValue(column, out var v) && v is double d ? d.ToString(format, CultureInfo.InvariantCulture) : "";
+            string P99(WorkloadColumns c)
+            {
+                // Every successful measured request is one latency sample.
+                string mark = r.GetInt64(c.Succeeded) is { } samples ? ReportWriter.TooFew(samples, 0.99) : "";
+                marked |= mark.Length > 0;
+                return Num(c.LatencyP99Ms, "0.0") is { Length: > 0 } p99 ? p99 + mark : "";
+            }
             string verified = string.Join(" ", new[] { "TableVerified", "BlobVerified" }.Where(r.ContainsKey).Select(c => r.GetBoolean(c) == true ? "yes" : "NO"));
+            string blobRate = r.GetDouble(WorkloadColumns.Blob.MegabytesPerSecond) is { } mb ? ReportWriter.BytesPerSecond(mb) : "";
             b.AppendLine(CultureInfo.InvariantCulture,
-                $"| {r.PartitionKey} | {r.GetString("RunId")} | {Num("StepValue", "0.##")} | {r.GetDateTimeOffset("StartedUtc")?.UtcDateTime:u} | {r.GetString("Status")} | {Num("TableEntitiesPerSecond", "0.0")} | {Num("TableLatencyP99Ms", "0.0")} | {Num("BlobMegabytesPerSecond", "0.00")} | {Num("BlobLatencyP99Ms", "0.0")} | {verified} |");
+                $"| {r.PartitionKey} | {r.GetString("RunId")} | {Num("StepValue", "0.##")} | {r.GetDateTimeOffset("StartedUtc")?.UtcDateTime:u} | {r.GetString("Status")} | {Num("TableEntitiesPerSecond", "0.0")} | {P99(WorkloadColumns.Table)} | {blobRate} | {P99(WorkloadColumns.Blob)} | {verified} |");
         }
         b.Append(CultureInfo.InvariantCulture, $"{rows.Count} run row(s)");
+        if (marked)
+        {
+            b.Append("; " + ReportWriter.TooFewP99Note);
+        }
         return b.ToString();
     }
 
@@ -120,6 +133,7 @@ public static class RunsCommand
         var b = new StringBuilder();
         b.AppendLine("| scenario | run | started (UTC) | status | workload | throughput | p99 ms | verified |");
         b.AppendLine("|---|---|---|---|---|---:|---:|---|");
+        bool marked = false;
         foreach (var s in runs)
         {
             string head = $"| {s.Spec?.Scenario} | {s.RunId} | {s.StartedUtc:u} | {s.Status} |";
@@ -129,12 +143,17 @@ public static class RunsCommand
             }
             foreach (var w in s.Workloads)
             {
-                string rate = w.Throughput.EntitiesPerSecond is { } e ? $"{e.ToString("0.0", CultureInfo.InvariantCulture)} entities/s"
-                    : $"{(w.Throughput.MegabytesPerSecond ?? 0).ToString("0.00", CultureInfo.InvariantCulture)} MB/s";
-                b.AppendLine(CultureInfo.InvariantCulture, $"{head} {ReportWriter.Label(w)} | {rate} | {w.LatencyMs.P99:0.0} | {(w.Verified.Matched ? "yes" : "NO")} |");
+                string mark = ReportWriter.TooFew(w.LatencyMs.Samples, 0.99);
+                marked |= mark.Length > 0;
+                b.AppendLine(CultureInfo.InvariantCulture,
+                    $"{head} {ReportWriter.Label(w)} | {ReportWriter.RateText(w.Throughput)} | {w.LatencyMs.P99:0.0}{mark} | {(w.Verified.Matched ? "yes" : "NO")} |");
             }
         }
         b.Append(CultureInfo.InvariantCulture, $"{runs.Count} run(s)");
+        if (marked)
+        {
+            b.Append("; " + ReportWriter.TooFewP99Note);
+        }
         return b.ToString();
     }
 

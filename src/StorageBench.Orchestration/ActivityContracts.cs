@@ -86,6 +86,12 @@ public sealed record StepResult(string StepId, int Index, string? Parameter, dou
 
     /// <summary>What the step sent to the targets outside its measured window (prepare, priming, verify, cleanup).</summary>
     public TargetSideRequests? SideRequests { get; init; }
+
+    /// <summary>What went differently without costing a figure (<see cref="RunSummary.Notes"/>); not errors, so the status stands.</summary>
+    public IReadOnlyList<string> Notes { get; init; } = [];
+
+    /// <summary>The step's workloads that have no figures, and why.</summary>
+    public IReadOnlyList<UnmeasuredWorkload> Unmeasured { get; init; } = [];
 }
 
 /// <summary>A step's own table and container (named from its id and creation time), and which of them it uses.</summary>

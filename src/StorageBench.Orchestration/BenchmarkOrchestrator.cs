@@ -1,3 +1,4 @@
+using System.Globalization;
 using Microsoft.DurableTask;
 using StorageBench.Engine.Planning;
 using StorageBench.Engine.ResultsStore;
@@ -39,6 +40,8 @@ public static class BenchmarkOrchestrator
         }
 
         var errors = new List<string>();
+        var notes = new List<string>();
+        var unmeasured = new List<UnmeasuredWorkload>();
         // Everything sent to the targets outside the measured windows: the preflight before the start, then each step's.
         var side = TargetSideRequests.None with { Preflight = request.PreflightRequests };
         if (request.CleanupOlderThanHours is { } hours)
@@ -88,16 +91,22 @@ public static class BenchmarkOrchestrator
                 side = side.Missing(TargetSideRequests.PreparePhase, TargetSideRequests.PrimingPhase, TargetSideRequests.VerifyPhase, TargetSideRequests.CleanupPhase);
                 status = ex is TaskFailedException stopped && stopped.IsCancellation() ? RunStatus.Canceled : RunStatus.Failed;
                 search?.Stop(value, "the step failed");
+                unmeasured.AddRange(StepOrchestrator.WorkloadsOf(stepSpec).Select(w => new UnmeasuredWorkload(w, parameter, parameter is null ? null : value,
+                    status == RunStatus.Canceled ? "canceled: the step ended without a result" : "the step ended without a result (see the errors)")));
+                NotStartedSteps(spec, parameter, valueList, index, status, unmeasured);
                 break;
             }
             hosts.UnionWith(last.Hosts);
             server ??= last.Server;
             side = last.SideRequests is { } stepSide ? side.Add(stepSide) : side;
             errors.AddRange(last.Errors.Select(e => label + e));
+            notes.AddRange(last.Notes.Select(n => label + n));
+            unmeasured.AddRange(last.Unmeasured);
             if (last.Status != RunStatus.Completed)
             {
                 status = last.Status;
                 search?.Stop(value, last.Status == RunStatus.Canceled ? "the run was canceled" : "the step failed");
+                NotStartedSteps(spec, parameter, valueList, index, status, unmeasured);
                 break;
             }
             if (search is not null && !search.Continue(value, last.Workloads))
@@ -125,6 +134,8 @@ public static class BenchmarkOrchestrator
             Spec = spec,
             Environment = (env with { EmulatorVersion = env.TargetKind == "Azurite" ? server : null }).ToRun(Math.Max(1, hosts.Count), request.Host, endEnv),
             Errors = errors,
+            Notes = notes,
+            Unmeasured = unmeasured,
             Saturation = search?.Result(),
             Steps = steps,
             TargetSideRequests = side,
@@ -166,6 +177,22 @@ public static class BenchmarkOrchestrator
             summary = summary with { Errors = [.. summary.Errors, "telemetry: " + TaskFailures.Describe(ex)] };
         }
         return summary;
+    }
+
+    /// <summary>
+    /// A sweep stopped by a canceled or failed step: the workloads of each value after it, with why they have no figures. (A
+    /// saturation search's values past where it stopped are not work the spec asked for: the search chooses how far it goes.)
+    /// </summary>
+    private static void NotStartedSteps(RunSpec spec, string? parameter, List<double> values, int stopped, string status, List<UnmeasuredWorkload> unmeasured)
+    {
+        if (spec.Sweep is null || parameter is null)
+        {
+            return;
+        }
+        string step = string.Create(CultureInfo.InvariantCulture, $"{parameter}={values[stopped]:0.###}");
+        string why = status == RunStatus.Canceled ? $"not started: the run was canceled during the step {step}" : $"not started: the step {step} failed";
+        unmeasured.AddRange(values.Skip(stopped + 1).SelectMany(v => StepOrchestrator.WorkloadsOf(SpecVariants.Apply(spec, parameter, v))
+            .Select(w => new UnmeasuredWorkload(w, parameter, v, why))));
     }
 
     private static List<string> Invalid(string runId, RunSpec spec)

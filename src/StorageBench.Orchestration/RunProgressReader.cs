@@ -33,7 +33,7 @@ public static class RunProgressReader
             return run;
         }
         step = step with { Step = run.Step, Steps = run.Steps };
-        if (results is null || step is not { Phase: "running", Workload: { } workload })
+        if (results is null || step is not { Phase: StepOrchestrator.RunningPhase, Workload: { } workload })
         {
             return step;
         }

@@ -1,3 +1,4 @@
+using System.Globalization;
 using StorageBench.Engine.Cost;
 using StorageBench.Engine.Measurement;
 using Microsoft.DurableTask;
@@ -21,6 +22,9 @@ public static class StepOrchestrator
 {
     public const string Name = "BenchmarkStep";
 
+    /// <summary>The phases a step's status names while a workload's slices run, and while what they wrote is counted.</summary>
+    public const string RunningPhase = "running", VerifyingPhase = "verifying";
+
     public static async Task<StepResult> RunAsync(TaskOrchestrationContext context, StepInput input)
     {
         string stepId = context.InstanceId;
@@ -30,11 +34,14 @@ public static class StepOrchestrator
         var workloads = new List<WorkloadSummary>();
         var accepted = new List<AcceptedSlices>();
         var errors = new List<string>();
-        // Bookkeeping that did not work but lost nothing measured (progress, cancel polls, slice rows, verification that
-        // could not read storage): reported in the errors, without changing the status.
+        // What lost nothing measured (a slice that ran again; progress, cancel polls or slice rows that missed; verification that
+        // could not read storage): reported as notes, not errors, and the status stands.
         var notes = new List<string>();
         var hosts = new SortedSet<string>(StringComparer.Ordinal);
         bool canceled = false;
+        // When the step saw the cancel (its slices poll for it about once a second), and the workloads it sent slices for.
+        DateTime? canceledAt = null;
+        var fannedOut = new List<string>();
         TargetRequests? made = null, deleted = null;
         // What the step sends the targets outside its measured window; a phase that could not report its count is named.
         var side = TargetSideRequests.None;
@@ -46,12 +53,14 @@ public static class StepOrchestrator
             {
                 var plans = Planner.PlanTable(input.RunId, stepId, targets.TableName, table, spec.Client, StartAt(context, spec), input.Environment.TargetAccounts);
                 var (slices, stopped) = await FanOutAsync(context, ActivityNames.RunTableSlice, plans, TableInsertWorkload.Name, input.Index, errors, notes);
+                fannedOut.Add(TableInsertWorkload.Name);
                 canceled |= stopped;
+                canceledAt ??= canceled ? context.CurrentUtcDateTime : null;
                 side = Primed(side, slices, plans.Count);
                 if (slices.Count > 0)
                 {
                     var verified = await VerifyAsync(context, ActivityNames.VerifyTable,
-                        new VerifyTableInput(targets.TableName, Attempts(slices), slices.Sum(s => s.Units + s.WarmupUnits)), TableInsertWorkload.Name, errors, notes);
+                        new VerifyTableInput(targets.TableName, Attempts(slices), slices.Sum(s => s.Units + s.WarmupUnits)), TableInsertWorkload.Name, plans.Count, input.Index, errors, notes);
                     side = Verified(side, verified);
                     workloads.Add(SummaryCalculator.SummarizeTable(table, slices, verified));
                     accepted.Add(new AcceptedSlices(TableInsertWorkload.Name, Attempts(slices)));
@@ -62,13 +71,15 @@ public static class StepOrchestrator
             {
                 var plans = Planner.PlanBlob(input.RunId, stepId, targets.ContainerName, blob, spec.Client, StartAt(context, spec), input.Environment.TargetAccounts);
                 var (slices, stopped) = await FanOutAsync(context, ActivityNames.RunBlobSlice, plans, BlobUploadWorkload.Name, input.Index, errors, notes);
+                fannedOut.Add(BlobUploadWorkload.Name);
                 canceled |= stopped;
+                canceledAt ??= canceled ? context.CurrentUtcDateTime : null;
                 side = Primed(side, slices, plans.Count);
                 if (slices.Count > 0)
                 {
                     var verified = await VerifyAsync(context, ActivityNames.VerifyBlobs,
                         new VerifyBlobsInput(targets.ContainerName, Attempts(slices), slices.Sum(s => s.Objects), blob.BlobSizeBytes,
-                            blob.VerifyContent ? slices.ToDictionary(s => s.AttemptId, s => s.ContentMd5 ?? "") : null), BlobUploadWorkload.Name, errors, notes);
+                            blob.VerifyContent ? slices.ToDictionary(s => s.AttemptId, s => s.ContentMd5 ?? "") : null), BlobUploadWorkload.Name, plans.Count, input.Index, errors, notes);
                     side = Verified(side, verified);
                     workloads.Add(SummaryCalculator.SummarizeBlob(blob, slices, verified));
                     accepted.Add(new AcceptedSlices(BlobUploadWorkload.Name, Attempts(slices)));
@@ -79,6 +90,7 @@ public static class StepOrchestrator
         catch (Exception ex)
         {
             canceled |= ex is TaskFailedException stoppedTask && stoppedTask.IsCancellation();
+            canceledAt ??= canceled ? context.CurrentUtcDateTime : null;
             errors.Add(TaskFailures.Report(ex));
         }
         finally
@@ -108,14 +120,21 @@ public static class StepOrchestrator
         // A workload that measured nothing (all warm-up, nothing sent) is not a result: the step fails, naming it.
         errors.AddRange(SummaryCalculator.NothingMeasured(workloads, canceled));
         string status = canceled ? RunStatus.Canceled : errors.Count > 0 ? RunStatus.Failed : RunStatus.Completed;
-        errors.AddRange(notes);
+        // Every workload of the spec is in the summary: with figures, or here with why it has none.
+        UnmeasuredWorkload[] unmeasured = [.. WorkloadsOf(spec).Where(name => !workloads.Any(w => w.Workload == name)).Select(name => new UnmeasuredWorkload(name, input.Parameter, input.Value,
+            !fannedOut.Contains(name) ? NotStarted(canceledAt, "an earlier part of the step failed (see the errors)")
+            : canceledAt is { } at ? $"canceled at {Utc(at)} before any slice handed back figures"
+            : "no slice handed back figures (see the errors)"))];
         var ended = context.CurrentUtcDateTime;
         var env = (input.Environment with { EmulatorVersion = input.Environment.TargetKind == "Azurite" ? made?.Server : null }).ToRun(Math.Max(1, hosts.Count), input.Host, null);
         WorkloadSummary[] headlines = [.. workloads.Select(WorkloadPayloads.Headline)];
         try
         {
             await context.CallActivityAsync<bool>(ActivityNames.StoreStep, new StoreStepInput(
-                new StepRecord(input.RunId, spec.Scenario, input.RunStartedUtc, ended, env, input.Index, input.Parameter, input.Value, status, errors, headlines),
+                new StepRecord(input.RunId, spec.Scenario, input.RunStartedUtc, ended, env, input.Index, input.Parameter, input.Value, status, errors, headlines)
+                {
+                    Notes = notes, Unmeasured = unmeasured,
+                },
                 [.. accepted]));
         }
         catch (Exception ex)
@@ -138,8 +157,31 @@ public static class StepOrchestrator
             errors.Add("telemetry: " + TaskFailures.Describe(ex));
         }
         var stepped = input.Parameter is null ? workloads : [.. workloads.Select(w => w with { StepParameter = input.Parameter, StepValue = input.Value })];
-        return new StepResult(stepId, input.Index, input.Parameter, input.Value, status, errors, stepped, [.. hosts]) { Server = made?.Server, SideRequests = side };
+        return new StepResult(stepId, input.Index, input.Parameter, input.Value, status, errors, stepped, [.. hosts])
+        {
+            Server = made?.Server, SideRequests = side, Notes = notes, Unmeasured = unmeasured,
+        };
     }
+
+    /// <summary>The workloads a spec asks for, in the order a step runs them.</summary>
+    internal static IEnumerable<string> WorkloadsOf(RunSpec spec)
+    {
+        if (spec.TableInsert is not null)
+        {
+            yield return TableInsertWorkload.Name;
+        }
+        if (spec.BlobUpload is not null)
+        {
+            yield return BlobUploadWorkload.Name;
+        }
+    }
+
+    /// <summary>Why a workload was never started: the run's cancel (and when it was seen), or <paramref name="otherwise"/>.</summary>
+    private static string NotStarted(DateTime? canceledAt, string otherwise) =>
+        "not started: " + (canceledAt is { } at ? $"the run was canceled at {Utc(at)}" : otherwise);
+
+    /// <summary>"11:28:40Z", whatever the culture's time separator.</summary>
+    private static string Utc(DateTime at) => at.ToString("HH:mm:ss'Z'", CultureInfo.InvariantCulture);
 
     /// <summary>The slices' priming requests (their own counts); a slice whose result never came reported none.</summary>
     private static TargetSideRequests Primed(TargetSideRequests side, List<SliceResult> done, int planned)
@@ -158,9 +200,11 @@ public static class StepOrchestrator
     /// deadline, refusing), the figures the slices measured are still kept, marked unverified with the
     /// reason (in errors too); the status is unchanged, and the CLI exits 1 for an unverified run.
     /// </summary>
-    private static async Task<VerificationResult> VerifyAsync(TaskOrchestrationContext context, string activity, object input, string workload, List<string> errors,
-        List<string> notes)
+    private static async Task<VerificationResult> VerifyAsync(TaskOrchestrationContext context, string activity, object input, string workload, int slices, int step,
+        List<string> errors, List<string> notes)
     {
+        // Its own phase: the slices are done, and their progress rows no longer say what the step does (a large table takes minutes).
+        context.SetCustomStatus(new RunProgress(VerifyingPhase, workload, slices, step));
         try
         {
             var verified = await context.CallActivityAsync<VerificationResult>(activity, input);
@@ -192,7 +236,7 @@ public static class StepOrchestrator
     private static async Task<(List<SliceResult> Done, bool Stopped)> FanOutAsync<TPlan>(TaskOrchestrationContext context, string activity,
         IReadOnlyList<TPlan> plans, string workload, int step, List<string> errors, List<string> notes)
     {
-        context.SetCustomStatus(new RunProgress("running", workload, plans.Count, step));
+        context.SetCustomStatus(new RunProgress(RunningPhase, workload, plans.Count, step));
         var calls = plans.Select(p => context.CallActivityAsync<SliceResult>(activity, p)).ToList();
         try
         {

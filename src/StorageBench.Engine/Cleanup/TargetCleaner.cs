@@ -9,7 +9,11 @@ namespace StorageBench.Engine.Cleanup;
 /// <summary>A table or container this tool created (recognised by its name alone) and when.</summary>
 /// <param name="Account">Index of the target account it is in.</param>
 /// <param name="Kind">"table" or "container".</param>
-public sealed record Leftover(int Account, string Kind, string Name, DateTime CreatedUtc, string StepLetters);
+public sealed record Leftover(int Account, string Kind, string Name, DateTime CreatedUtc, string StepLetters)
+{
+    /// <summary>The name of that account (devstoreaccount1 on Azurite).</summary>
+    public string AccountName { get; init; } = "";
+}
 
 /// <summary>
 /// Finds and deletes the tables and containers benchmark steps create, by the naming rule only
@@ -34,14 +38,14 @@ public sealed class TargetCleaner(IReadOnlyList<StorageTarget> targets, WireCoun
             {
                 await foreach (var table in clients.Tables.QueryAsync(TableFilter(), cancellationToken: ct).ConfigureAwait(false))
                 {
-                    Add(found, account, "table", table.Name, select);
+                    Add(found, account, clients.AccountName, "table", table.Name, select);
                 }
             }
             if (clients.Has(TargetService.Blob))
             {
                 await foreach (var container in clients.Blobs.GetBlobContainersAsync(prefix: "sbb", cancellationToken: ct).ConfigureAwait(false))
                 {
-                    Add(found, account, "container", container.Name, select);
+                    Add(found, account, clients.AccountName, "container", container.Name, select);
                 }
             }
         }
@@ -83,11 +87,11 @@ public sealed class TargetCleaner(IReadOnlyList<StorageTarget> targets, WireCoun
         }
     }
 
-    private static void Add(List<Leftover> found, int account, string kind, string name, Func<Leftover, bool> select)
+    private static void Add(List<Leftover> found, int account, string accountName, string kind, string name, Func<Leftover, bool> select)
     {
         if (Planner.TryParseTargetName(name, out var created, out var step))
         {
-            var leftover = new Leftover(account, kind, name, created, step);
+            var leftover = new Leftover(account, kind, name, created, step) { AccountName = accountName };
             if (select(leftover))
             {
                 found.Add(leftover);

@@ -61,10 +61,13 @@ public sealed record WorkloadProgress(string Workload, string Unit, long Units, 
         var counts = mine.Aggregate(default(LiveCounts), (sum, s) => sum + s.Counts);
         var start = mine.Min(s => s.StartAtUtc);
         double duration = mine.Max(s => s.DurationSeconds);
+        double sending = SendingSeconds(mine, start, duration, nowUtc);
+        // Once every slice is done none sends, so the current rate would read 0: the workload's own rate over its sending seconds is shown.
+        double rate = mine.All(s => s.Done)
+            ? (sending > 0 ? counts.Units / sending : 0)
+            : mine.Where(s => !s.Done && nowUtc - s.UpdatedUtc < Stale).Sum(s => s.UnitsPerSecond);
         return new WorkloadProgress(workload, WorkloadKind.Of(workload).CountedUnit, counts.Units, mine.Sum(s => s.PlannedUnits),
-            SendingSeconds(mine, start, duration, nowUtc), duration,
-            mine.Where(s => !s.Done && nowUtc - s.UpdatedUtc < Stale).Sum(s => s.UnitsPerSecond),
-            counts.Operations, counts.Throttled, counts.Failed, mine.Count, mine.Count(s => s.Done), LiveLatency.Of(mine.Select(s => s.Latency)));
+            sending, duration, rate, counts.Operations, counts.Throttled, counts.Failed, mine.Count, mine.Count(s => s.Done), LiveLatency.Of(mine.Select(s => s.Latency)));
     }
 
     /// <summary>

@@ -27,8 +27,10 @@ public sealed record SliceResult
     public required string Host { get; init; }
     public required DateTime StartedUtc { get; init; }
     public required DateTime EndedUtc { get; init; }
-    /// <summary>How late the slice passed the synchronized start (0 when on time): preflight or scheduling too slow for startDelaySeconds.</summary>
+    /// <summary>How late the slice passed the synchronized start (0 when on time): preflight or scheduling too slow for startDelaySeconds, or a re-run.</summary>
     public double StartLagSeconds { get; init; }
+    /// <summary>True when an earlier execution of this slice was lost (its worker stopped, or the run was resumed): this one started whenever it could.</summary>
+    public bool Rerun { get; init; }
     public required OutcomeCounts Counts { get; init; }
     public required long Units { get; init; }
     public long WarmupOperations { get; init; }

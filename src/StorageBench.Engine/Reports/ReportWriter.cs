@@ -34,9 +34,9 @@ public static class ReportWriter
             $"Machine: load average {(env.LoadAverageStart is { } l0 ? F(l0, "0.0") : "n/a")} at start, {(env.LoadAverageEnd is { } l1 ? F(l1, "0.0") : "n/a")} at end; " +
             $"other processes used {(env.OtherProcessesCpuShare is { } o ? F(o * 100, "0") + "%" : "n/a")} of its CPU during the run · " +
             $"tool {env.ToolVersion ?? "n/a"} (commit {env.ToolCommit ?? "n/a"}){(env.EmulatorVersion is { } emu ? $" · emulator {emu}" : "")}");
-        foreach (var e in s.Errors)
+        foreach (string line in ErrorsAndNotes(s))
         {
-            b.AppendLine(CultureInfo.InvariantCulture, $"- error: {e}");
+            b.AppendLine(line);
         }
         if (s.Saturation is { } sat)
         {
@@ -83,20 +83,51 @@ public static class ReportWriter
             string cpu = w.ClientCpuMicrosecondsPerEntity is { } perEntity ? $"{F(perEntity, "0.#")} µs per entity"
                 : w.ClientCpuMicrosecondsPerMegabyte is { } perMb ? $"{F(perMb, "0")} µs per MB" : "n/a";
             string warmup = w.WarmupOperations > 0 ? $" {F(w.WarmupOperations)} warm-up requests excluded." : "";
-            double lag = w.SliceSpread?.MaxStartLagSeconds ?? 0;
-            string late = lag > 0.05 ? $" WARNING: slices passed the synchronized start up to {F(lag * 1000, "0")} ms late; raise startDelaySeconds." : "";
             string blobs = w.BlobsPlanned is { } planned
                 ? $" Blobs: {F(w.BlobsCommitted ?? 0)} of {F(planned)} committed, {F(w.BlobsFailed ?? 0)} failed; {F((w.BytesSent ?? 0) / 1e6, "0.0")} MB staged, " +
                   $"{F((w.BytesSentForFailedBlobs ?? 0) / 1e6, "0.0")} MB of it for blobs never committed; block throughput {(w.BlockThroughput is { } bt ? Rate(bt) : "n/a")}."
                 : "";
             string priming = w.Priming is { } p ? $" Priming (before the start, not in the figures above): {F(p.Requests)} requests, {F(p.Throttled)} throttled, {F(p.Failed)} failed." : "";
-            b.AppendLine(CultureInfo.InvariantCulture, $"- {Label(w)}: {w.Measures}.{blobs}{warmup}{late}{priming} Driver CPU {F(w.ClientCpuSeconds, "0.00")} s ({cpu}). Verified: {w.Verified.Detail}.");
+            b.AppendLine(CultureInfo.InvariantCulture, $"- {Label(w)}: {w.Measures}.{blobs}{warmup}{LateStart(w)}{priming} Driver CPU {F(w.ClientCpuSeconds, "0.00")} s ({cpu}). Verified: {w.Verified.Detail}.");
         }
         if (withCost)
         {
             CostReport.AppendMarkdown(b, s);
         }
         return b.ToString();
+    }
+
+    /// <summary>
+    /// The lines under a summary's title: its errors, each workload of the spec that has no figures and why, then its notes
+    /// (what went differently without costing a figure: not errors).
+    /// </summary>
+    public static IEnumerable<string> ErrorsAndNotes(RunSummary s) =>
+        s.Errors.Select(e => $"- error: {e}")
+            .Concat(s.Unmeasured.Select(u => $"- {Label(u.Workload, u.StepParameter, u.StepValue)}: no figures: {u.Reason}"))
+            .Concat(s.Notes.Select(n => $"- note: {n}"));
+
+    /// <summary>A slice this late past the synchronized start did not run with the others from its first request.</summary>
+    public const double LateStartSeconds = 0.05;
+
+    /// <summary>
+    /// " WARNING: …" when slices passed the synchronized start late, with its cause: slices that ran once came late because
+    /// startDelaySeconds was too short for the setup; a re-run slice (an earlier execution lost: a worker stopped, or the run was
+    /// resumed) starts whenever it runs again, which no start delay changes. "" when every slice was on time.
+    /// </summary>
+    public static string LateStart(WorkloadSummary w)
+    {
+        if (w.SliceSpread is not { } spread)
+        {
+            return "";
+        }
+        double firstRuns = spread.RerunSlices > 0 ? spread.FirstRunsMaxStartLagSeconds : spread.MaxStartLagSeconds;
+        string late = firstRuns > LateStartSeconds ? $" WARNING: slices passed the synchronized start up to {F(firstRuns * 1000, "0")} ms late; raise startDelaySeconds." : "";
+        if (spread.RerunSlices > 0 && spread.MaxStartLagSeconds > Math.Max(firstRuns, LateStartSeconds))
+        {
+            late += $" WARNING: {spread.RerunSlices} slice(s) ran again after an earlier execution was lost (a worker stopped, or the run was resumed) and passed " +
+                $"the synchronized start up to {F(spread.MaxStartLagSeconds * 1000, "#,0")} ms late: their figures are not from the same seconds as the others'; startDelaySeconds cannot change that.";
+        }
+        return late;
     }
 
     /// <summary>Marks a latency percentile that too few samples support (PercentileSupport).</summary>
@@ -119,7 +150,21 @@ public static class ReportWriter
 
     private static string Rate(Throughput t) => t.EntitiesPerSecond is { } e
         ? $"{F(e, "0.0")} entities/s ({F(t.KilobytesPerSecond ?? 0, "0.0")} KB/s)"
-        : $"{F(t.MegabytesPerSecond ?? 0, "0.00")} MB/s ({F(t.MegabitsPerSecond ?? 0, "0.0")} Mbps)";
+        : $"{BytesPerSecond(t.MegabytesPerSecond ?? 0)} ({F(t.MegabitsPerSecond ?? 0, "0.0##")} Mbps)";
+
+    /// <summary>"12,345.6 entities/s" or "66.65 MB/s" (<see cref="BytesPerSecond"/>): a throughput in the unit of its workload.</summary>
+    public static string RateText(Throughput t) => t.EntitiesPerSecond is { } e ? $"{F(e, "#,0.0")} entities/s" : BytesPerSecond(t.MegabytesPerSecond ?? 0);
+
+    /// <summary>"66.65 MB/s", or below 1 MB/s "412.50 KB/s": a tiny blob run never reads 0.00 MB/s.</summary>
+    public static string BytesPerSecond(double megabytesPerSecond) => megabytesPerSecond is >= 1 or 0
+        ? $"{F(megabytesPerSecond, "#,0.00")} MB/s"
+        : $"{F(megabytesPerSecond * 1000, "#,0.00")} KB/s";
+
+    /// <summary><see cref="TooFewMark"/> after a percentile q of <paramref name="samples"/> that too few of them support; "" otherwise.</summary>
+    public static string TooFew(long samples, double q) => samples > 0 && !PercentileSupport.Supports(samples, q) ? TooFewMark : "";
+
+    /// <summary>The note under a table whose p99 column may carry <see cref="TooFewMark"/>.</summary>
+    public static string TooFewP99Note => $"{TooFewMark} too few samples support it (p99 needs {F(PercentileSupport.MinSamples(0.99))})";
 
     private static string Ms(double v) => F(v, "0.###");
 

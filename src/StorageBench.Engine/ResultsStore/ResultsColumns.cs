@@ -16,6 +16,8 @@ public static class ResultsColumns
     public const string Host = "Host";
     public const string Instances = "Instances";
     public const string Errors = "Errors";
+    public const string Notes = "Notes";
+    public const string Unmeasured = "Unmeasured";
     public const string LoadAverageStart = "LoadAverageStart";
     public const string LoadAverageEnd = "LoadAverageEnd";
     public const string OtherProcessesCpuShare = "OtherProcessesCpuShare";

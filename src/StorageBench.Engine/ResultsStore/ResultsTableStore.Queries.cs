@@ -10,7 +10,7 @@ public sealed partial class ResultsTableStore
     public Task<IReadOnlyList<TableEntity>> ListRunsAsync(string scenario, int max, CancellationToken ct) =>
         QueryRunsAsync(new RunFilter(scenario), max, ct);
 
-    /// <summary>Run rows matching the filter (newest first within a scenario), at most <paramref name="max"/>.</summary>
+    /// <summary>The newest <paramref name="max"/> run rows matching the filter, newest first (a sweep's step rows after its own row).</summary>
     public async Task<IReadOnlyList<TableEntity>> QueryRunsAsync(RunFilter filter, int max, CancellationToken ct)
     {
         var runs = _clients.Value.Tables.GetTableClient(runsTable);
@@ -23,12 +23,14 @@ public sealed partial class ResultsTableStore
         await foreach (var e in runs.QueryAsync<TableEntity>(odata.Length == 0 ? null : odata, cancellationToken: ct))
         {
             list.Add(e);
-            if (list.Count >= max)
+            // Within one scenario (one partition) the service returns the newest first; across scenarios it returns them
+            // partition by partition, so every matching row is read and the newest are chosen below.
+            if (filter.Scenario is not null && list.Count >= max)
             {
                 break;
             }
         }
-        return list;
+        return [.. RunRows.Newest(list, max)];
     }
 
     /// <summary>

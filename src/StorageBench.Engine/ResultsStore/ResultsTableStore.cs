@@ -73,7 +73,7 @@ public sealed partial class ResultsTableStore(StorageTarget target, string runsT
     public async Task SaveAsync(RunSummary summary, CancellationToken ct)
     {
         var steps = summary.Workloads.GroupBy(w => w.StepValue).Select((g, i) => new StepRecord(summary.RunId, summary.Spec?.Scenario ?? "", summary.StartedUtc,
-            summary.EndedUtc, summary.Environment, i, g.First().StepParameter, g.Key, summary.Status, summary.Errors, [.. g]));
+            summary.EndedUtc, summary.Environment, i, g.First().StepParameter, g.Key, summary.Status, summary.Errors, [.. g]) { Notes = summary.Notes });
         foreach (var step in steps)
         {
             await SaveStepAsync(step, ct).ConfigureAwait(false);

@@ -16,9 +16,13 @@ public static class RunRows
     /// <summary>Inverted ticks first, so the newest run sorts first within a scenario.</summary>
     public static string RunRowKey(DateTime startedUtc, string runId) => $"{DateTime.MaxValue.Ticks - startedUtc.Ticks:D19}-{runId}";
 
+    /// <summary>The newest <paramref name="max"/> rows by start, whatever their scenario; a run's rows keep their RowKey order (its own row, then its steps).</summary>
+    public static IEnumerable<TableEntity> Newest(IEnumerable<TableEntity> rows, int max) =>
+        rows.OrderBy(r => r.RowKey, StringComparer.Ordinal).ThenBy(r => r.PartitionKey, StringComparer.Ordinal).Take(max);
+
     /// <summary>The columns every run and step row has.</summary>
     private static TableEntity RowOf(string scenario, string rowKey, string runId, string status, DateTime startedUtc, DateTime endedUtc,
-        RunEnvironment environment, IEnumerable<string> errors)
+        RunEnvironment environment, IEnumerable<string> errors, IReadOnlyList<string> notes, IReadOnlyList<UnmeasuredWorkload> unmeasured)
     {
         var row = new TableEntity(scenario, rowKey)
         {
@@ -31,9 +35,12 @@ public static class RunRows
             [C.Instances] = (long)environment.Instances,
             [C.Errors] = string.Join("\n", errors),
         };
-        // How busy the machine was and which build ran: absent when unknown (older rows, or off Linux).
+        // How busy the machine was and which build ran: absent when unknown (older rows, or off Linux). Notes and workloads
+        // without figures: absent when there are none.
         foreach (var (column, value) in new (string, object?)[]
         {
+            (C.Notes, notes.Count == 0 ? null : string.Join("\n", notes)),
+            (C.Unmeasured, unmeasured.Count == 0 ? null : string.Join("\n", unmeasured.Select(u => $"{Reports.ReportWriter.Label(u.Workload, u.StepParameter, u.StepValue)}: {u.Reason}"))),
             (C.LoadAverageStart, environment.LoadAverageStart), (C.LoadAverageEnd, environment.LoadAverageEnd),
             (C.OtherProcessesCpuShare, environment.OtherProcessesCpuShare), (C.ToolVersion, environment.ToolVersion),
             (C.ToolCommit, environment.ToolCommit), (C.EmulatorVersion, environment.EmulatorVersion),
@@ -60,7 +67,7 @@ public static class RunRows
     public static TableEntity StepRow(StepRecord s)
     {
         string rowKey = s.Parameter is null ? RunRowKey(s.RunStartedUtc, s.RunId) : $"{RunRowKey(s.RunStartedUtc, s.RunId)}-{s.StepIndex:D3}";
-        var row = RowOf(s.Scenario, rowKey, s.RunId, s.Status, s.RunStartedUtc, s.EndedUtc, s.Environment, s.Errors);
+        var row = RowOf(s.Scenario, rowKey, s.RunId, s.Status, s.RunStartedUtc, s.EndedUtc, s.Environment, s.Errors, s.Notes, s.Unmeasured);
         if (s.Parameter is not null)
         {
             row[C.StepParameter] = s.Parameter;
@@ -119,7 +126,7 @@ public static class RunRows
     /// </summary>
     public static TableEntity RunRow(RunSummary s)
     {
-        var row = RowOf(s.Spec?.Scenario ?? "(invalid)", RunRowKey(s.StartedUtc, s.RunId), s.RunId, s.Status, s.StartedUtc, s.EndedUtc, s.Environment, s.Errors);
+        var row = RowOf(s.Spec?.Scenario ?? "(invalid)", RunRowKey(s.StartedUtc, s.RunId), s.RunId, s.Status, s.StartedUtc, s.EndedUtc, s.Environment, s.Errors, s.Notes, s.Unmeasured);
         if (s.Spec is { } spec)
         {
             // So compare can name what differs between two stored runs, and `storagebench plan` knows how each

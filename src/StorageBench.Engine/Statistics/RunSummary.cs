@@ -32,6 +32,13 @@ public sealed record RunSummary
     public IReadOnlyList<WorkloadSummary> Workloads { get; init; } = [];
     /// <summary>Why the run is not Completed (validation errors, activity failures).</summary>
     public IReadOnlyList<string> Errors { get; init; } = [];
+    /// <summary>
+    /// What went differently without costing a measured figure, so the status stands: a slice that ran again (a worker lost
+    /// or a run resumed), bookkeeping that missed (progress, cancel polls, slice rows), storage that could not be counted.
+    /// </summary>
+    public IReadOnlyList<string> Notes { get; init; } = [];
+    /// <summary>Each workload of the spec (each step's) that has no figures, and why: with <see cref="Workloads"/>, every one the spec asked for.</summary>
+    public IReadOnlyList<UnmeasuredWorkload> Unmeasured { get; init; } = [];
     /// <summary>Set when the spec asked for a saturation search.</summary>
     public SaturationResult? Saturation { get; init; }
     /// <summary>Set for runs checked against their trailing baseline (the nightly run).</summary>
@@ -43,6 +50,9 @@ public sealed record RunSummary
     /// <summary>Requests sent to the target accounts outside the measured path, by phase; null for a run that never started (Invalid) or was lost.</summary>
     public TargetSideRequests? TargetSideRequests { get; init; }
 }
+
+/// <summary>A workload of the spec (of one step, for a sweep) with no figures, and why: "not started: the run was canceled at 11:28:40Z".</summary>
+public sealed record UnmeasuredWorkload(string Workload, string? StepParameter, double? StepValue, string Reason);
 
 /// <summary>
 /// Where the search ended. HighestSustainable is the highest useful value: the last step within the bounds whose
@@ -200,7 +210,14 @@ public sealed record RateSpread(double Mean, double SecondToSecondDeviation, int
 }
 
 /// <summary>Slowest, median and fastest slice rate (entities/s or MB/s over each slice's own window), and the latest start.</summary>
-public sealed record SliceSpread(double MinUnitsPerSecond, double MedianUnitsPerSecond, double MaxUnitsPerSecond, double MaxStartLagSeconds);
+public sealed record SliceSpread(double MinUnitsPerSecond, double MedianUnitsPerSecond, double MaxUnitsPerSecond, double MaxStartLagSeconds)
+{
+    /// <summary>Slices whose accepted execution was a re-run (an earlier one was lost: its worker stopped, or the run was resumed).</summary>
+    public int RerunSlices { get; init; }
+
+    /// <summary>The latest start of the slices that ran once: what startDelaySeconds governs (a re-run starts whenever it can).</summary>
+    public double FirstRunsMaxStartLagSeconds { get; init; }
+}
 
 /// <param name="UnitsPerSecond">Entities/s (table) or MB/s (blob) over the slice's own measured window.</param>
 /// <param name="StartLagSeconds">How late the slice passed the synchronized start; above a few ms, raise startDelaySeconds.</param>

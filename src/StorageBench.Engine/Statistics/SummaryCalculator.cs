@@ -146,7 +146,10 @@ public static class SummaryCalculator
             ClientCpuMicrosecondsPerEntity = unitsAreEntities && allUnits > 0 ? cpu * 1e6 / allUnits : null,
             ClientCpuMicrosecondsPerMegabyte = !unitsAreEntities && allUnits > 0 ? cpu * 1e6 / (allUnits / 1e6) : null,
             LatencyDistribution = Distribution(histogram, HistogramBins),
-            SliceSpread = new SliceSpread(rates[0], Robust.Median(rates), rates[^1], slices.Max(s => s.StartLagSeconds)),
+            SliceSpread = new SliceSpread(rates[0], Robust.Median(rates), rates[^1], slices.Max(s => s.StartLagSeconds))
+            {
+                RerunSlices = slices.Count(s => s.Rerun), FirstRunsMaxStartLagSeconds = slices.Where(s => !s.Rerun).Select(s => s.StartLagSeconds).DefaultIfEmpty().Max(),
+            },
             SliceAttempts = [.. slices.OrderBy(s => s.SliceIndex).Select(s => s.AttemptId)],
             DurationSeconds = duration,
             Throughput = Rates(counts.Succeeded, units, duration, unitsAreEntities, entitySizeBytes),

@@ -86,6 +86,9 @@ public sealed class StorageClients : IDisposable
     public BlobServiceClient Blobs => _blobs ?? throw Missing(TargetService.Blob);
 
     /// <summary>Whether the target has the service: what a call outside the measured path checks before it touches it.</summary>
+    /// <summary>The account's name (devstoreaccount1 on Azurite), as its endpoint or connection string gives it.</summary>
+    public string AccountName => _tables?.AccountName ?? _blobs?.AccountName ?? "";
+
     public bool Has(TargetService service) => (service == TargetService.Table ? _tables : (object?)_blobs) is not null;
 
     /// <summary>Requests the table client sent, SDK retries included: what the service may bill.</summary>

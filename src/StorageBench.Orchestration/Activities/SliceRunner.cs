@@ -23,7 +23,7 @@ internal sealed class SliceRunner(ResultsTableStore results, TimeProvider time, 
         var live = new LiveSlice();
         var misses = new BookkeepingMisses();
         progress = progress with { Worker = $"{Environment.MachineName}/{Environment.ProcessId}" };
-        await ClaimAsync(runId, progress, misses).ConfigureAwait(false);
+        bool rerun = await ClaimAsync(runId, progress, misses).ConfigureAwait(false);
         var watch = WatchAsync(runId, progress, live, stop, done.Token, misses);
         SliceResult? result = null;
         bool cancelSeen;
@@ -52,16 +52,16 @@ internal sealed class SliceRunner(ResultsTableStore results, TimeProvider time, 
         // When this fails, the figures still travel back in the result; only the per-slice row is missing (the notes say so).
         await BookkeepingAsync(progress, misses, "slice row not stored (figures kept in the step's result)", policy.Results,
             t => results.SaveSliceAsync(runId, result, t)).ConfigureAwait(false);
-        return result with { Notes = misses.Lines() };
+        return result with { Notes = misses.Lines(), Rerun = rerun };
     }
 
     /// <summary>
     /// Before the start: an earlier execution of this slice that reported progress but whose result never reached the
     /// orchestrator (its worker was killed or recycled, or the message was delivered twice) makes this one a re-run, which the
     /// step's errors say (its writes are not counted: only accepted executions are verified). Then this execution's first
-    /// progress row, naming its worker.
+    /// progress row, naming its worker. True for a re-run.
     /// </summary>
-    private async Task ClaimAsync(string runId, SliceProgress progress, BookkeepingMisses misses)
+    private async Task<bool> ClaimAsync(string runId, SliceProgress progress, BookkeepingMisses misses)
     {
         var (earlier, unanswered) = await StorageCall.TryAsync("earlier execution", policy.Quick,
             t => results.SliceProgressAsync(runId, progress.StepId, progress.Workload, progress.Slice, t), CancellationToken.None, logger).ConfigureAwait(false);
@@ -76,6 +76,7 @@ internal sealed class SliceRunner(ResultsTableStore results, TimeProvider time, 
         }
         await BookkeepingAsync(progress, misses, "progress update skipped", policy.Quick,
             t => results.SaveProgressAsync(runId, progress with { UpdatedUtc = time.GetUtcNow().UtcDateTime }, t)).ConfigureAwait(false);
+        return earlier is not null;
     }
 
     /// <summary>How a re-run slice's note starts (the step groups its slices' notes by it).</summary>

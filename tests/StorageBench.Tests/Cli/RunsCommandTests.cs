@@ -34,9 +34,15 @@ public class RunsCommandTests
         var lines = stdout.ToString().ReplaceLineEndings("\n").TrimEnd('\n').Split('\n');
         Assert.StartsWith($"Local runs in {dir} ", lines[0]);
         Assert.Equal("| scenario | run | started (UTC) | status | workload | throughput | p99 ms | verified |", lines[1]);
-        Assert.Equal($"| quick | {newer.RunId} | 2026-11-23 10:00:00Z | Canceled | tableInsert | 1000.0 entities/s | 50.0 | yes |", lines[3]);
-        Assert.Equal($"| quick | {older.RunId} | 2026-11-22 10:00:00Z | Completed | tableInsert | 1234.5 entities/s | 50.0 | yes |", lines[4]);
-        Assert.Equal("2 run(s)", lines[^1]);
+        Assert.Equal($"| quick | {newer.RunId} | 2026-11-23 10:00:00Z | Canceled | tableInsert | 1,000.0 entities/s | 50.0† | yes |", lines[3]);
+        Assert.Equal($"| quick | {older.RunId} | 2026-11-22 10:00:00Z | Completed | tableInsert | 1,234.5 entities/s | 50.0† | yes |", lines[4]);
+        // 100 samples cannot support a p99: marked, as the summary marks it.
+        Assert.Equal("2 run(s); † too few samples support it (p99 needs 1,000)", lines[^1]);
+
+        var newest = new StringWriter();
+        Assert.Equal(0, await CliApp.RunAsync(["runs", "--results", dir, "--max", "2"], newest, stderr, default));
+        Assert.Equal([other.RunId, newer.RunId], newest.ToString().Split('\n').Where(l => l.StartsWith("| ", StringComparison.Ordinal) && !l.StartsWith("| scenario", StringComparison.Ordinal))
+            .Select(l => l.Split('|')[2].Trim()));
     }
 
     [Fact]

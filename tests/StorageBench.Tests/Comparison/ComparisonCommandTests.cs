@@ -164,13 +164,30 @@ public class ComparisonCommandTests(AzuriteFixture azurite)
         Assert.Equal(2, missing.Exit);
         Assert.StartsWith("error: baseline: \"out/nope/summary.json\" is neither a summary.json file that exists nor a run id", missing.Errors);
 
+        // Without an account a run id is looked for in the hub store, where local runs are; this one is in another account.
         var noAccount = await CompareAsync(stored, stored);
         Assert.Equal(2, noAccount.Exit);
-        Assert.StartsWith($"error: baseline: \"{stored}\" is a run id, which is read from the results table: give --connection-string", noAccount.Errors);
+        Assert.StartsWith($"error: baseline: \"{stored}\" is no run in the results table (StorageBenchRuns in the hub store in {TestHubStore.Folder}) and no summary.json file", noAccount.Errors);
 
         var oneRun = await CompareAsync(stored);
         Assert.Equal(2, oneRun.Exit);
         Assert.StartsWith("error: compare: CANDIDATE is missing (compare BASELINE CANDIDATE)", oneRun.Errors);
+    }
+
+    [Fact]
+    public async Task TheRunIdsOfLocalRunsAreReadFromTheHubStoreWithoutAnAccount()
+    {
+        // What `storagebench run` does without an account: its results go to the hub store's results table.
+        var results = await TestHubStore.ResultsAsync();
+        var baseline = TestData.Run("compare-local", DateTime.UtcNow, TestData.TableWorkload(rate: 1000));
+        var candidate = TestData.Run("compare-local", DateTime.UtcNow.AddSeconds(1), TestData.TableWorkload(rate: 1100));
+        await results.SaveAsync(baseline, default);
+        await results.SaveAsync(candidate, default);
+
+        var (exit, output, errors) = await CompareAsync(baseline.RunId, candidate.RunId);
+
+        Assert.True(exit == 0, output + errors);
+        Assert.Contains(MetricRows(output), row => row.Contains("1,000.0", StringComparison.Ordinal) && row.Contains("1,100.0", StringComparison.Ordinal));
     }
 
     [Fact]

@@ -22,7 +22,12 @@ namespace StorageBench.Tests;
 public class DocsCommandsTests(ITestOutputHelper output)
 {
     /// <summary>What to do with a documented command: run it and check its output, or skip it, saying why.</summary>
-    private sealed record Rule(string Pattern, string? Expect = null, string? Skip = null, bool Background = false, int Exit = 0)
+    /// <param name="UserOut">The command writes or reads the user's <c>out/</c> by default: it is pointed at this test's own folder
+    /// instead (<c>--out</c>, <c>--results</c>), so the tests never leave runs among the user's.</param>
+    /// <param name="Once">Run the first time only: the same command later in the docs is checked against that run's output.
+    /// For a command that only builds (minutes under load) and whose second run would do the same.</param>
+    private sealed record Rule(string Pattern, string? Expect = null, string? Skip = null, bool Background = false, int Exit = 0, bool UserOut = false,
+        bool Once = false)
     {
         public Regex Regex { get; } = new(Pattern);
     }
@@ -38,22 +43,23 @@ public class DocsCommandsTests(ITestOutputHelper output)
         new(@"^\./scripts/test\.sh --unit(\s+#.*)?$", Skip: "its dotnet test would rebuild the test assembly this test runs in; every full run runs the same unit tests, and TestCategoryTests checks each test class has its category"),
         new(@"^\./scripts/bench\.sh\s+--spec (?!specs/)(?![^#]*--prices)", Expect: @"# StorageBench run \S+ — Completed[\s\S]*Wrote \S+/summary\.json"),
         new(@"^\./scripts/bench\.sh\s+--spec specs/", Skip: "a seed experiment runs for minutes; every spec in specs/ is validated by RunSpecValidationTests, and bench.sh itself is run by the README's commands"),
-        new(@"^\./scripts/bench\.sh\s+--spec \S+ --prices \S+ --verbose", Expect: @"# StorageBench run \S+ — Completed[\s\S]*Cost estimate: USD [\d.,]+ for the storage requests of this run \(an estimate, not a bill\), priced with pricing/azure-storage-prices\.json[\s\S]*\| tableInsert \| run \| 10 \| entity group transactions \|[\s\S]*Wrote \S+/summary\.json"),
-        new(@"^\./scripts/bench\.sh\s+--connection-string ", Expect: @"# StorageBench run \S+ — Completed[\s\S]*Wrote out/"),
-        new(@"^\./scripts/bench\.sh(\s+#.*)?$", Expect: @"Starting Azurite[\s\S]*# StorageBench run \S+ — Completed[\s\S]*Wrote out/\S+/summary\.json, \S+summary\.md, \S+summary\.html"),
-        new(@"^\./scripts/query\.sh ", Expect: @"over \d+ run\(s\) in .*:\s*\n\|"),
+        new(@"^\./scripts/bench\.sh\s+--spec \S+ --prices \S+ --verbose", Expect: @"# StorageBench run \S+ — Completed[\s\S]*Cost estimate: USD [\d.,]+ for the storage requests of this run \(an estimate, not a bill\), priced with pricing/azure-storage-prices\.json[\s\S]*\| tableInsert \| run \| 10 \| entity group transactions \|[\s\S]*Wrote \S+/summary\.json", UserOut: true),
+        new(@"^\./scripts/bench\.sh\s+--connection-string ", Expect: @"# StorageBench run \S+ — Completed[\s\S]*Wrote \S+/out/", UserOut: true),
+        new(@"^\./scripts/bench\.sh(\s+#.*)?$", Expect: @"Starting Azurite[\s\S]*# StorageBench run \S+ — Completed[\s\S]*Wrote \S+/out/\S+/summary\.json, \S+summary\.md, \S+summary\.html", UserOut: true),
+        new(@"^\./scripts/query\.sh ", Expect: @"over \d+ run\(s\) in .*/sb-docs-\w+/out:\s*\n\|", UserOut: true),
         new(@"^\./scripts/build-cli\.sh --pack && dotnet tool update --global StorageBench\.Cli --add-source \.build/packages$",
+            Once: true,
             // Either order: the output is stdout (dotnet tool) then stderr (build-cli.sh).
             Expect: @"\A(?=[\s\S]*^Packed \.build/packages/StorageBench\.Cli\.[\d.]+\.nupkg in \d+ s\.$)(?=[\s\S]*^Tool 'storagebench\.cli' (\(version '[\d.]+'\) was successfully installed|was successfully updated from version '[\d.]+' to version '[\d.]+')\.$)"),
         new(@"^storagebench --help$", Expect: @"^Usage:\s*\n\s*storagebench \[command\] \[options\][\s\S]*^Commands:[\s\S]*^\s+run\s[\s\S]*^\s+compare <BASELINE> <CANDIDATE>"),
         new(@"^storagebench run --help$", Expect: @"^\s+storagebench run \[options\][\s\S]*--spec <FILE>[\s\S]*-q, --quiet"),
         new(@"^storagebench --version$", Expect: @"\Astoragebench \d+\.\d+\.\d+ \(commit [0-9a-f]{12}\)\s*\z"),
         new(@"^storagebench run --spce x$", Exit: 2, Expect: @"\Aerror: unknown option '--spce' for 'storagebench run'; did you mean --spec\?\nRun 'storagebench run --help' for usage\.\s*\z"),
-        new(@"^storagebench run --spec my-spec\.json --quiet$", Expect: @"\ACompleted: run \S+, verified; \S+/summary\.md\s*\z"),
+        new(@"^storagebench run --spec my-spec\.json --quiet$", Expect: @"\ACompleted: run \S+, verified; \S+/sb-docs-\w+/out/\S+/summary\.md\s*\z", UserOut: true),
         new(@"^storagebench run --spec my-spec\.json --out ", Expect: @"# StorageBench run \S+ — Completed[\s\S]*Cost estimate: USD [\d.,]+ for the storage requests of this run[^\n]*--verbose\)\.\n[\s\S]*Wrote \S+/summary\.json"),
         new(@"^storagebench cleanup .*--dry-run", Expect: @"dry run: \d+ table\(s\) and container\(s\) older than 1d would be deleted; nothing was deleted"),
         new(@"^storagebench cleanup (?!.*--dry-run)", Expect: @"deleted \d+ table\(s\) and container\(s\) older than 1d"),
-        new(@"^storagebench runs ", Expect: @"\| scenario \| run \|[\s\S]*\d+ run( row)?\(s\)"),
+        new(@"^storagebench runs ", Expect: @"\| scenario \| run \|[\s\S]*\d+ run( row)?\(s\)", UserOut: true),
         new(@"^storagebench (plan |run --spec results/plan\.json )", Skip: "reads the two measurement runs above it in docs/planning.md, minutes of Azurite each; PlanEndToEndTests runs the same sequence (measure, plan, run the written spec) and checks the run against the plan"),
         new(@"^storagebench compare results/today results/candidate ", Expect: @"^baseline\s+\S+\s+\(\S+/results/today/summary\.json;[\s\S]*^tableInsert\s+throughput\s+entities/s\s[\s\S]*^verdict: [\s\S]*Noise method: per-second spread[\s\S]*Wrote \S+/results/comparison\.md"),
         new(@"^storagebench serve --port 7071$", Expect: @"Runs API on http://127\.0\.0\.1:\d+/", Background: true),
@@ -85,9 +91,13 @@ public class DocsCommandsTests(ITestOutputHelper output)
         Assert.True(unclassified.Count == 0, "each documented command needs exactly one rule in DocsCommandsTests.Rules (run it, or skip it with a reason):\n"
             + string.Join('\n', unclassified.Select(c => $"  {c.Where}: {c.Text}")));
 
+        string userOut = Path.Combine(Repo.Root(), "out");
+        string[] UserRuns() => Directory.Exists(userOut) ? Directory.GetFileSystemEntries(userOut).Order(StringComparer.Ordinal).ToArray() : [];
+        var userRunsBefore = UserRuns();
         await using var azurite = await AzuriteServer.StartAsync();
         await using var shell = new DocShell(azurite.ConnectionString);
         var used = new HashSet<Rule>();
+        var ranOnce = new Dictionary<string, (int Exit, string Output)>();
         var failures = new List<string>();
         foreach (var command in commands)
         {
@@ -99,8 +109,17 @@ public class DocsCommandsTests(ITestOutputHelper output)
                 continue;
             }
             var timer = Stopwatch.StartNew();
-            var (exit, text) = rule.Background ? await shell.StartServeAsync(command.Text) : await shell.RunAsync(command.Text);
-            output.WriteLine($"ran  {command.Where}: {shell.Substitute(command.Text)}  → exit {exit}, {timer.Elapsed.TotalSeconds:0.0} s");
+            string asRun = rule.UserOut ? shell.InOwnOut(command.Text) : command.Text;
+            if (!(rule.Once && ranOnce.TryGetValue(asRun, out var result)))
+            {
+                result = rule.Background ? await shell.StartServeAsync(asRun) : await shell.RunAsync(asRun);
+                if (rule.Once)
+                {
+                    ranOnce[asRun] = result;
+                }
+            }
+            var (exit, text) = result;
+            output.WriteLine($"ran  {command.Where}: {shell.Substitute(asRun)}  → exit {exit}, {timer.Elapsed.TotalSeconds:0.0} s");
             string? problem = Check(rule, exit, text, shell);
             if (problem is not null)
             {
@@ -108,6 +127,7 @@ public class DocsCommandsTests(ITestOutputHelper output)
             }
         }
         Assert.True(failures.Count == 0, string.Join("\n\n", failures));
+        Assert.Equal(userRunsBefore, UserRuns());
         Assert.Empty(Rules.Where(r => !used.Contains(r)).Select(r => "rule matches no documented command (remove it): " + r.Pattern));
 
         // The installed tool says which commit it was built from: this checkout's.
@@ -244,12 +264,29 @@ internal sealed class DocShell : IAsyncDisposable
         .Replace(" my-spec.json", " " + Path.Combine(_temp, "my-spec.json"), StringComparison.Ordinal)
         .Replace(" results/", " " + Path.Combine(_temp, "results") + "/", StringComparison.Ordinal);
 
+    private int _runs;
+
+    /// <summary>
+    /// The command with this test's folder in place of the user's <c>out/</c>: a run without <c>--out</c> writes under it, and
+    /// a listing without an account or <c>--results</c> reads it. The command's trailing comment stays last.
+    /// </summary>
+    public string InOwnOut(string command)
+    {
+        var parts = Regex.Match(command, @"^(?<command>.*?)(?<comment>\s+#.*)?$");
+        string text = parts.Groups["command"].Value;
+        string own = Path.Combine(_temp, "out");
+        string? option = Regex.IsMatch(text, @"^(storagebench runs|\./scripts/query\.sh)\b")
+            ? text.Contains("--connection-string", StringComparison.Ordinal) || text.Contains("--results", StringComparison.Ordinal) ? null : $" --results {own}"
+            : text.Contains("--out ", StringComparison.Ordinal) ? null : $" --out {Path.Combine(own, (++_runs).ToString(System.Globalization.CultureInfo.InvariantCulture))}";
+        return text + option + parts.Groups["comment"].Value;
+    }
+
     public async Task<(int Exit, string Output)> RunAsync(string command)
     {
         using var process = Start(command);
         var stdout = process.StandardOutput.ReadToEndAsync();
         var stderr = process.StandardError.ReadToEndAsync();
-        using var timeout = new CancellationTokenSource(TimeSpan.FromMinutes(5));
+        using var timeout = new CancellationTokenSource(TimeSpan.FromMinutes(15));
         try
         {
             await process.WaitForExitAsync(timeout.Token);
@@ -257,7 +294,7 @@ internal sealed class DocShell : IAsyncDisposable
         catch (OperationCanceledException)
         {
             process.Kill(entireProcessTree: true);
-            return (-1, "timed out after 5 minutes\n" + await stdout + await stderr);
+            return (-1, "timed out after 15 minutes\n" + await stdout + await stderr);
         }
         return (process.ExitCode, await stdout + await stderr);
     }

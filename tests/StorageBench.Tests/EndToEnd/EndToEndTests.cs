@@ -174,7 +174,7 @@ public class EndToEndTests(AzuriteFixture azurite)
         var store = azurite.Results;
         await using var host = await azurite.NewHubAsync();
         var started = await new RunStarter(host, TimeProvider.System).StartAsync(
-            """{ "scenario": "cancel", "startDelaySeconds": 0, "tableInsert": { "batchSize": 10, "durationSeconds": 60 } }""", "test", null, default);
+            """{ "scenario": "cancel", "startDelaySeconds": 0, "tableInsert": { "batchSize": 10, "durationSeconds": 60 }, "blobUpload": { "blobCount": 1 } }""", "test", null, default);
         await Waits.ForEntitiesAsync(azurite.Target, started.RunId, 100, TimeSpan.FromSeconds(60));
         // As in Durable, nothing stops a running activity from outside: the run's cancel signal, which every slice watches, does.
         await store.RequestCancelAsync(started.RunId!, default);
@@ -187,8 +187,13 @@ public class EndToEndTests(AzuriteFixture azurite)
         Assert.True(table.Entities > 0, "no figures for the canceled run");
         Assert.True(table.Verified.Matched, table.Verified.Detail);
         Assert.Empty(await azurite.LeftoversOfAsync(summary.RunId));
+        // The workload the cancel kept from starting is in the summary too, with why it has no figures (it was dropped, unsaid).
+        var blob = Assert.Single(summary.Unmeasured);
+        Assert.Equal("blobUpload", blob.Workload);
+        Assert.Matches(@"^not started: the run was canceled at \d\d:\d\d:\d\dZ$", blob.Reason);
         var row = (await store.ListRunsAsync("cancel", 5, default)).Single(r => r.GetString("RunId") == summary.RunId);
         Assert.Equal("Canceled", row.GetString("Status"));
+        Assert.Equal($"blobUpload: {blob.Reason}", row.GetString(ResultsColumns.Unmeasured));
     }
 
     [Fact]

@@ -151,7 +151,8 @@ public class FaultTests(AzuriteFixture azurite, ITestOutputHelper output)
         Assert.Contains("dry run: 2 table(s) and container(s) older than 0s would be deleted; nothing was deleted", dry);
         var (youngExit, young) = await CliAsync("cleanup", "--older-than", "1h", "--connection-string", storage.ConnectionString);
         Assert.Equal((0, 2), (youngExit, (await cleaner.CreatedBeforeAsync(DateTime.UtcNow.AddMinutes(1), default)).Count));
-        Assert.Contains("deleted 0 table(s)", young);
+        Assert.Contains("deleted 0 table(s) and container(s) older than 1h; 2 younger than 1h left alone", young);
+        Assert.Contains($"| {storage.Account} | table | {left.Single(l => l.Kind == "table").Name} |", dry);
 
         var (exit, deleted) = await CliAsync("cleanup", "--older-than", "0s", "--connection-string", storage.ConnectionString);
         Assert.Equal(0, exit);

@@ -51,7 +51,7 @@ public class SideCallFaultTests(AzuriteFixture azurite, ITestOutputHelper output
         Assert.True(proxy.Count(Fault.Late) > 0, "the proxy held progress writes");
         await AssertCompletedAndVerified(summary);
         // Every slice missed some: one line for all of them.
-        Assert.Contains(summary.Errors, e => e.StartsWith("tableInsert, 2 of 2 slices: progress update skipped (slice 0: ", StringComparison.Ordinal)
+        Assert.Contains(summary.Notes, e => e.StartsWith("tableInsert, 2 of 2 slices: progress update skipped (slice 0: ", StringComparison.Ordinal)
             && e.Contains("no answer within its 1 s deadline"));
     }
 
@@ -63,7 +63,7 @@ public class SideCallFaultTests(AzuriteFixture azurite, ITestOutputHelper output
         Report("cancel poll", proxy, elapsed, summary);
         Assert.True(proxy.Count(Fault.Late) > 0, "the proxy held cancel polls");
         await AssertCompletedAndVerified(summary);
-        Assert.Contains(summary.Errors, e => e.StartsWith("tableInsert, 2 of 2 slices: cancel poll unanswered (no cancel seen) (slice 0: ", StringComparison.Ordinal)
+        Assert.Contains(summary.Notes, e => e.StartsWith("tableInsert, 2 of 2 slices: cancel poll unanswered (no cancel seen) (slice 0: ", StringComparison.Ordinal)
             && e.Contains("no answer within its 1 s deadline"));
     }
 
@@ -80,7 +80,7 @@ public class SideCallFaultTests(AzuriteFixture azurite, ITestOutputHelper output
         Assert.False(table.Verified.Matched);
         Assert.StartsWith("storage could not be read after the run (no answer within its 1 s deadline", table.Verified.NotVerifiedReason);
         Assert.StartsWith("not verified: storage could not be read", table.Verified.Detail);
-        Assert.Contains(summary.Errors, e => e.StartsWith("tableInsert: not verified: storage could not be read after the run", StringComparison.Ordinal));
+        Assert.Contains(summary.Notes, e => e.StartsWith("tableInsert: not verified: storage could not be read after the run", StringComparison.Ordinal));
         Assert.Equal(1, RunCommand.ExitCode(summary));
         Assert.Empty(await azurite.LeftoversOfAsync(summary.RunId));
     }
@@ -109,7 +109,7 @@ public class SideCallFaultTests(AzuriteFixture azurite, ITestOutputHelper output
 
         Report("slice row write", proxy, elapsed, summary);
         await AssertCompletedAndVerified(summary);
-        Assert.Contains(summary.Errors, e => e == "tableInsert, 2 of 2 slices: slice row not stored (figures kept in the step's result) (slice 0: no answer within its 2 s deadline)");
+        Assert.Contains(summary.Notes, e => e == "tableInsert, 2 of 2 slices: slice row not stored (figures kept in the step's result) (slice 0: no answer within its 2 s deadline)");
     }
 
     [Fact]
@@ -207,7 +207,7 @@ public class SideCallFaultTests(AzuriteFixture azurite, ITestOutputHelper output
         var table = summary.Workloads.Single();
         Assert.Equal(2, table.Slices);
         Assert.True(table.Entities > 0 && table.Verified.Matched, table.Verified.Detail);
-        Assert.Contains(summary.Errors, e => e.StartsWith("tableInsert, 2 of 2 slices: progress or cancel poll failed (not a storage failure) (slice 0: ", StringComparison.Ordinal)
+        Assert.Contains(summary.Notes, e => e.StartsWith("tableInsert, 2 of 2 slices: progress or cancel poll failed (not a storage failure) (slice 0: ", StringComparison.Ordinal)
             && e.Contains(typeof(ObjectDisposedException).FullName!));
         Assert.Equal(RunStatus.Completed, summary.Status);
         Assert.Empty(await azurite.LeftoversOfAsync(summary.RunId));
@@ -338,6 +338,10 @@ public class SideCallFaultTests(AzuriteFixture azurite, ITestOutputHelper output
         foreach (var e in summary.Errors)
         {
             output.WriteLine("  error: " + e);
+        }
+        foreach (var n in summary.Notes)
+        {
+            output.WriteLine("  note: " + n);
         }
     }
 }

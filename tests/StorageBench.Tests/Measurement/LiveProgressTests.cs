@@ -25,6 +25,24 @@ public class LiveProgressTests
     }
 
     [Fact]
+    public void OnceEverySliceIsDoneTheRateIsTheWorkloadsOwnNotZero()
+    {
+        // Two slices of 500 entities, done 5 s after the start: no slice sends any more, and each last reported 0/s.
+        var live = WorkloadProgress.Of([Slice(0, 5.0, done: true), Slice(1, 4.5, done: true)], "tableInsert", Start.AddSeconds(17))!;
+
+        Assert.Equal(200, live.UnitsPerSecond, 3);
+        Assert.Equal("5/12 s, 1,000 entities, 200 entities/s, throttled 0, failed 0", StorageBench.Cli.ProgressDisplay.Figures(live));
+    }
+
+    [Fact]
+    public void WhileASliceRunsTheRateIsWhatTheRunningSlicesLastReported()
+    {
+        var live = WorkloadProgress.Of([Slice(0, 6.8, done: false), Slice(1, 5.0, done: true)], "tableInsert", Start.AddSeconds(7))!;
+
+        Assert.Equal(100, live.UnitsPerSecond, 3);
+    }
+
+    [Fact]
     public void ElapsedNeverPassesThePlannedDurationWhileASliceFinishesItsLastRequests()
     {
         var live = WorkloadProgress.Of([Slice(0, 12.0, done: true), Slice(1, 11.9, done: false)], "tableInsert", Start.AddSeconds(17))!;

@@ -37,6 +37,30 @@ public class ResultsQueryTests(AzuriteFixture azurite)
     }
 
     [Fact]
+    public async Task MaxGivesTheNewestRunsWhateverTheirScenarioIsCalled()
+    {
+        // Far in the future, so --since leaves only these rows of the shared table.
+        string suffix = Guid.NewGuid().ToString("N")[..8];
+        var since = new DateTime(2190, 1, 1, 0, 0, 0, DateTimeKind.Utc);
+        var store = new ResultsTableStore(azurite.Target);
+        var older = TestData.Run("aa-" + suffix, since.AddDays(1), TestData.TableWorkload());
+        var newer = TestData.Run("zz-" + suffix, since.AddDays(2), TestData.TableWorkload());
+        var newest = TestData.Run("mm-" + suffix, since.AddDays(3), TestData.TableWorkload());
+        foreach (var run in new[] { older, newer, newest })
+        {
+            await store.SaveAsync(run, default);
+        }
+        var stdout = new StringWriter();
+
+        int exit = await CliApp.RunAsync(["runs", "--connection-string", azurite.ConnectionString, "--since", "2190-01-01", "--max", "2"], stdout, new StringWriter(), default);
+
+        Assert.Equal(0, exit);
+        var runIds = stdout.ToString().Split('\n').Where(l => l.StartsWith("| ", StringComparison.Ordinal) && !l.StartsWith("| scenario", StringComparison.Ordinal))
+            .Select(l => l.Split('|')[2].Trim());
+        Assert.Equal([newest.RunId, newer.RunId], runIds);
+    }
+
+    [Fact]
     public async Task TheRunsCommandListsAndFiltersAndRejectsAnUnknownColumnByName()
     {
         string scenario = "cli-" + Guid.NewGuid().ToString("N")[..8];

@@ -32,7 +32,8 @@ internal static class Pipeline
     /// <summary>Waits for the run and puts its summary together (per-slice figures only when <paramref name="results"/> is given).</summary>
     public static async Task<RunSummary> SummaryAsync(IRunOrchestrationClient host, string runId, ResultsTableStore? results = null)
     {
-        var state = await host.WaitForCompletionAsync(runId, default).WaitAsync(TimeSpan.FromMinutes(3));
+        // A guard against a hang, not a speed limit: a 256-slice run takes minutes on a loaded 2-core machine.
+        var state = await host.WaitForCompletionAsync(runId, default).WaitAsync(TimeSpan.FromMinutes(10));
         return await RunResults.LoadAsync(host, results, runId, default)
             ?? throw new Xunit.Sdk.XunitException($"run {runId} ended {state.RuntimeStatus}: {state.FailureMessage}");
     }
