@@ -1,3 +1,4 @@
+using System.CommandLine;
 using System.Globalization;
 using System.Text;
 using StorageBench.Engine.Comparison;
@@ -13,7 +14,7 @@ using StorageBench.TaskHub;
 namespace StorageBench.Cli;
 
 /// <summary>What `storagebench ab` was asked to do.</summary>
-/// <param name="Rounds">Runs of each side; at least 4 (the fewest that can give a 95 % interval).</param>
+/// <param name="Rounds">Runs of each side; at least <see cref="ChangeRule.MinRoundsASide"/> (the fewest that can give a 95 % interval).</param>
 /// <param name="Order">"alternate": baseline first in odd rounds, candidate first in even ones (ABBA); "random": a coin flip per round.</param>
 /// <param name="ThresholdPercent">A change inside ±this is not claimed even when the interval excludes 1.0.</param>
 /// <param name="FailIfSlowerPercent">Exit 1 when the throughput interval lies wholly below 1 − this.</param>
@@ -22,38 +23,8 @@ public sealed record AbOptions(string BaselineSpec, string CandidateSpec, int Ro
     double ThresholdPercent = AbOptions.DefaultThresholdPercent, double? FailIfSlowerPercent = null, string? OutFile = null, string RunsDirectory = "out")
 {
     public const int DefaultRounds = 6;
+    public const int MaxRounds = 50;
     public const double DefaultThresholdPercent = 2;
-
-    /// <summary>The options as the CLI gives them ("--name value"); a FormatException names the option, its value and the rule.</summary>
-    public static AbOptions Parse(IReadOnlyDictionary<string, string> options)
-    {
-        string Required(string name) => options.TryGetValue(name, out var v) ? v : throw new FormatException($"{name}: required (a run spec JSON file)");
-        double Percent(string name, string text) => double.TryParse(text, NumberStyles.Float, CultureInfo.InvariantCulture, out double p) && p is >= 0 and < 100
-            ? p : throw new FormatException($"{name}: \"{text}\" must be a percentage from 0 to below 100, e.g. 2");
-        var o = new AbOptions(Required("--baseline"), Required("--candidate"));
-        if (options.TryGetValue("--rounds", out var rounds))
-        {
-            o = o with { Rounds = int.TryParse(rounds, out int n) && n is >= 4 and <= 50 ? n
-                : throw new FormatException($"--rounds: \"{rounds}\" must be a whole number from 4 to 50 (fewer than 4 rounds a side cannot give a 95 % interval)") };
-        }
-        if (options.TryGetValue("--order", out var order))
-        {
-            o = o with { Order = order is "alternate" or "random" ? order : throw new FormatException($"--order: \"{order}\" must be alternate or random") };
-        }
-        if (options.TryGetValue("--seed", out var seed))
-        {
-            o = o with { Seed = int.TryParse(seed, out int s) ? s : throw new FormatException($"--seed: \"{seed}\" must be a whole number") };
-        }
-        if (options.TryGetValue("--threshold", out var threshold))
-        {
-            o = o with { ThresholdPercent = Percent("--threshold", threshold) };
-        }
-        if (options.TryGetValue("--fail-if-slower", out var fail))
-        {
-            o = o with { FailIfSlowerPercent = Percent("--fail-if-slower", fail) };
-        }
-        return o with { OutFile = options.GetValueOrDefault("--out"), RunsDirectory = options.GetValueOrDefault("--runs-dir") ?? "out" };
-    }
 }
 
 /// <summary>
@@ -64,6 +35,61 @@ public sealed record AbOptions(string BaselineSpec, string CandidateSpec, int Ro
 /// </summary>
 public static class AbCommand
 {
+    public static Command Create(CliContext cli)
+    {
+        static double Percent(string option, string text) => double.TryParse(text, NumberStyles.Float, CultureInfo.InvariantCulture, out double p) && p is >= 0 and < 100
+            ? p : throw new FormatException($"{option}: \"{text}\" must be a percentage from 0 to below 100, e.g. 2");
+        var baselineSpec = new Option<string?>("--baseline") { Description = "the baseline run spec JSON (required)", HelpName = "SPEC" };
+        var candidateSpec = new Option<string?>("--candidate") { Description = "the candidate run spec JSON (required)", HelpName = "SPEC" };
+        var rounds = UsageErrors.ParsedOption("--rounds", "N", $"runs of each side, from {ChangeRule.MinRoundsASide} to {AbOptions.MaxRounds} (default {AbOptions.DefaultRounds})",
+            t => int.TryParse(t, NumberStyles.None, CultureInfo.InvariantCulture, out int n) && n >= ChangeRule.MinRoundsASide && n <= AbOptions.MaxRounds ? n
+                : throw new FormatException($"--rounds: \"{t}\" must be a whole number from {ChangeRule.MinRoundsASide} to {AbOptions.MaxRounds} " +
+                    $"(fewer than {ChangeRule.MinRoundsASide} rounds a side cannot give a 95 % interval)"));
+        var order = new Option<string?>("--order")
+        {
+            Description = "alternate: ABBA rounds (default); random: a coin flip per round", HelpName = "alternate|random",
+            CustomParser = r => UsageErrors.ParseEach(r, t => t is "alternate" or "random" ? t : throw new FormatException($"--order: \"{t}\" must be alternate or random")) is [var o] ? o : null,
+        };
+        var seed = UsageErrors.ParsedOption("--seed", "N", "seed of --order random",
+            t => int.TryParse(t, NumberStyles.AllowLeadingSign, CultureInfo.InvariantCulture, out int s) ? s : throw new FormatException($"--seed: \"{t}\" must be a whole number"));
+        var threshold = UsageErrors.ParsedOption("--threshold", "PERCENT", $"a change inside ±PERCENT is not claimed (default {AbOptions.DefaultThresholdPercent})", t => Percent("--threshold", t));
+        var failIfSlower = UsageErrors.ParsedOption("--fail-if-slower", "PERCENT", "exit 1 when the throughput interval lies wholly below 1 − PERCENT", t => Percent("--fail-if-slower", t));
+        var outFile = new Option<string?>("--out") { Description = "also write the comparison as Markdown", HelpName = "FILE.md" };
+        var runsDir = new Option<string?>("--runs-dir") { Description = "where each run's reports go (default: out)", HelpName = "DIR" };
+        var connectionString = CliTargets.ConnectionStringOption("storage account to test (default: the STORAGEBENCH_TARGET_* settings if set, else Azurite started on loopback)");
+        var hubConnectionString = CliTargets.HubConnectionStringOption();
+        var prices = CliTargets.PricesOption();
+        var command = new Command("ab", "Run two specs alternately on one target, N rounds of one run each, and judge candidate / baseline of " +
+            "throughput, p50 and p99 with a 95 % confidence interval (docs/comparing.md). " +
+            "Exit 0 judged, 1 slower than --fail-if-slower allows or a run failed, 2 bad arguments or spec, 3 --fail-if-slower could not judge (the line says what to change).")
+        {
+            baselineSpec, candidateSpec, rounds, order, seed, threshold, failIfSlower, outFile, runsDir, connectionString, hubConnectionString, prices,
+        };
+        command.Validators.Add(r =>
+        {
+            foreach (var required in new[] { baselineSpec, candidateSpec })
+            {
+                if (r.GetResult(required) is null)
+                {
+                    r.AddError($"{required.Name}: required (a run spec JSON file)");
+                }
+            }
+        });
+        command.SetAction(async (r, ct) =>
+        {
+            var ab = new AbOptions(r.GetValue(baselineSpec)!, r.GetValue(candidateSpec)!, r.GetValue(rounds) ?? AbOptions.DefaultRounds, r.GetValue(order) ?? "alternate",
+                r.GetValue(seed), r.GetValue(threshold) ?? AbOptions.DefaultThresholdPercent, r.GetValue(failIfSlower), r.GetValue(outFile), r.GetValue(runsDir) ?? "out");
+            if (await ReadSpecsAsync(ab, cli.Stderr, ct).ConfigureAwait(false) is not { } specs
+                || await CliTargets.PricesAsync(r.GetValue(prices), cli.Stderr).ConfigureAwait(false) is not { } table)
+            {
+                return CliApp.UsageError;
+            }
+            return await CliTargets.WithTargetsAsync(r.GetValue(connectionString), r.GetValue(hubConnectionString), cli.Stdout, cli.Stderr,
+                (targets, plane) => RunAsync(ab, specs.Baseline, specs.Candidate, targets, plane, table, cli.Stdout, cli.Stderr, ct), ct).ConfigureAwait(false);
+        });
+        return command;
+    }
+
     /// <summary>Judged per workload and step: the headline throughput, and p50 and p99 latency.</summary>
     private static readonly (string Metric, bool HigherIsBetter, double? Quantile, Func<WorkloadFigures, double?> Value)[] Metrics =
     [
@@ -185,7 +211,7 @@ public static class AbCommand
         b.AppendLine(CultureInfo.InvariantCulture, $"# StorageBench A/B: {o.CandidateSpec} against {o.BaselineSpec}");
         b.AppendLine();
         var differences = SpecDifferences.Between(baselineSpec, candidateSpec);
-        b.AppendLine(differences.Count == 0 ? "The two specs are the same (apart from the scenario name): any verdict other than \"no change detected\" is a false alarm."
+        b.AppendLine(differences.Count == 0 ? $"The two specs are the same (apart from the scenario name): any verdict other than \"{VerdictWords.WithinNoise}\" is a false alarm."
             : "The specs differ in: " + string.Join("; ", differences.Select(d => "`" + d + "`")) + ".");
         b.AppendLine();
         var completed = runs.Where(r => r.Figures.Status == RunStatus.Completed).ToList();
@@ -209,7 +235,7 @@ public static class AbCommand
                         .Select(x => ChangeRule.PercentileReason($"round {x.r.Round}'s {x.r.Side}", q, x.w!.LatencySamples, x.w.DurationSeconds)).FirstOrDefault(m => m is not null));
                 if (why is not null)
                 {
-                    b.AppendLine(CultureInfo.InvariantCulture, $"- {label} {metric}: not judged: {why}");
+                    b.AppendLine(CultureInfo.InvariantCulture, $"- {label} {metric}: {VerdictWords.NotJudged}: {why}");
                     if (metric == "throughput" && o.FailIfSlowerPercent is { } gate)
                     {
                         cannotJudge ??= string.Create(CultureInfo.InvariantCulture, $"--fail-if-slower {gate:0.##}: could not judge {label} throughput: {why}");
@@ -230,8 +256,8 @@ public static class AbCommand
         b.AppendLine(CultureInfo.InvariantCulture,
             $"Method: {o.Rounds} rounds, each one full run of each spec on the same target, order {(o.Order == "alternate" ? "alternating (baseline first in odd rounds, candidate first in even ones)" : $"random per round{(o.Seed is { } s ? $" (seed {s})" : "")}")}. " +
             $"The ratio is the Hodges–Lehmann estimate (median of all candidate/baseline pairs of rounds) with its exact Mann–Whitney 95 % confidence interval. " +
-            $"A change is claimed only when the whole interval lies beyond ±{o.ThresholdPercent:0.#}%: an interval containing 1.0 is \"no change detected\"; " +
-            $"one that excludes 1.0 but reaches into ±{o.ThresholdPercent:0.#}% is \"{AbVerdict.WithinThreshold}\".");
+            $"A change is claimed only when the whole interval lies beyond ±{o.ThresholdPercent:0.#}%; otherwise it is \"{VerdictWords.WithinNoise}\", " +
+            $"and an interval that excludes 1.0 but reaches into ±{o.ThresholdPercent:0.#}% says so.");
         b.AppendLine();
         b.Append(MachineTable(runs));
         b.AppendLine();
@@ -255,7 +281,7 @@ public static class AbCommand
         string Median(string side, Func<RunEnvironment, double?> f, string format)
         {
             double[] v = [.. runs.Where(r => r.Side == side).Select(r => r.Figures.Environment is { } e ? f(e) : null).OfType<double>()];
-            return v.Length == 0 ? "n/a" : format == "%" ? Share(RegressionRule.Median(v)) : RegressionRule.Median(v).ToString(format, CultureInfo.InvariantCulture);
+            return v.Length == 0 ? "n/a" : format == "%" ? Share(Robust.Median(v)) : Robust.Median(v).ToString(format, CultureInfo.InvariantCulture);
         }
         string Distinct(string side, Func<RunEnvironment, string?> f) =>
             string.Join(", ", runs.Where(r => r.Side == side).Select(r => r.Figures.Environment is { } e ? f(e) : null).Distinct().Select(v => v ?? "n/a"));

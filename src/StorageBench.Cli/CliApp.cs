@@ -83,8 +83,8 @@ public static class CliApp
             CleanupCommand.Create(cli),
             QueryCommand.Create(cli),
             CompareCommand.Create(cli),
-            OptionBagCommands.Ab(cli),
-            OptionBagCommands.Plan(cli),
+            AbCommand.Create(cli),
+            PlanCommand.Create(cli),
         };
         root.Options.OfType<VersionOption>().Single().Action = new VersionAction();
         root.SetAction(async (_, _) =>

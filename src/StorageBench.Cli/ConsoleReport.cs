@@ -74,7 +74,7 @@ public static class ConsoleReport
 
     /// <summary>"yes", "NO (39,900/40,000)" or "not verified": the whole sentence is in the workload's note.</summary>
     private static string Verified(VerificationResult v) =>
-        v.Matched ? "yes" : v.Unit.Length == 0 ? "not verified" : $"NO ({F(v.Actual)}/{F(v.Expected)})";
+        v.Matched ? "yes" : v.NotVerifiedReason is not null ? VerificationResult.NotVerifiedWords : $"NO ({F(v.Actual)}/{F(v.Expected)})";
 
     /// <summary>Appends text as lines of at most <see cref="Columns"/>, broken at spaces; a continuation starts at the margin.</summary>
     private static void Line(StringBuilder b, string text)

@@ -1,3 +1,4 @@
+using StorageBench.Engine.Comparison;
 using StorageBench.Engine.Spec;
 using StorageBench.Engine.Statistics;
 using StorageBench.Orchestration;
@@ -20,8 +21,8 @@ public static class NightlyCheck
             : starter.StartAsync(spec, "local-cli", runId, ct);
 
     /// <summary>
-    /// The exit code of a nightly run: the run's own when it failed (1, 2); else 1 regressed, 0 ok or improved, 3 could not judge
-    /// (insufficient-baseline, not-judged, or no verdict), with one line saying which and why.
+    /// The exit code of a nightly run: the run's own when it failed (1, 2); else 1 regressed, 0 within noise or improved, 3 not judged
+    /// (too few earlier runs, too short a run, or no verdict), with one line saying which and why.
     /// </summary>
     public static async Task<int> ExitCodeAsync(RunSummary summary, int runExit, TextWriter stdout, TextWriter stderr)
     {
@@ -34,19 +35,19 @@ public static class NightlyCheck
         if (summary.Regression is not { } r)
         {
             string why = summary.Errors.FirstOrDefault(e => e.StartsWith("regression check", StringComparison.Ordinal)) ?? "the run has no verdict (a sweep or saturation search is not judged nightly)";
-            await stderr.WriteLineAsync($"nightly: could not judge: {why}").ConfigureAwait(false);
+            await stderr.WriteLineAsync($"nightly: {VerdictWords.NotJudged}: {why}").ConfigureAwait(false);
             return CliApp.CouldNotJudge;
         }
-        switch (r.Verdict)
+        switch (r.Outcome)
         {
-            case RegressionVerdict.Regressed:
-                await stderr.WriteLineAsync($"nightly: regressed against {r.BaselineRuns} earlier run(s): {r.Reason}").ConfigureAwait(false);
+            case ChangeOutcome.Worse:
+                await stderr.WriteLineAsync($"nightly: {r.Verdict} against {r.BaselineRuns} earlier run(s): {r.Reason}").ConfigureAwait(false);
                 return 1;
-            case RegressionVerdict.Ok or RegressionVerdict.Improved:
+            case ChangeOutcome.NoChange or ChangeOutcome.Better:
                 await stdout.WriteLineAsync($"nightly: {r.Verdict} against {r.BaselineRuns} earlier run(s): {r.Reason}").ConfigureAwait(false);
                 return 0;
             default:
-                await stderr.WriteLineAsync($"nightly: could not judge ({r.Verdict}): {r.Reason}").ConfigureAwait(false);
+                await stderr.WriteLineAsync($"nightly: {r.Verdict}: {r.Reason}").ConfigureAwait(false);
                 return CliApp.CouldNotJudge;
         }
     }

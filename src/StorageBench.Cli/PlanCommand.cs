@@ -1,5 +1,7 @@
+using System.CommandLine;
 using System.Globalization;
 using System.Text.Json;
+using StorageBench.Engine.Workloads;
 using StorageBench.Engine;
 using StorageBench.Engine.Capacity;
 using StorageBench.Engine.Cost;
@@ -19,54 +21,59 @@ namespace StorageBench.Cli;
 /// </summary>
 public static class PlanCommand
 {
-    public const string Usage = """
-        usage: storagebench plan --target RATE [--unit entities/s|MB/s] [--p99-ms MS] [--entity-size BYTES] [--from RUN]...
-                                 [--write-spec FILE] [--instance-memory-mb 512|2048|4096] [--duration SECONDS]
-                                 [--targets FILE] [--prices FILE] [--connection-string CS]
-          plans partitions, slices, in-flight requests per slice, accounts and Function App instances for RATE from
-          measured runs (each --from: a run id in the results table, a summary.json, an out/<runId> directory, or a
-          directory of them; default: out), with the documented scalability targets (--targets, default the built-in
-          pricing/scalability-targets.json); prints the bottleneck, the measured latency and the cost per hour;
-          --write-spec writes the run spec that carries the plan out. Exit 1 when the measurements cannot support RATE.
-        """;
-
-    public static readonly string[] Options = ["--target", "--unit", "--p99-ms", "--entity-size", "--from", "--write-spec", "--instance-memory-mb",
-        "--duration", "--targets", "--prices", "--connection-string"];
-
-    /// <summary>The CLI's string options (repeated --from joined by newlines), checked and typed; exit 2 naming the option on a bad one.</summary>
-    public static async Task<int> RunAsync(IReadOnlyDictionary<string, string> options, StorageTarget? results, string? resultsError,
-        TextWriter stdout, TextWriter stderr, CancellationToken ct)
+    public static Command Create(CliContext cli)
     {
-        PlanRequest request;
-        try
+        var target = UsageErrors.ParsedOption("--target", "RATE", "the rate to plan for (required), e.g. 50000",
+            t => Number("--target", t, 1e-6, 1e9, "a rate above 0, e.g. 50000"));
+        var unit = new Option<string?>("--unit")
         {
-            string unit = options.GetValueOrDefault("--unit") ?? CapacityPlanner.EntitiesPerSecond;
-            if (unit is not (CapacityPlanner.EntitiesPerSecond or CapacityPlanner.MegabytesPerSecond))
-            {
-                throw new FormatException($"--unit: \"{unit}\" must be {CapacityPlanner.EntitiesPerSecond} (table) or {CapacityPlanner.MegabytesPerSecond} (blob)");
-            }
-            double target = Number(options, "--target", 1e-6, 1e9, "a rate above 0, e.g. 50000") ?? throw new FormatException("--target: (missing) is required: the rate to plan for, e.g. --target 50000");
-            int? entitySize = (int?)Number(options, "--entity-size", 1, ServiceLimits.MaxEntityPayloadBytes, "a whole number of bytes from 1 to " + ServiceLimits.MaxEntityPayloadBytes, whole: true);
-            if (entitySize is not null && unit != CapacityPlanner.EntitiesPerSecond)
-            {
-                throw new FormatException($"--entity-size: \"{options["--entity-size"]}\" applies to --unit {CapacityPlanner.EntitiesPerSecond} only");
-            }
-            int memory = (int)(Number(options, "--instance-memory-mb", 512, 4096, "512, 2048 or 4096 (a Flex Consumption instance size)", whole: true) ?? 2048);
-            if (memory is not (512 or 2048 or 4096))
-            {
-                throw new FormatException($"--instance-memory-mb: \"{memory}\" must be 512, 2048 or 4096 (a Flex Consumption instance size)");
-            }
-            request = new PlanRequest(target, unit, Number(options, "--p99-ms", 1e-3, 3_600_000, "a latency in milliseconds above 0"), entitySize, memory,
-                Number(options, "--duration", 1, 86_400, "seconds from 1 to 86400"));
-        }
-        catch (FormatException ex)
+            Description = $"{string.Join(" or ", WorkloadKind.All.Select(k => $"{k.RateUnit} ({k.Name})"))}; default {CapacityPlanner.EntitiesPerSecond}",
+            HelpName = string.Join('|', WorkloadKind.All.Select(k => k.RateUnit)),
+            CustomParser = r => UsageErrors.ParseEach(r, t => WorkloadKind.All.Any(k => k.RateUnit == t) ? t
+                : throw new FormatException($"--unit: \"{t}\" must be {string.Join(" or ", WorkloadKind.All.Select(k => $"{k.RateUnit} ({k.Name})"))}")) is [var u] ? u : null,
+        };
+        var p99 = UsageErrors.ParsedOption("--p99-ms", "MS", "the p99 latency the plan must keep", t => Number("--p99-ms", t, 1e-3, 3_600_000, "a latency in milliseconds above 0"));
+        var entitySize = UsageErrors.ParsedOption("--entity-size", "BYTES", $"entity size of the plan ({CapacityPlanner.EntitiesPerSecond} only)",
+            t => (int)Number("--entity-size", t, 1, ServiceLimits.MaxEntityPayloadBytes, "a whole number of bytes from 1 to " + ServiceLimits.MaxEntityPayloadBytes, whole: true));
+        var from = new Option<string[]>("--from")
         {
-            await stderr.WriteLineAsync("error: " + ex.Message).ConfigureAwait(false);
-            return 2;
-        }
-        string[] from = options.TryGetValue("--from", out var f) ? f.Split('\n') : ["out"];
-        return await RunAsync(request, from, options.GetValueOrDefault("--write-spec"), options.GetValueOrDefault("--targets"), options.GetValueOrDefault("--prices"),
-            results, resultsError, stdout, stderr, ct).ConfigureAwait(false);
+            Description = "a measured run: a run id in the results table, a summary.json, an out/<runId> directory or a directory of them (default: out); repeatable",
+            HelpName = "RUN",
+        };
+        var writeSpec = new Option<string?>("--write-spec") { Description = "write the run spec that carries the plan out", HelpName = "FILE" };
+        var memory = UsageErrors.ParsedOption("--instance-memory-mb", "512|2048|4096", "Flex Consumption instance size (default 2048)",
+            t => int.TryParse(t, NumberStyles.None, CultureInfo.InvariantCulture, out int mb) && mb is 512 or 2048 or 4096 ? mb
+                : throw new FormatException($"--instance-memory-mb: \"{t}\" must be 512, 2048 or 4096 (a Flex Consumption instance size)"));
+        var duration = UsageErrors.ParsedOption("--duration", "SECONDS", "duration of the written spec", t => Number("--duration", t, 1, 86_400, "seconds from 1 to 86400"));
+        var targets = new Option<string?>("--targets") { Description = "scalability targets (default: the built-in pricing/scalability-targets.json)", HelpName = "FILE" };
+        var prices = CliTargets.PricesOption();
+        var connectionString = CliTargets.ConnectionStringOption("the account whose results table holds the run ids (default: the STORAGEBENCH_RESULTS_* or STORAGEBENCH_HUB_CONNECTION_STRING setting)");
+        var command = new Command("plan", "Plan partitions, slices, in-flight requests per slice, accounts and Function App instances for a target rate " +
+            "from measured runs, with the documented scalability targets; print the bottleneck, the measured latency and the cost per hour " +
+            "(docs/planning.md). Exit 0 planned, 1 the measurements cannot support the rate, 2 bad arguments.")
+        {
+            target, unit, p99, entitySize, from, writeSpec, memory, duration, targets, prices, connectionString,
+        };
+        command.Validators.Add(r =>
+        {
+            if (r.GetResult(target) is null)
+            {
+                r.AddError("--target: (missing) is required: the rate to plan for, e.g. --target 50000");
+            }
+            if (r.GetValue(entitySize) is { } size && (r.GetValue(unit) ?? CapacityPlanner.EntitiesPerSecond) != CapacityPlanner.EntitiesPerSecond)
+            {
+                r.AddError($"--entity-size: \"{size}\" applies to --unit {CapacityPlanner.EntitiesPerSecond} only");
+            }
+        });
+        command.SetAction((r, ct) =>
+        {
+            var request = new PlanRequest(r.GetValue(target)!.Value, r.GetValue(unit) ?? CapacityPlanner.EntitiesPerSecond, r.GetValue(p99), r.GetValue(entitySize),
+                r.GetValue(memory) ?? 2048, r.GetValue(duration));
+            var results = CliTargets.ResultsTarget(r.GetValue(connectionString), out var badResults);
+            return RunAsync(request, r.GetValue(from) is { Length: > 0 } runs ? runs : ["out"], r.GetValue(writeSpec), r.GetValue(targets), r.GetValue(prices),
+                results, badResults, cli.Stdout, cli.Stderr, ct);
+        });
+        return command;
     }
 
     /// <summary>Reads the runs, plans, prints; 0 planned, 1 refused (the reason printed), 2 a bad argument or unreadable input.</summary>
@@ -210,14 +217,8 @@ public static class PlanCommand
         return MeasuredStep.From(summary, file);
     }
 
-    private static double? Number(IReadOnlyDictionary<string, string> options, string option, double min, double max, string rule, bool whole = false)
-    {
-        if (!options.TryGetValue(option, out var text))
-        {
-            return null;
-        }
-        return double.TryParse(text, NumberStyles.Float, CultureInfo.InvariantCulture, out double v) && v >= min && v <= max && (!whole || v == Math.Floor(v))
+    private static double Number(string option, string text, double min, double max, string rule, bool whole = false) =>
+        double.TryParse(text, NumberStyles.Float, CultureInfo.InvariantCulture, out double v) && v >= min && v <= max && (!whole || v == Math.Floor(v))
             ? v
             : throw new FormatException($"{option}: \"{text}\" must be {rule}");
-    }
 }

@@ -1,5 +1,6 @@
 using System.Globalization;
 using StorageBench.Engine.Measurement;
+using StorageBench.Engine.Workloads;
 using StorageBench.Orchestration;
 
 namespace StorageBench.Cli;
@@ -67,9 +68,10 @@ public sealed class ProgressDisplay(TextWriter output, bool inPlace)
     /// <summary>"23,400/40,000 entities (58%), 12,345 entities/s, throttled 0, failed 0" — or elapsed/duration for a timed run.</summary>
     public static string Figures(WorkloadProgress w)
     {
-        bool bytes = w.Unit == "bytes";
-        string Amount(double units) => bytes ? (units / 1e6).ToString("N1", CultureInfo.InvariantCulture) : units.ToString("N0", CultureInfo.InvariantCulture);
-        string unit = bytes ? "MB" : w.Unit;
+        var kind = WorkloadKind.Of(w.Workload);
+        // Counted units shown in a larger unit (bytes as MB) keep one decimal.
+        string Amount(double units) => (units / kind.CountedPerUnit).ToString(kind.CountedPerUnit > 1 ? "N1" : "N0", CultureInfo.InvariantCulture);
+        string unit = kind.Unit;
         string done = w.PlannedUnits > 0
             ? $"{Amount(w.Units)}/{Amount(w.PlannedUnits)} {unit} ({100.0 * w.Units / w.PlannedUnits:0}%)"
             : $"{Math.Min(w.ElapsedSeconds, w.DurationSeconds):0}/{w.DurationSeconds:0} s, {Amount(w.Units)} {unit}";

@@ -7,7 +7,7 @@ using StorageBench.TaskHub;
 
 namespace StorageBench.Cli;
 
-/// <summary>`storagebench serve`: the runs API on loopback, on the in-process host.</summary>
+/// <summary>`storagebench serve`: the runs API on loopback, with a worker on the local task hub (docs/architecture.md).</summary>
 public static class ServeCommand
 {
     public static Command Create(CliContext cli)

@@ -1,5 +1,6 @@
 using System.CommandLine;
 using System.CommandLine.Parsing;
+using StorageBench.Engine;
 using StorageBench.Engine.Targets;
 
 namespace StorageBench.Cli;
@@ -19,7 +20,7 @@ public static class UsageErrors
         foreach (string token in unknown)
         {
             string kind = token.StartsWith('-') ? "option" : "command or argument";
-            string hint = Closest(token, Names(command)) is { } near ? $"; did you mean {near}?" : "";
+            string hint = Nearest.Closest(token, Names(command)) is { } near ? $"; did you mean {near}?" : "";
             // A stray token may be a connection string: its key and SAS are never printed.
             await stderr.WriteLineAsync($"error: unknown {kind} '{StorageTarget.Redact(token)}' for '{path}'{hint}").ConfigureAwait(false);
         }
@@ -48,6 +49,12 @@ public static class UsageErrors
             return null;
         }
     }
+
+    /// <summary>An option of one value read by <paramref name="parse"/>; its FormatException (naming the option, value and rule) is the usage error.</summary>
+    public static Option<T?> ParsedOption<T>(string name, string helpName, string description, Func<string, T> parse) where T : struct => new(name)
+    {
+        Description = description, HelpName = helpName, CustomParser = r => ParseEach(r, parse) is [var v] ? v : null,
+    };
 
     /// <summary>A missing value or argument by its name ("compare: CANDIDATE is missing"); other errors as the parser says them.</summary>
     private static string Message(ParseError error, CommandResult command)
@@ -85,40 +92,4 @@ public static class UsageErrors
     private static IEnumerable<string> Names(Command command) =>
         command.Options.Where(o => !o.Hidden).SelectMany(o => o.Aliases.Prepend(o.Name))
             .Concat(command.Subcommands.Where(c => !c.Hidden).Select(c => c.Name));
-
-    /// <summary>The nearest name within a third of its length in edits (at least one), else one the token extends or begins ("--spec-file": --spec).</summary>
-    public static string? Closest(string token, IEnumerable<string> names)
-    {
-        var candidates = names.Select(n => (Name: n, Distance: Distance(token, n))).OrderBy(c => c.Distance).ToList();
-        return candidates.Where(c => c.Distance <= Math.Max(1, c.Name.TrimStart('-').Length / 3)).Select(c => c.Name).FirstOrDefault()
-            ?? candidates.Where(c => token.TrimStart('-').Length >= 2 && c.Name.TrimStart('-').Length >= 2
-                && (token.StartsWith(c.Name, StringComparison.Ordinal) || c.Name.StartsWith(token, StringComparison.Ordinal))).Select(c => c.Name).FirstOrDefault();
-    }
-
-    /// <summary>Edit distance, adjacent transpositions counting as one edit ("--spce" is one from "--spec").</summary>
-    private static int Distance(string a, string b)
-    {
-        var d = new int[a.Length + 1, b.Length + 1];
-        for (int i = 0; i <= a.Length; i++)
-        {
-            d[i, 0] = i;
-        }
-        for (int j = 0; j <= b.Length; j++)
-        {
-            d[0, j] = j;
-        }
-        for (int i = 1; i <= a.Length; i++)
-        {
-            for (int j = 1; j <= b.Length; j++)
-            {
-                int cost = a[i - 1] == b[j - 1] ? 0 : 1;
-                d[i, j] = Math.Min(Math.Min(d[i - 1, j] + 1, d[i, j - 1] + 1), d[i - 1, j - 1] + cost);
-                if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
-                {
-                    d[i, j] = Math.Min(d[i, j], d[i - 2, j - 2] + 1);
-                }
-            }
-        }
-        return d[a.Length, b.Length];
-    }
 }

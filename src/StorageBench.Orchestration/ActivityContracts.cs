@@ -5,7 +5,7 @@ using StorageBench.Engine.Statistics;
 
 namespace StorageBench.Orchestration;
 
-/// <summary>Activity names shared by the orchestrators, the in-process host and the Function App.</summary>
+/// <summary>Activity names shared by the orchestrators, the local task hub (BenchmarkTaskHub) and the Function App.</summary>
 public static class ActivityNames
 {
     public const string DescribeEnvironment = "DescribeEnvironment";
@@ -51,6 +51,8 @@ public sealed record EnvironmentInfo(string TargetKind, string Machine, string R
     public string? ToolCommit { get; init; }
     /// <summary>Azurite's Server header (its version), set from a step's first requests; null for a real account.</summary>
     public string? EmulatorVersion { get; init; }
+    public IReadOnlyDictionary<string, string>? AzureSdk { get; init; }
+    public string? GarbageCollector { get; init; }
 
     /// <summary>The run's environment: these (the start's) figures, and the load and other processes' CPU share from start to <paramref name="end"/>.</summary>
     public RunEnvironment ToRun(int instances, string host, EnvironmentInfo? end) => new(TargetKind, instances, host, Machine, Runtime, ProcessorCount, TargetAccounts)
@@ -61,6 +63,8 @@ public sealed record EnvironmentInfo(string TargetKind, string Machine, string R
         ToolVersion = ToolVersion,
         ToolCommit = ToolCommit,
         EmulatorVersion = EmulatorVersion,
+        AzureSdk = AzureSdk,
+        GarbageCollector = GarbageCollector,
     };
 }
 

@@ -1,6 +1,7 @@
 using System.Runtime.InteropServices;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Logging.Abstractions;
+using StorageBench.Engine.Comparison;
 using StorageBench.Engine.StorageCalls;
 using StorageBench.Engine.Cleanup;
 using StorageBench.Engine.Cost;
@@ -17,8 +18,8 @@ using StorageBench.Orchestration.Activities;
 namespace StorageBench.Orchestration;
 
 /// <summary>
-/// The activities: each one a thin call into the engine or the results store. A host (the in-process
-/// host, or a Function App) binds each method to its <see cref="ActivityNames"/> entry. Every one is
+/// The activities: each one a thin call into the engine or the results store. A host (the local task hub's
+/// <c>BenchmarkTaskHub</c>, or the Function App) binds each method to its <see cref="ActivityNames"/> entry. Every one is
 /// safe to run more than once, as Durable Task may run an activity again.
 /// </summary>
 /// <param name="targets">The target accounts; a slice's plan names the one it writes to.</param>
@@ -49,13 +50,14 @@ public sealed class BenchmarkActivities(IReadOnlyList<StorageTarget> targets, Re
     }
 
     /// <summary>
-    /// The machine, the tool's build, and how busy the machine is now (called at a run's start and end). It sends no
+    /// The machine, the tool's build, the Azure SDK's versions and the GC mode, and how busy the machine is now (called at a run's start and end). It sends no
     /// request: the emulator's version comes from the Server header of the step's first requests (<see cref="PrepareTargetsAsync"/>).
     /// </summary>
     public Task<EnvironmentInfo> DescribeEnvironmentAsync() => Task.FromResult(
         new EnvironmentInfo(targets[0].Kind, Environment.MachineName, RuntimeInformation.FrameworkDescription, Environment.ProcessorCount, targets.Count)
         {
             MachineState = MachineSnapshot.Take(), ToolVersion = ToolVersion.Version, ToolCommit = ToolVersion.Commit,
+            AzureSdk = DriverRuntime.AzureSdkVersions(), GarbageCollector = DriverRuntime.GarbageCollector,
         });
 
     /// <summary>Creates the step's table and/or container in every target account; returns the requests that took, counted on the wire.</summary>
@@ -92,12 +94,9 @@ public sealed class BenchmarkActivities(IReadOnlyList<StorageTarget> targets, Re
         catch (StorageCallFailedException ex)
         {
             _logger.NotVerified(ex.InnerException ?? ex, what, ex.Failure.Text);
-            return VerificationResult.Skipped(NotVerified + ex.Failure.Text + ")");
+            return VerificationResult.StorageUnreadable(ex.Failure.Text);
         }
     }
-
-    /// <summary>How a verification that could not read storage starts its detail.</summary>
-    public const string NotVerified = "not verified: storage could not be read after the run (";
 
     /// <summary>
     /// Deletes the step's table and container in every target account, whichever exist (only the kinds the step
@@ -120,7 +119,7 @@ public sealed class BenchmarkActivities(IReadOnlyList<StorageTarget> targets, Re
         }, ct);
 
     public async Task<RegressionVerdict> CheckRegressionAsync(RegressionInput input, CancellationToken ct) =>
-        input.NotJudgedReason is { } why ? new RegressionVerdict(RegressionVerdict.NotJudged, why, 0, [])
+        input.NotJudgedReason is { } why ? new RegressionVerdict(ChangeOutcome.CannotJudge, why, 0, [])
             : _rule.Evaluate(await StorageCall.RunAsync("regression baseline", Policy.Results, t => results.BaselineAsync(input, _rule.MaxBaselineRuns, t), ct).ConfigureAwait(false));
 
     public Task<bool> StoreRunAsync(RunSummary run, CancellationToken ct) =>

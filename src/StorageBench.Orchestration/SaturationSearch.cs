@@ -1,6 +1,7 @@
 using System.Globalization;
 using StorageBench.Engine.Spec;
 using StorageBench.Engine.Statistics;
+using StorageBench.Engine.Workloads;
 
 namespace StorageBench.Orchestration;
 
@@ -92,7 +93,7 @@ public sealed class SaturationSearch(SaturationSpec spec)
         StoppedBy = _stoppedBy, ThroughputAtKnee = _kneeThroughput,
     };
 
-    private string Unit => _workload == "blobUpload" ? "MB/s" : "entities/s";
+    private string Unit => WorkloadKind.Of(_workload).RateUnit;
 
     private static double? Rate(WorkloadSummary w) => w.Throughput.EntitiesPerSecond ?? w.Throughput.MegabytesPerSecond;
 

@@ -208,7 +208,7 @@ public static class StepOrchestrator
         try
         {
             var verified = await context.CallActivityAsync<VerificationResult>(activity, input);
-            if (verified.Detail.StartsWith(BenchmarkActivities.NotVerified, StringComparison.Ordinal))
+            if (verified.NotVerifiedReason is not null)
             {
                 // The activity met storage it could not read (the storage-call policy): the figures stand, unverified.
                 notes.Add($"{workload}: {verified.Detail}");
@@ -219,7 +219,7 @@ public static class StepOrchestrator
         {
             // Not a storage failure: the verification itself broke.
             errors.Add(ex.Report());
-            return VerificationResult.Skipped(BenchmarkActivities.NotVerified + ex.FailureDetails.ErrorMessage + ")");
+            return VerificationResult.StorageUnreadable(ex.FailureDetails.ErrorMessage);
         }
     }
 

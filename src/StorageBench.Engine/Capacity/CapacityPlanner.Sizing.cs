@@ -1,4 +1,5 @@
 using StorageBench.Engine.Spec;
+using StorageBench.Engine.Workloads;
 
 namespace StorageBench.Engine.Capacity;
 
@@ -8,8 +9,8 @@ public static partial class CapacityPlanner
     /// <summary>How a plan writes its rate and names what it scales out: all that differs between tables and blobs in <see cref="Size"/>.</summary>
     private sealed record RateUnit(Func<double, string> Format, string ScalesOut, string Per);
 
-    private static readonly RateUnit Entities = new(r => $"{r:N0} entities/s", "slices, partitions or accounts", "entity");
-    private static readonly RateUnit Megabytes = new(r => $"{r:N1} MB/s", "slices or accounts", "MB");
+    private static readonly RateUnit Entities = new(r => $"{r:N0} {WorkloadKind.TableInsert.RateUnit}", "slices, partitions or accounts", WorkloadKind.TableInsert.UnitSingular);
+    private static readonly RateUnit Megabytes = new(r => $"{r:N1} {WorkloadKind.BlobUpload.RateUnit}", "slices or accounts", WorkloadKind.BlobUpload.UnitSingular);
 
     /// <summary>The units tables and blobs size alike: storage accounts, Function App instances, and slices spread evenly over the accounts.</summary>
     /// <param name="DriverCores">Null when no step recorded driver CPU.</param>

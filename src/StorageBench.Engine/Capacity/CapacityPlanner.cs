@@ -13,8 +13,8 @@ namespace StorageBench.Engine.Capacity;
 /// </summary>
 public static partial class CapacityPlanner
 {
-    public const string EntitiesPerSecond = "entities/s";
-    public const string MegabytesPerSecond = "MB/s";
+    public static string EntitiesPerSecond => WorkloadKind.TableInsert.RateUnit;
+    public static string MegabytesPerSecond => WorkloadKind.BlobUpload.RateUnit;
 
     /// <summary>A step counts as sustained when no more than this share of its requests failed (the default maxUnstoredShare).</summary>
     public const double MaxFailedShare = 0.01;
@@ -27,8 +27,9 @@ public static partial class CapacityPlanner
 
     public static PlanOutcome Plan(IReadOnlyList<MeasuredStep> steps, PlanRequest request, ScalabilityTargets targets, PriceTable prices)
     {
-        bool table = request.Unit == EntitiesPerSecond;
-        string workload = table ? TableInsertWorkload.Name : BlobUploadWorkload.Name;
+        var kind = WorkloadKind.All.FirstOrDefault(k => k.RateUnit == request.Unit) ?? WorkloadKind.BlobUpload;
+        bool table = kind == WorkloadKind.TableInsert;
+        string workload = kind.Name;
         var measured = steps.Where(s => s.Workload == workload).ToList();
         if (measured.Count == 0)
         {

@@ -1,5 +1,4 @@
 using System.Globalization;
-using System.Text.Json;
 using StorageBench.Engine.Spec;
 
 namespace StorageBench.Engine.Capacity;
@@ -35,12 +34,6 @@ public sealed record ScalabilityTargets
         _ => null,
     };
 
-    private static readonly string[] Numbers =
-    [
-        "tableEntitiesPerSecondPerPartition", "accountRequestsPerSecond", "accountIngressGbps", "blobRequestsPerSecond", "accountsPerRegion",
-        "flexConsumptionMaxInstances", "flexConsumptionCoresPer512MbInstance", "flexConsumptionCoresPer2048MbInstance", "flexConsumptionCoresPer4096MbInstance",
-    ];
-
     private static readonly Lazy<ScalabilityTargets> BuiltInTargets = new(() =>
     {
         using var stream = typeof(ScalabilityTargets).Assembly.GetManifestResourceStream("scalability-targets.json")!;
@@ -68,84 +61,31 @@ public sealed record ScalabilityTargets
         }
     }
 
-    /// <summary>Parses and checks: every field required and a positive number (readOn, source: text), unknown fields rejected.</summary>
+    /// <summary>Parses and checks (<see cref="StrictJsonObject"/>): every field required and a positive number (readOn, source: text), unknown fields rejected.</summary>
     public static (ScalabilityTargets? Targets, IReadOnlyList<ValidationError> Errors) Parse(string json, string file)
     {
-        JsonDocument document;
-        try
+        var (root, notAnObject) = StrictJsonObject.Parse(json, "the scalability targets", "(scalability targets)", "must be a JSON object (see pricing/scalability-targets.json)");
+        if (root is null)
         {
-            document = JsonDocument.Parse(json, new JsonDocumentOptions { CommentHandling = JsonCommentHandling.Skip, AllowTrailingCommas = true });
+            return (null, [notAnObject!]);
         }
-        catch (JsonException ex)
+        double Positive(string field) => root.Number(field, "a number above 0", v => v > 0);
+        var targets = new ScalabilityTargets
         {
-            return (null, [new ValidationError("(scalability targets)", "(json)", $"is not valid JSON: line {(ex.LineNumber ?? 0) + 1}, column {(ex.BytePositionInLine ?? 0) + 1}")]);
-        }
-        using (document)
-        {
-            var root = document.RootElement;
-            if (root.ValueKind != JsonValueKind.Object)
-            {
-                return (null, [new ValidationError("(scalability targets)", root.GetRawText(), "must be a JSON object (see pricing/scalability-targets.json)")]);
-            }
-            var errors = new List<ValidationError>();
-            string[] known = ["readOn", "source", .. Numbers];
-            foreach (var property in root.EnumerateObject().Where(p => !known.Contains(p.Name, StringComparer.Ordinal)))
-            {
-                errors.Add(new ValidationError(property.Name, "(unknown field)", $"is not a field of the scalability targets; the fields are {string.Join(", ", known)}"));
-            }
-            var values = Numbers.ToDictionary(n => n, n => Number(root, n, errors));
-            string readOn = Text(root, "readOn", "the date the figures were read, as yyyy-MM-dd", errors,
-                v => DateOnly.TryParseExact(v, "yyyy-MM-dd", CultureInfo.InvariantCulture, DateTimeStyles.None, out _));
-            string source = Text(root, "source", "where the figures came from (page names or URLs, with their dates)", errors, v => v.Trim().Length > 0);
-            if (errors.Count > 0)
-            {
-                return (null, errors);
-            }
-            return (new ScalabilityTargets
-            {
-                File = file,
-                ReadOn = readOn,
-                Source = source,
-                TableEntitiesPerSecondPerPartition = values["tableEntitiesPerSecondPerPartition"],
-                AccountRequestsPerSecond = values["accountRequestsPerSecond"],
-                AccountIngressGbps = values["accountIngressGbps"],
-                BlobRequestsPerSecond = values["blobRequestsPerSecond"],
-                AccountsPerRegion = values["accountsPerRegion"],
-                FlexConsumptionMaxInstances = values["flexConsumptionMaxInstances"],
-                FlexConsumptionCoresPer512MbInstance = values["flexConsumptionCoresPer512MbInstance"],
-                FlexConsumptionCoresPer2048MbInstance = values["flexConsumptionCoresPer2048MbInstance"],
-                FlexConsumptionCoresPer4096MbInstance = values["flexConsumptionCoresPer4096MbInstance"],
-            }, []);
-        }
-    }
-
-    private static double Number(JsonElement root, string field, List<ValidationError> errors)
-    {
-        if (!root.TryGetProperty(field, out var value))
-        {
-            errors.Add(new ValidationError(field, "(missing)", "is required: a number above 0"));
-            return 0;
-        }
-        if (value.ValueKind != JsonValueKind.Number || !value.TryGetDouble(out double n) || !double.IsFinite(n) || n <= 0)
-        {
-            errors.Add(new ValidationError(field, value.GetRawText(), "must be a number above 0"));
-            return 0;
-        }
-        return n;
-    }
-
-    private static string Text(JsonElement root, string field, string what, List<ValidationError> errors, Func<string, bool> valid)
-    {
-        if (!root.TryGetProperty(field, out var value))
-        {
-            errors.Add(new ValidationError(field, "(missing)", "is required: " + what));
-            return "";
-        }
-        if (value.ValueKind != JsonValueKind.String || !valid(value.GetString()!))
-        {
-            errors.Add(new ValidationError(field, value.GetRawText(), "must be " + what));
-            return "";
-        }
-        return value.GetString()!;
+            File = file,
+            ReadOn = root.Text("readOn", "the date the figures were read, as yyyy-MM-dd",
+                v => DateOnly.TryParseExact(v, "yyyy-MM-dd", CultureInfo.InvariantCulture, DateTimeStyles.None, out _)),
+            Source = root.Text("source", "where the figures came from (page names or URLs, with their dates)", v => v.Trim().Length > 0),
+            TableEntitiesPerSecondPerPartition = Positive("tableEntitiesPerSecondPerPartition"),
+            AccountRequestsPerSecond = Positive("accountRequestsPerSecond"),
+            AccountIngressGbps = Positive("accountIngressGbps"),
+            BlobRequestsPerSecond = Positive("blobRequestsPerSecond"),
+            AccountsPerRegion = Positive("accountsPerRegion"),
+            FlexConsumptionMaxInstances = Positive("flexConsumptionMaxInstances"),
+            FlexConsumptionCoresPer512MbInstance = Positive("flexConsumptionCoresPer512MbInstance"),
+            FlexConsumptionCoresPer2048MbInstance = Positive("flexConsumptionCoresPer2048MbInstance"),
+            FlexConsumptionCoresPer4096MbInstance = Positive("flexConsumptionCoresPer4096MbInstance"),
+        };
+        return root.Errors() is { Count: > 0 } errors ? (null, errors) : (targets, []);
     }
 }

@@ -1,9 +1,11 @@
 using System.Globalization;
 using StorageBench.Engine.Statistics;
+using System.Text.Json.Serialization;
 
 namespace StorageBench.Engine.Comparison;
 
-/// <summary>What <see cref="ChangeRule"/> decided about one metric.</summary>
+/// <summary>What <see cref="ChangeRule"/> decided about one metric. Stored by name (summary.json, payloads); its words are <see cref="VerdictWords"/>.</summary>
+[JsonConverter(typeof(JsonStringEnumConverter<ChangeOutcome>))]
 public enum ChangeOutcome
 {
     /// <summary>Not measured well enough to say anything: the judgement's <see cref="ChangeJudgement.Why"/> says what is missing and what to change.</summary>
@@ -14,6 +16,45 @@ public enum ChangeOutcome
     Worse,
     /// <summary>Faster or better, beyond the noise.</summary>
     Better,
+}
+
+/// <summary>What a verdict is about, which picks the words for a change (<see cref="VerdictWords"/>).</summary>
+public enum Judged
+{
+    /// <summary>A rate, where higher is better: slower / faster.</summary>
+    Rate,
+    /// <summary>Any other metric (latency, shares, CPU), where lower is better: worse / better.</summary>
+    Metric,
+    /// <summary>A whole run against its baseline, over metrics of both kinds (the nightly check): regressed / improved.</summary>
+    Run,
+}
+
+/// <summary>
+/// The one mapping from <see cref="ChangeOutcome"/> to words: what compare, ab, the nightly check, the reports, the
+/// results rows and the telemetry say. "within noise" is no change beyond the band; "not judged" is a metric or run
+/// not measured well enough (the judgement's reason says what to change).
+/// </summary>
+public static class VerdictWords
+{
+    public const string NotJudged = "not judged";
+    public const string WithinNoise = "within noise";
+    public const string Slower = "slower";
+    public const string Faster = "faster";
+    public const string Worse = "worse";
+    public const string Better = "better";
+    public const string Regressed = "regressed";
+    public const string Improved = "improved";
+
+    public static string Of(ChangeOutcome outcome, Judged what) => outcome switch
+    {
+        ChangeOutcome.CannotJudge => NotJudged,
+        ChangeOutcome.NoChange => WithinNoise,
+        ChangeOutcome.Worse => what switch { Judged.Rate => Slower, Judged.Metric => Worse, _ => Regressed },
+        _ => what switch { Judged.Rate => Faster, Judged.Metric => Better, _ => Improved },
+    };
+
+    /// <summary>A metric's words: a rate's when higher is better, else another metric's.</summary>
+    public static string Of(ChangeOutcome outcome, bool higherIsBetter) => Of(outcome, higherIsBetter ? Judged.Rate : Judged.Metric);
 }
 
 /// <param name="IntervalExcludesNoChange">For <see cref="ChangeOutcome.NoChange"/> from an interval: it excludes "no change" but reaches into the band (too small to claim).</param>
@@ -29,7 +70,7 @@ public sealed record ChangeJudgement(ChangeOutcome Outcome, string? Why = null, 
 /// compare, which call it), storagebench ab, and the nightly regression check: what it takes to judge a metric at
 /// all (a measured window of <see cref="MinWholeSeconds"/> whole seconds, <see cref="PercentileSupport"/> for a
 /// percentile, <see cref="MinBaselineRuns"/> earlier runs for a trailing baseline, <see cref="MinRoundsASide"/> rounds
-/// for an interval), and, once judged, slower / faster / no change detected: a change is claimed only when all of
+/// for an interval), and, once judged, worse / better / no change (<see cref="VerdictWords"/>): a change is claimed only when all of
 /// it lies beyond the band on one side. Each verdict brings its own estimate of the change (one run against
 /// another, a run against the median of earlier runs, an interval over alternated rounds) and its own band (the
 /// runs' noise, the baseline's spread, the threshold); this decides. A reason it cannot judge always names what to change.

@@ -1,6 +1,7 @@
 using System.Globalization;
 using System.Text;
 using StorageBench.Engine.Statistics;
+using StorageBench.Engine.Workloads;
 
 namespace StorageBench.Engine.Comparison;
 
@@ -163,7 +164,7 @@ public static class ComparisonReport
         return [m.Metric, m.Unit, Value(m.Baseline, m.BaselineCount), Value(m.Candidate, m.CandidateCount), change, relative, band, m.Verdict];
     }
 
-    private static string Format(string unit) => unit == "MB/s" ? "#,0.00" : unit == "ms" ? "#,0.0##" : "#,0.0";
+    private static string Format(string unit) => WorkloadKind.All.FirstOrDefault(k => k.RateUnit == unit)?.RateFormat ?? (unit == "ms" ? "#,0.0##" : "#,0.0");
 
     private static string Signed(double v, string format) => (v > 0 ? "+" : "") + F(v, format);
 

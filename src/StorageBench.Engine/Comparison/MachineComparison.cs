@@ -13,7 +13,7 @@ public static class MachineComparison
     /// <summary>Why the two sides' machines were not alike: other processes' CPU or load apart, or a different build or emulator.</summary>
     public static IEnumerable<string> Warnings(IReadOnlyList<RunEnvironment?> baseline, IReadOnlyList<RunEnvironment?> candidate)
     {
-        static double? Med(IEnumerable<double?> v) => v.OfType<double>().ToArray() is { Length: > 0 } a ? RegressionRule.Median(a) : null;
+        static double? Med(IEnumerable<double?> v) => v.OfType<double>().ToArray() is { Length: > 0 } a ? Robust.Median(a) : null;
         if (Med(baseline.Select(e => e?.OtherProcessesCpuShare)) is { } cb && Med(candidate.Select(e => e?.OtherProcessesCpuShare)) is { } cc && Math.Abs(cb - cc) > MachineCpuShareApart)
         {
             yield return string.Create(CultureInfo.InvariantCulture,

@@ -1,4 +1,5 @@
 using System.Globalization;
+using StorageBench.Engine.Statistics;
 
 namespace StorageBench.Engine.Comparison;
 
@@ -13,8 +14,8 @@ namespace StorageBench.Engine.Comparison;
 public sealed record RatioInterval(double Ratio, double? Low, double? High, double Confidence, double? AchievedConfidence, int BaselineRounds, int CandidateRounds)
 {
     /// <summary>
-    /// The estimate from each side's per-round values (all above zero). The interval needs at least
-    /// 4 rounds a side at 95 %: with 3 a side, even complete separation has probability 1/20 = 5 %.
+    /// The estimate from each side's per-round values (all above zero). At 95 % the interval needs
+    /// <see cref="ChangeRule.MinRoundsASide"/> rounds a side.
     /// </summary>
     public static RatioInterval Estimate(IReadOnlyList<double> baseline, IReadOnlyList<double> candidate, double confidence = 0.95)
     {
@@ -32,7 +33,7 @@ public sealed record RatioInterval(double Ratio, double? Low, double? High, doub
             }
         }
         Array.Sort(ratios);
-        double estimate = Median(ratios);
+        double estimate = Robust.Median(ratios);
         // Largest u with P(U ≤ u) ≤ α/2; the interval is the (u+1)-th smallest to the (u+1)-th largest ratio.
         var cumulative = MannWhitneyCumulative(baseline.Count, candidate.Count);
         double alpha = 1 - confidence;
@@ -84,47 +85,34 @@ public sealed record RatioInterval(double Ratio, double? Low, double? High, doub
         }
         return cumulative;
     }
-
-    private static double Median(double[] sorted) =>
-        sorted.Length % 2 == 1 ? sorted[sorted.Length / 2] : (sorted[sorted.Length / 2 - 1] + sorted[sorted.Length / 2]) / 2;
 }
 
 /// <summary>
 /// The A/B verdict on one metric: a change is claimed only when the whole interval lies beyond the
-/// threshold (Criterion.rs style). An interval that contains 1.0 is "no change detected"; one that
-/// excludes 1.0 but reaches into ±threshold is "within the noise threshold": real, maybe, but too small
-/// to claim on a shared machine.
+/// threshold (Criterion.rs style); otherwise it is within noise. An interval that excludes 1.0 but
+/// reaches into ±threshold is said so: real, maybe, but too small to claim on a shared machine.
 /// </summary>
 public static class AbVerdict
 {
-    public const string NoChange = "no change detected";
-    public const string WithinThreshold = "within noise threshold";
-    public const string NotJudged = "not judged";
-
     /// <param name="higherIsBetter">Throughput: a lower ratio is "slower". Latency: a higher ratio is "worse".</param>
-    public static string Judge(RatioInterval r, double threshold, bool higherIsBetter)
-    {
-        if (r.Low is not { } low || r.High is not { } high)
-        {
-            return NotJudged;
-        }
-        // The one rule (ChangeRule): the interval of candidate / baseline − 1 against ±threshold.
-        var judgement = ChangeRule.Decide(low - 1, high - 1, threshold, higherIsBetter);
-        return judgement.Outcome switch
-        {
-            ChangeOutcome.Worse => higherIsBetter ? "slower" : "worse",
-            ChangeOutcome.Better => higherIsBetter ? "faster" : "better",
-            _ => judgement.IntervalExcludesNoChange ? WithinThreshold : NoChange,
-        };
-    }
+    public static ChangeJudgement Decide(RatioInterval r, double threshold, bool higherIsBetter) =>
+        r.Low is not { } low || r.High is not { } high
+            ? ChangeJudgement.CannotJudge(ChangeRule.RoundsReason(r.BaselineRounds, r.CandidateRounds) ?? "no interval at this confidence")
+            // The one rule (ChangeRule): the interval of candidate / baseline − 1 against ±threshold.
+            : ChangeRule.Decide(low - 1, high - 1, threshold, higherIsBetter);
+
+    /// <summary>The verdict's words (<see cref="VerdictWords"/>).</summary>
+    public static string Judge(RatioInterval r, double threshold, bool higherIsBetter) => VerdictWords.Of(Decide(r, threshold, higherIsBetter).Outcome, higherIsBetter);
 
     /// <summary>"candidate / baseline = 0.74 (95 % CI 0.70–0.78): slower".</summary>
     public static string Sentence(string metric, RatioInterval r, double threshold, bool higherIsBetter)
     {
-        string verdict = Judge(r, threshold, higherIsBetter);
+        var judgement = Decide(r, threshold, higherIsBetter);
+        string verdict = VerdictWords.Of(judgement.Outcome, higherIsBetter) + (judgement.IntervalExcludesNoChange
+            ? string.Create(CultureInfo.InvariantCulture, $" (the interval excludes 1.0 but reaches into ±{threshold * 100:0.#}%: too small to claim)") : "");
         string ci = r.Low is { } low && r.High is { } high
             ? string.Create(CultureInfo.InvariantCulture, $"{r.Confidence * 100:0} % CI {low:0.00}–{high:0.00}")
-            : string.Create(CultureInfo.InvariantCulture, $"no {r.Confidence * 100:0} % CI: {r.BaselineRounds} and {r.CandidateRounds} rounds; at least 4 a side are needed");
+            : string.Create(CultureInfo.InvariantCulture, $"no {r.Confidence * 100:0} % CI: {ChangeRule.RoundsReason(r.BaselineRounds, r.CandidateRounds) ?? "too few rounds"}");
         return string.Create(CultureInfo.InvariantCulture, $"{metric}: candidate / baseline = {r.Ratio:0.00} ({ci}): {verdict}");
     }
 }

@@ -39,15 +39,8 @@ public sealed record MetricChange(string Metric, string Unit, bool HigherIsBette
 
     public bool Worse => Judgement?.Outcome == ChangeOutcome.Worse;
 
-    /// <summary>"slower"/"faster" for rates, "worse"/"better" for the rest, "within noise", "not judged", or "n/a" when a side lacks the figure.</summary>
-    public string Verdict => Judgement?.Outcome switch
-    {
-        null => "n/a",
-        ChangeOutcome.CannotJudge => "not judged",
-        ChangeOutcome.NoChange => "within noise",
-        ChangeOutcome.Worse => HigherIsBetter ? "slower" : "worse",
-        _ => HigherIsBetter ? "faster" : "better",
-    };
+    /// <summary>The verdict's words (<see cref="VerdictWords"/>), or "n/a" when a side lacks the figure.</summary>
+    public string Verdict => Judgement is { } j ? VerdictWords.Of(j.Outcome, HigherIsBetter) : "n/a";
 }
 
 /// <summary>The metrics of one workload (and sweep step) present in both runs.</summary>
@@ -104,26 +97,26 @@ public sealed record RunComparison(RunFigures Baseline, RunFigures Candidate, No
     public IReadOnlyList<WorkloadComparison> SlowerBy(double percent) =>
         [.. Workloads.Where(w => w.Throughput is { Worse: true, RelativeChange: { } r } && -r * 100 > percent)];
 
-    /// <summary>In a few words: slower, faster, mixed, or no throughput change beyond noise.</summary>
+    /// <summary>In a few words: slower, faster, mixed, or within noise.</summary>
     public string Verdict()
     {
         if (NotJudgedForSpecs)
         {
-            return "not judged: the specs differ";
+            return $"{VerdictWords.NotJudged}: the specs differ";
         }
         var unjudged = Workloads.Where(w => w.Throughput.NotJudgedReason is not null).Select(w => w.Label).ToList();
         if (unjudged.Count == Workloads.Count && unjudged.Count > 0)
         {
-            return "not judged: " + Workloads[0].Throughput.NotJudgedReason;
+            return $"{VerdictWords.NotJudged}: " + Workloads[0].Throughput.NotJudgedReason;
         }
         var slower = Workloads.Where(w => w.Throughput.Worse).Select(w => w.Label).ToList();
         var faster = Workloads.Where(w => w.Throughput is { BeyondNoise: true, Worse: false }).Select(w => w.Label).ToList();
         return (slower.Count, faster.Count) switch
         {
-            (0, 0) => "no throughput change beyond noise",
-            (> 0, 0) => $"slower: {string.Join(", ", slower)}",
-            (0, > 0) => $"faster: {string.Join(", ", faster)}",
-            _ => $"mixed: slower {string.Join(", ", slower)}; faster {string.Join(", ", faster)}",
+            (0, 0) => $"{VerdictWords.WithinNoise}: no throughput change beyond it",
+            (> 0, 0) => $"{VerdictWords.Slower}: {string.Join(", ", slower)}",
+            (0, > 0) => $"{VerdictWords.Faster}: {string.Join(", ", faster)}",
+            _ => $"mixed: {VerdictWords.Slower} {string.Join(", ", slower)}; {VerdictWords.Faster} {string.Join(", ", faster)}",
         };
     }
 
@@ -157,7 +150,7 @@ public sealed record RunComparison(RunFigures Baseline, RunFigures Candidate, No
                 with { BaselineCount = a.Throttled, CandidateCount = b.Throttled },
             Metric("failed", "share of requests", false, NoiseKind.Share, rule.ShareFloor, Share(a.Failed, a.Operations), Share(b.Failed, b.Operations))
                 with { BaselineCount = a.Failed, CandidateCount = b.Failed },
-            Metric("client CPU", a.IsTable ? "µs/entity" : "µs/MB", false, NoiseKind.RunMean, rule.CpuFloor, a.CpuMicrosecondsPerUnit, b.CpuMicrosecondsPerUnit),
+            Metric("client CPU", a.Kind.CpuUnit, false, NoiseKind.RunMean, rule.CpuFloor, a.CpuMicrosecondsPerUnit, b.CpuMicrosecondsPerUnit),
         };
         return new WorkloadComparison(a.Workload, a.StepParameter, a.StepValue, a.Spread, b.Spread, metrics);
     }
@@ -186,8 +179,7 @@ public sealed record RunToRunSpread(int Runs, double Throughput, double? Latency
             {
                 return null;
             }
-            double median = RegressionRule.Median(v);
-            return 1.4826 * RegressionRule.Median([.. v.Select(x => Math.Abs(x - median))]) / median;
+            return Robust.Sigma(v) / Robust.Median(v);
         }
         return new RunToRunSpread(runs.Count, Relative(runs.Select(r => r.Rate)) ?? 0, Relative(runs.Select(r => r.LatencyP50Ms)), Relative(runs.Select(r => r.LatencyP99Ms)));
     }

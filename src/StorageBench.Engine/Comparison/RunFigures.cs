@@ -48,7 +48,7 @@ public sealed record WorkloadFigures(string Workload, string? StepParameter, dou
     double LatencyP50Ms, double? LatencyP95Ms, double LatencyP99Ms, double LatencyMaxMs, long Operations, long Throttled, long Failed,
     double? CpuMicrosecondsPerUnit, RateSpread? Spread)
 {
-    public bool IsTable => Workload == TableInsertWorkload.Name;
+    public WorkloadKind Kind => WorkloadKind.Of(Workload);
 
     /// <summary>Successful requests behind the latency percentiles; null when not recorded.</summary>
     public long? LatencySamples { get; init; }
@@ -57,10 +57,10 @@ public sealed record WorkloadFigures(string Workload, string? StepParameter, dou
     public double? DurationSeconds { get; init; }
 
     /// <summary>entities/s or MB/s.</summary>
-    public string Unit => IsTable ? "entities/s" : "MB/s";
+    public string Unit => Kind.RateUnit;
 
     public static WorkloadFigures From(WorkloadSummary w) => new(w.Workload, w.StepParameter, w.StepValue,
-        (w.Workload == TableInsertWorkload.Name ? w.Throughput.EntitiesPerSecond : w.Throughput.MegabytesPerSecond) ?? 0, w.PeakPerSecond,
+        WorkloadKind.Of(w.Workload).RateOf(w.Throughput) ?? 0, w.PeakPerSecond,
         w.LatencyMs.P50, w.LatencyMs.P95, w.LatencyMs.P99, w.LatencyMs.Max, w.Operations, w.Throttled, w.Failed,
         w.ClientCpuMicrosecondsPerEntity ?? w.ClientCpuMicrosecondsPerMegabyte, w.PerSecondSpread)
     {

@@ -1,4 +1,5 @@
 using HdrHistogram;
+using StorageBench.Engine.Workloads;
 namespace StorageBench.Engine.Measurement;
 
 /// <summary>
@@ -43,6 +44,9 @@ public sealed record LiveLatency(long Samples, double? P50Ms, double? P90Ms, dou
 public sealed record WorkloadProgress(string Workload, string Unit, long Units, long PlannedUnits, double ElapsedSeconds, double DurationSeconds,
     double UnitsPerSecond, long Operations, long Throttled, long Failed, int SlicesReporting, int SlicesDone, LiveLatency? LatencyMs = null)
 {
+    /// <summary>The workload's units and how they are shown (the dashboard reads them here, with the figures).</summary>
+    public WorkloadKind? Kind => WorkloadKind.Find(Workload);
+
     /// <summary>A slice silent this long is not running any more (it died or ended without a last word): its rate no longer counts.</summary>
     public static readonly TimeSpan Stale = TimeSpan.FromSeconds(5);
 
@@ -62,7 +66,7 @@ public sealed record WorkloadProgress(string Workload, string Unit, long Units, 
         double rate = mine.All(s => s.Done)
             ? (sending > 0 ? counts.Units / sending : 0)
             : mine.Where(s => !s.Done && nowUtc - s.UpdatedUtc < Stale).Sum(s => s.UnitsPerSecond);
-        return new WorkloadProgress(workload, workload == "blobUpload" ? "bytes" : "entities", counts.Units, mine.Sum(s => s.PlannedUnits),
+        return new WorkloadProgress(workload, WorkloadKind.Of(workload).CountedUnit, counts.Units, mine.Sum(s => s.PlannedUnits),
             sending, duration, rate, counts.Operations, counts.Throttled, counts.Failed, mine.Count, mine.Count(s => s.Done), LiveLatency.Of(mine.Select(s => s.Latency)));
     }
 

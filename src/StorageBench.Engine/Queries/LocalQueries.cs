@@ -3,6 +3,7 @@ using System.Text;
 using System.Text.Json;
 using StorageBench.Engine.Statistics;
 using StorageBench.Engine.Telemetry;
+using StorageBench.Engine.Workloads;
 
 namespace StorageBench.Engine.Queries;
 
@@ -96,7 +97,7 @@ public static class LocalQueries
         events.Where(e => e.Name == TelemetryEmitter.WorkloadEvent && (P(e, "stepParameter").Length > 0) == steps);
 
     private static double Throughput(AppEvent e) =>
-        e.Measurements.GetValueOrDefault(P(e, "workload") == "tableInsert" ? "entitiesPerSecond" : "megabytesPerSecond");
+        WorkloadKind.Find(P(e, "workload")) is { } kind ? e.Measurements.GetValueOrDefault(kind.RateMeasurement) : 0;
 
     private static string Series(AppEvent e) => $"{P(e, "scenario")} / {P(e, "workload")}";
 

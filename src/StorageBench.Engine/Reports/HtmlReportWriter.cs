@@ -1,6 +1,8 @@
 using System.Globalization;
 using System.Text;
+using StorageBench.Engine.Comparison;
 using StorageBench.Engine.Statistics;
+using StorageBench.Engine.Workloads;
 
 namespace StorageBench.Engine.Reports;
 
@@ -31,7 +33,7 @@ public static class HtmlReportWriter
         }
         if (s.Regression is { } r)
         {
-            b.Append(Inv, $"<p>Regression check: <b class=\"{(r.Verdict == RegressionVerdict.Regressed ? "bad" : "")}\">{r.Verdict}</b> against {r.BaselineRuns} earlier run(s): {SvgChart.Esc(r.Reason)}</p>");
+            b.Append(Inv, $"<p>Regression check: <b class=\"{(r.Outcome == ChangeOutcome.Worse ? "bad" : "")}\">{r.Verdict}</b> against {r.BaselineRuns} earlier run(s): {SvgChart.Esc(r.Reason)}</p>");
         }
         // The same tables as summary.md, rendered from its Markdown so the two never disagree; the
         // cost section goes last, after the charts, as it is about the bill, not the performance.
@@ -58,12 +60,12 @@ public static class HtmlReportWriter
                 continue;
             }
             long first = w.Timeline.StartUnixSecond;
-            bool entities = w.Entities is not null;
+            var kind = WorkloadKind.Of(w.Workload);
             int bucket = w.Timeline.BucketSeconds;
             string per = bucket == 1 ? "per UTC second" : $"per {bucket}-second bucket, as a rate per second";
-            b.Append(SvgChart.Lines($"timeline-{id}", $"{label}: throughput {per}, all slices (the first and last buckets are partial)", "seconds since the first", entities ? "entities/s" : "MB/s", null,
-                [new ChartSeries(entities ? "entities per second" : "MB per second", "#59a14f",
-                    [.. w.Timeline.Points().Select(p => ((double)(p.UnixSecond - first), (entities ? p.Units : p.Units / 1e6) / bucket))])], minXStep: bucket));
+            b.Append(SvgChart.Lines($"timeline-{id}", $"{label}: throughput {per}, all slices (the first and last buckets are partial)", "seconds since the first", kind.RateUnit, null,
+                [new ChartSeries($"{kind.Unit} per second", "#59a14f",
+                    [.. w.Timeline.Points().Select(p => ((double)(p.UnixSecond - first), p.Units / kind.CountedPerUnit / bucket))])], minXStep: bucket));
         }
         var cost = new StringBuilder("\n");   // MarkdownTables skips a title line
         CostReport.AppendMarkdown(cost, s);
@@ -82,13 +84,13 @@ public static class HtmlReportWriter
     /// </summary>
     private static string StepCurve(string workload, IReadOnlyList<WorkloadSummary> points, SaturationResult? saturation, PlanMark? plan)
     {
-        bool table = workload == "tableInsert";
+        var kind = WorkloadKind.Of(workload);
         string parameter = points[0].StepParameter!;
-        var rate = points.Select(w => (w.StepValue!.Value, (table ? w.Throughput.EntitiesPerSecond : w.Throughput.MegabytesPerSecond) ?? 0)).ToList();
+        var rate = points.Select(w => (w.StepValue!.Value, kind.RateOf(w.Throughput) ?? 0)).ToList();
         bool logX = points.Count > 2 && points[^1].StepValue > 8 * Math.Max(points[0].StepValue!.Value, 1e-9);
         List<ChartSeries> series =
         [
-            new(table ? "throughput (entities/s)" : "throughput (MB/s)", "#4e79a7", rate),
+            new($"throughput ({kind.RateUnit})", "#4e79a7", rate),
             new("p50 latency (ms)", "#76b7b2", ChartRules.SupportedPercentile(points, 0.50, l => l.P50), RightAxis: true),
             new("p99 latency (ms)", "#e15759", ChartRules.SupportedPercentile(points, 0.99, l => l.P99), RightAxis: true),
         ];
@@ -110,7 +112,7 @@ public static class HtmlReportWriter
             }
         }
         var b = new StringBuilder(SvgChart.Lines($"sweep-{workload}", $"{workload}: throughput, p50 and p99 latency against {parameter} (n = successful requests behind each step's percentiles)",
-            parameter, table ? "entities/s" : "MB/s", "latency ms", series, logX, markers,
+            parameter, kind.RateUnit, "latency ms", series, logX, markers,
             [.. points.Select(w => (w.StepValue!.Value, string.Create(Inv, $"n={w.LatencyMs.Samples:N0}")))]));
         foreach (var q in new[] { 0.50, 0.99 })
         {

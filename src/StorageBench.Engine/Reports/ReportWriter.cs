@@ -139,7 +139,7 @@ public static class ReportWriter
     /// </summary>
     public static string Verified(VerificationResult v) =>
         v.Matched ? $"yes ({F(v.Actual)}/{F(v.Expected)} {v.Unit})"
-        : v.Unit.Length == 0 ? (v.Detail.StartsWith("not verified", StringComparison.Ordinal) ? v.Detail : $"not verified: {v.Detail}")
+        : v.NotVerifiedReason is not null ? v.Detail
         : $"NO ({F(v.Actual)}/{F(v.Expected)} {v.Unit})";
 
     public static string Label(WorkloadSummary w) => Label(w.Workload, w.StepParameter, w.StepValue);

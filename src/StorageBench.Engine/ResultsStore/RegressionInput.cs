@@ -24,7 +24,7 @@ public sealed record RegressionInput(string Scenario, string RunId, DateTime Sta
         {
             bool table = w.Workload == TableInsertWorkload.Name;
             var c = table ? WorkloadColumns.Table : WorkloadColumns.Blob;
-            metrics[table ? c.EntitiesPerSecond : c.MegabytesPerSecond] = (table ? w.Throughput.EntitiesPerSecond : w.Throughput.MegabytesPerSecond) ?? 0;
+            metrics[table ? c.EntitiesPerSecond : c.MegabytesPerSecond] = WorkloadKind.Of(w.Workload).RateOf(w.Throughput) ?? 0;
             metrics[c.LatencyP99Ms] = w.LatencyMs.P99;
             if (Comparison.ChangeRule.PercentileReason("the run", 0.99, w.LatencyMs.Samples, w.DurationSeconds) is { } why)
             {

@@ -42,12 +42,12 @@ public static class SliceRows
     /// <summary>A slice row's figures: rate in entities/s for the table workload, MB/s for blobs.</summary>
     public static SliceSummary SliceSummaryOf(TableEntity r)
     {
-        bool entities = r.GetString(S.Workload) == TableInsertWorkload.Name;
+        double perUnit = WorkloadKind.Find(r.GetString(S.Workload))?.CountedPerUnit ?? 1;
         double seconds = r.GetDouble(S.DurationSeconds) ?? 0;
         long units = r.GetInt64(S.Units) ?? 0;
         return new SliceSummary((int)(r.GetInt64(S.SliceIndex) ?? 0), (int)(r.GetInt64(S.TargetAccount) ?? 0), r.GetString(S.Host), r.GetInt64(S.Operations) ?? 0,
             r.GetInt64(S.Succeeded) ?? 0, r.GetInt64(S.Throttled) ?? 0, r.GetInt64(S.Failed) ?? 0, units, seconds,
-            seconds > 0 ? units / seconds / (entities ? 1 : 1e6) : 0, r.GetDouble(S.StartLagSeconds) ?? 0,
+            seconds > 0 ? units / seconds / perUnit : 0, r.GetDouble(S.StartLagSeconds) ?? 0,
             SummaryCalculator.Latency(LatencyHistograms.Decode(Convert.ToBase64String(r.GetBinary(S.LatencyHistogram)))))
         {
             Attempt = r.GetString(S.Attempt),

@@ -15,6 +15,8 @@ public static partial class RunSpecParser
     public static readonly JsonSerializerOptions Options = new(JsonSerializerDefaults.Web)
     {
         UnmappedMemberHandling = JsonUnmappedMemberHandling.Disallow,
+        // Field names are case-sensitive (docs/spec.md): "entitycount" is refused, not read as entityCount.
+        PropertyNameCaseInsensitive = false,
         ReadCommentHandling = JsonCommentHandling.Skip,
         AllowTrailingCommas = true,
         // "1000" in quotes is text, not a number (the Web defaults would read it as one).
@@ -109,7 +111,7 @@ public static partial class RunSpecParser
     private static (RunSpec?, IReadOnlyList<ValidationError>) Fail(string field, string value, string rule) => (null, [new ValidationError(field, value, rule)]);
 
     /// <summary>"is not valid JSON: line 3, column 12: …", with a hint when curl --data has eaten the line breaks.</summary>
-    private static string SyntaxRule(string json, JsonException ex)
+    internal static string SyntaxRule(string json, JsonException ex)
     {
         string what = Whitespace().Replace(ReaderPosition().Replace(ex.Message, ""), " ").TrimEnd('.', ' ');
         string rule = $"is not valid JSON: line {(ex.LineNumber ?? 0) + 1}, column {(ex.BytePositionInLine ?? 0) + 1}: {what}";

@@ -3,19 +3,19 @@ using StorageBench.Engine.Comparison;
 
 namespace StorageBench.Engine.Statistics;
 
-/// <summary>The nightly verdict, with the evidence for it.</summary>
-public sealed record RegressionVerdict(string Verdict, string Reason, int BaselineRuns, IReadOnlyList<MetricVerdict> Metrics)
+/// <summary>The nightly verdict, with the evidence for it: <see cref="ChangeOutcome.CannotJudge"/> when the baseline has too few
+/// runs or the run itself was too short to judge (docs/comparing.md, "The rule"): shown, never a regression.</summary>
+public sealed record RegressionVerdict(ChangeOutcome Outcome, string Reason, int BaselineRuns, IReadOnlyList<MetricVerdict> Metrics)
 {
-    public const string Ok = "ok";
-    public const string Regressed = "regressed";
-    public const string Improved = "improved";
-    public const string InsufficientBaseline = "insufficient-baseline";
-    /// <summary>The run itself was too short to judge (docs/comparing.md, "The rule"): shown, never a regression.</summary>
-    public const string NotJudged = "not-judged";
+    /// <summary>regressed, improved, within noise or not judged (<see cref="VerdictWords"/>): what the results row and the telemetry carry.</summary>
+    public string Verdict => VerdictWords.Of(Outcome, Judged.Run);
 }
 
 /// <summary>One metric against its baseline: median and MAD of the trailing runs, and the band a run may move within.</summary>
-public sealed record MetricVerdict(string Metric, bool HigherIsBetter, double Current, double BaselineMedian, double BaselineMad, double AllowedChange, string Verdict);
+public sealed record MetricVerdict(string Metric, bool HigherIsBetter, double Current, double BaselineMedian, double BaselineMad, double AllowedChange, ChangeOutcome Outcome)
+{
+    public string Verdict => VerdictWords.Of(Outcome, HigherIsBetter);
+}
 
 /// <summary>A metric's current value and its values in the trailing runs (newest first).</summary>
 public sealed record MetricHistory(string Metric, bool HigherIsBetter, double Current, IReadOnlyList<double> Baseline)
@@ -37,18 +37,18 @@ public sealed record RegressionRule(int MinBaselineRuns = ChangeRule.MinBaseline
         int runs = metrics.Count == 0 ? 0 : metrics.Min(m => Math.Min(m.Baseline.Count, MaxBaselineRuns));
         if (ChangeRule.BaselineReason(runs, MinBaselineRuns) is { } tooFew)
         {
-            return new RegressionVerdict(RegressionVerdict.InsufficientBaseline, tooFew, runs, []);
+            return new RegressionVerdict(ChangeOutcome.CannotJudge, tooFew, runs, []);
         }
         var verdicts = metrics.Select(Judge).ToList();
-        if (verdicts.All(v => v.Verdict == RegressionVerdict.NotJudged))
+        if (verdicts.All(v => v.Outcome == ChangeOutcome.CannotJudge))
         {
-            return new RegressionVerdict(RegressionVerdict.NotJudged, string.Join("; ", metrics.Select(m => $"{m.Metric}: {m.NotJudgedReason}")), runs, verdicts);
+            return new RegressionVerdict(ChangeOutcome.CannotJudge, string.Join("; ", metrics.Select(m => $"{m.Metric}: {m.NotJudgedReason}")), runs, verdicts);
         }
-        var regressed = verdicts.Where(v => v.Verdict == RegressionVerdict.Regressed).ToList();
-        var improved = verdicts.Where(v => v.Verdict == RegressionVerdict.Improved).ToList();
-        var (verdict, named) = regressed.Count > 0 ? (RegressionVerdict.Regressed, regressed)
-            : improved.Count > 0 ? (RegressionVerdict.Improved, improved)
-            : (RegressionVerdict.Ok, verdicts.Where(v => v.Verdict != RegressionVerdict.NotJudged).ToList());
+        var regressed = verdicts.Where(v => v.Outcome == ChangeOutcome.Worse).ToList();
+        var improved = verdicts.Where(v => v.Outcome == ChangeOutcome.Better).ToList();
+        var (verdict, named) = regressed.Count > 0 ? (ChangeOutcome.Worse, regressed)
+            : improved.Count > 0 ? (ChangeOutcome.Better, improved)
+            : (ChangeOutcome.NoChange, verdicts.Where(v => v.Outcome != ChangeOutcome.CannotJudge).ToList());
         string reason = string.Join("; ", named.Select(v => string.Create(CultureInfo.InvariantCulture,
             $"{v.Metric} {v.Current:0.###} vs median {v.BaselineMedian:0.###} (allowed ±{v.AllowedChange:0.###})")));
         var unjudged = metrics.Where(m => m.NotJudgedReason is not null).Select(m => $"{m.Metric} not judged: {m.NotJudgedReason}").ToList();
@@ -58,27 +58,15 @@ public sealed record RegressionRule(int MinBaselineRuns = ChangeRule.MinBaseline
     private MetricVerdict Judge(MetricHistory m)
     {
         var baseline = m.Baseline.Take(MaxBaselineRuns).ToArray();
-        double median = Median(baseline);
-        double mad = Median([.. baseline.Select(x => Math.Abs(x - median))]);
-        double allowed = Math.Max(Sigmas * 1.4826 * mad, MinRelativeChange * Math.Abs(median));
+        double median = Robust.Median(baseline);
+        double mad = Robust.Mad(baseline, median);
+        double allowed = Math.Max(Sigmas * Robust.MadToSigma * mad, MinRelativeChange * Math.Abs(median));
         if (m.NotJudgedReason is not null)
         {
-            return new MetricVerdict(m.Metric, m.HigherIsBetter, m.Current, median, mad, allowed, RegressionVerdict.NotJudged);
+            return new MetricVerdict(m.Metric, m.HigherIsBetter, m.Current, median, mad, allowed, ChangeOutcome.CannotJudge);
         }
         // The one rule (ChangeRule): tonight's change from the baseline's median against the band its spread allows.
-        string verdict = ChangeRule.Decide(m.Current - median, m.Current - median, allowed, m.HigherIsBetter).Outcome switch
-        {
-            ChangeOutcome.Worse => RegressionVerdict.Regressed,
-            ChangeOutcome.Better => RegressionVerdict.Improved,
-            _ => RegressionVerdict.Ok,
-        };
-        return new MetricVerdict(m.Metric, m.HigherIsBetter, m.Current, median, mad, allowed, verdict);
-    }
-
-    public static double Median(IReadOnlyList<double> values)
-    {
-        var sorted = values.Order().ToArray();
-        int n = sorted.Length;
-        return n == 0 ? double.NaN : n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+        var outcome = ChangeRule.Decide(m.Current - median, m.Current - median, allowed, m.HigherIsBetter).Outcome;
+        return new MetricVerdict(m.Metric, m.HigherIsBetter, m.Current, median, mad, allowed, outcome);
     }
 }

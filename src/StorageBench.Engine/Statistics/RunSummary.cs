@@ -20,7 +20,7 @@ public static class RunStatus
     public const string Invalid = "Invalid";
 }
 
-/// <summary>The summary.json contract (design.md). Also the HTTP status payload's result.</summary>
+/// <summary>The summary.json contract (docs/summary.md). Also the HTTP status payload's result.</summary>
 public sealed record RunSummary
 {
     public required string RunId { get; init; }
@@ -91,6 +91,10 @@ public sealed record RunEnvironment(string TargetKind, int Instances, string Hos
     public string? ToolCommit { get; init; }
     /// <summary>Azurite's version as its Server header gives it (e.g. "Azurite-Blob/3.35.0"); null for a real account.</summary>
     public string? EmulatorVersion { get; init; }
+    /// <summary>The Azure SDK assemblies the driver ran, name → version (Azure.Core, Azure.Data.Tables, Azure.Storage.Blobs, …).</summary>
+    public IReadOnlyDictionary<string, string>? AzureSdk { get; init; }
+    /// <summary>The driver's garbage collector: "server" or "workstation", "concurrent" or "non-concurrent".</summary>
+    public string? GarbageCollector { get; init; }
 }
 
 public sealed record WorkloadSummary
@@ -248,7 +252,15 @@ public sealed record VerificationResult(bool Matched, long Expected, long Actual
     /// <summary>What verifying sent, counted on the wire; null when it could not run.</summary>
     public VerificationRequests? Requests { get; init; }
 
-    public static VerificationResult Skipped(string why) => new(false, 0, 0, "", why);
+    /// <summary>Why storage could not be checked at all; null when it was. Such a result is "not verified", never a NO (0/0).</summary>
+    public string? NotVerifiedReason { get; init; }
+
+    public const string NotVerifiedWords = "not verified";
+
+    public static VerificationResult NotVerified(string why) => new(false, 0, 0, "", $"{NotVerifiedWords}: {why}") { NotVerifiedReason = why };
+
+    /// <summary>Verification met storage it could not read (dead, slow past its deadline, refusing): the measured figures stand, unverified.</summary>
+    public static VerificationResult StorageUnreadable(string failure) => NotVerified($"storage could not be read after the run ({failure})");
 }
 
 /// <summary>

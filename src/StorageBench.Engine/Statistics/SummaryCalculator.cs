@@ -146,7 +146,7 @@ public static class SummaryCalculator
             ClientCpuMicrosecondsPerEntity = unitsAreEntities && allUnits > 0 ? cpu * 1e6 / allUnits : null,
             ClientCpuMicrosecondsPerMegabyte = !unitsAreEntities && allUnits > 0 ? cpu * 1e6 / (allUnits / 1e6) : null,
             LatencyDistribution = Distribution(histogram, HistogramBins),
-            SliceSpread = new SliceSpread(rates[0], RegressionRule.Median(rates), rates[^1], slices.Max(s => s.StartLagSeconds))
+            SliceSpread = new SliceSpread(rates[0], Robust.Median(rates), rates[^1], slices.Max(s => s.StartLagSeconds))
             {
                 RerunSlices = slices.Count(s => s.Rerun), FirstRunsMaxStartLagSeconds = slices.Where(s => !s.Rerun).Select(s => s.StartLagSeconds).DefaultIfEmpty().Max(),
             },
@@ -157,7 +157,7 @@ public static class SummaryCalculator
             AllSlicesActiveSeconds = windowSeconds,
             PerSecondSpread = spread,
             PeakPerSecond = unitsAreEntities ? peakUnits : peakUnits / 1e6,
-            PeakUnit = unitsAreEntities ? "entities/s" : "MB/s",
+            PeakUnit = WorkloadKind.Of(workload).RateUnit,
             PeakWindowSeconds = w,
             LatencyMs = Latency(histogram),
             Verified = verified,

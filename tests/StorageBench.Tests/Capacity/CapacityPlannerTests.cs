@@ -169,7 +169,7 @@ public class PlanCommandArgumentTests
     [Theory]
     [InlineData(new[] { "plan" }, "error: --target: (missing) is required")]
     [InlineData(new[] { "plan", "--target", "0" }, "error: --target: \"0\" must be a rate above 0")]
-    [InlineData(new[] { "plan", "--target", "10", "--unit", "rows/s" }, "error: --unit: \"rows/s\" must be entities/s (table) or MB/s (blob)")]
+    [InlineData(new[] { "plan", "--target", "10", "--unit", "rows/s" }, "error: --unit: \"rows/s\" must be entities/s (tableInsert) or MB/s (blobUpload)")]
     [InlineData(new[] { "plan", "--target", "10", "--instance-memory-mb", "1024" }, "error: --instance-memory-mb: \"1024\" must be 512, 2048 or 4096")]
     [InlineData(new[] { "plan", "--target", "10", "--unit", "MB/s", "--entity-size", "1024" }, "error: --entity-size: \"1024\" applies to --unit entities/s only")]
     [InlineData(new[] { "plan", "--target", "10", "--from", "no/such/dir" }, "error: --from: \"no/such/dir\" is neither a summary.json or directory that exists nor a run id")]

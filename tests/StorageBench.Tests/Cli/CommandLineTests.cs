@@ -43,6 +43,8 @@ public class CommandLineTests
     [InlineData("cleanup", new[] { "--older-than <AGE>", "--dry-run", "--connection-string <CS>" })]
     [InlineData("query", new[] { "<NAME>", "--results <DIR>" })]
     [InlineData("compare", new[] { "<BASELINE>", "<CANDIDATE>", "--connection-string <CS>", "--fail-if-slower <PERCENT>", "--out <FILE.md>" })]
+    [InlineData("ab", new[] { "--baseline <SPEC>", "--candidate <SPEC>", "--rounds <N>", "--order <alternate|random>", "--threshold <PERCENT>", "--prices <FILE>" })]
+    [InlineData("plan", new[] { "--target <RATE>", "--unit <entities/s|MB/s>", "--from <RUN>", "--instance-memory-mb <512|2048|4096>", "--targets <FILE>" })]
     public async Task EachCommandsHelpShowsItsOptionsOnStdout(string command, string[] options)
     {
         foreach (var args in new[] { new[] { command, "--help" }, [command, "-h"], ["help", command] })
@@ -71,6 +73,8 @@ public class CommandLineTests
     [InlineData(new[] { "run", "--spec-file", "x.json" }, "error: unknown option '--spec-file' for 'storagebench run'; did you mean --spec?")]
     [InlineData(new[] { "cleanup", "--dryrun" }, "error: unknown option '--dryrun' for 'storagebench cleanup'; did you mean --dry-run?")]
     [InlineData(new[] { "compare", "a", "b", "--fail-if-slowr", "10" }, "error: unknown option '--fail-if-slowr' for 'storagebench compare'; did you mean --fail-if-slower?")]
+    [InlineData(new[] { "ab", "--baseline", "a.json", "--candidate", "b.json", "--rouns", "5" }, "error: unknown option '--rouns' for 'storagebench ab'; did you mean --rounds?")]
+    [InlineData(new[] { "plan", "--target", "5", "--unti", "MB/s" }, "error: unknown option '--unti' for 'storagebench plan'; did you mean --unit?")]
     [InlineData(new[] { "rnu" }, "error: unknown command or argument 'rnu' for 'storagebench'; did you mean run?")]
     [InlineData(new[] { "run", "--frobnicate" }, "error: unknown option '--frobnicate' for 'storagebench run'\n")]
     [InlineData(new[] { "runs", "AccountName=a;AccountKey=c2VjcmV0" }, "error: unknown command or argument 'AccountName=a;AccountKey=***' for 'storagebench runs'\n")]

@@ -45,7 +45,7 @@ public class AbStatisticsTests
         double[] candidate = [1020, 900, 1100, 960, 1010];
         var r = RatioInterval.Estimate(baseline, candidate);
         Assert.True(r.Low < 1 && r.High > 1);
-        Assert.Equal(AbVerdict.NoChange, AbVerdict.Judge(r, 0.02, true));
+        Assert.Equal(VerdictWords.WithinNoise, AbVerdict.Judge(r, 0.02, true));
     }
 
     [Fact]
@@ -56,7 +56,8 @@ public class AbStatisticsTests
         double[] candidate = [990, 991, 992, 993, 994];
         var r = RatioInterval.Estimate(baseline, candidate);
         Assert.True(r.High < 1);
-        Assert.Equal(AbVerdict.WithinThreshold, AbVerdict.Judge(r, 0.02, true));
+        Assert.Equal(VerdictWords.WithinNoise, AbVerdict.Judge(r, 0.02, true));
+        Assert.EndsWith(": within noise (the interval excludes 1.0 but reaches into ±2%: too small to claim)", AbVerdict.Sentence("throughput", r, 0.02, true));
     }
 
     [Fact]
@@ -64,7 +65,7 @@ public class AbStatisticsTests
     {
         var r = RatioInterval.Estimate([1000, 1000, 1000], [500, 500, 500]);
         Assert.Null(r.Low);
-        Assert.Equal(AbVerdict.NotJudged, AbVerdict.Judge(r, 0.02, true));
+        Assert.Equal(VerdictWords.NotJudged, AbVerdict.Judge(r, 0.02, true));
         Assert.Contains("at least 4 a side", AbVerdict.Sentence("throughput", r, 0.02, true));
     }
 

@@ -82,7 +82,7 @@ public class ComparisonNoiseTests(AzuriteFixture azurite, ITestOutputHelper log)
         log.WriteLine(output);
 
         Assert.True(exit == 0, output + errors);
-        Assert.Contains("verdict: no throughput change beyond noise", output);
+        Assert.Contains("verdict: within noise: no throughput change beyond it", output);
         Assert.Matches(@"tableInsert\s+throughput\s+entities/s\s+.*within noise", output);
         Assert.Contains("--fail-if-slower 10: no throughput is lower by more than 10% beyond noise", output);
     }

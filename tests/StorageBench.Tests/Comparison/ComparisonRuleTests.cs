@@ -161,7 +161,7 @@ public class ComparisonRuleTests
         Assert.Equal(0.05, byName["throttled"].Change!.Value, 6);
         Assert.Equal("worse", byName["throttled"].Verdict);
         Assert.Equal("within noise", byName["client CPU"].Verdict);
-        Assert.Equal("no throughput change beyond noise", RunComparison.Compare(Run("a", Table(6000)), Run("b", Table(6000, p50: 40))).Verdict());
+        Assert.Equal("within noise: no throughput change beyond it", RunComparison.Compare(Run("a", Table(6000)), Run("b", Table(6000, p50: 40))).Verdict());
     }
 
     [Fact]

@@ -80,8 +80,8 @@ public class GateTests
             var ab = AbVerdict.Judge(RatioInterval.Estimate([1000, 1010, 990, 1005, 995], [candidate, candidate * 1.01, candidate * 0.99, candidate, candidate]), 0.02, true);
 
             Assert.Equal(flagged ? "slower" : "within noise", compare.Verdict);
-            Assert.Equal(flagged ? RegressionVerdict.Regressed : RegressionVerdict.Ok, nightly.Verdict);
-            Assert.Contains(ab, flagged ? ["slower"] : new[] { AbVerdict.WithinThreshold, AbVerdict.NoChange });
+            Assert.Equal(flagged ? VerdictWords.Regressed : VerdictWords.WithinNoise, nightly.Verdict);
+            Assert.Contains(ab, flagged ? ["slower"] : new[] { VerdictWords.WithinNoise });
         }
         // The decision itself: all of the change beyond the band on one side, else no change.
         Assert.Equal(ChangeOutcome.Worse, ChangeRule.Decide(-0.2, -0.15, 0.1, higherIsBetter: true).Outcome);
@@ -95,14 +95,14 @@ public class GateTests
         var p99 = new[] { 100.0, 101, 99, 100, 102, 98 };
         var supported = new RegressionRule().Evaluate([new MetricHistory("TableEntitiesPerSecond", true, 1000, [1000, 1000, 1000, 1000, 1000]),
             new MetricHistory("TableLatencyP99Ms", false, 150, p99)]);
-        Assert.Equal(RegressionVerdict.Regressed, supported.Verdict);
+        Assert.Equal(VerdictWords.Regressed, supported.Verdict);
 
         var input = RegressionInput.From("s", "r", DateTime.UnixEpoch, [Table(1000, 9, samples: 90)]);
         string why = Assert.Single(input.NotJudgedMetrics!).Value;
         Assert.Contains("90 latency samples; p99 needs at least 1,000", why);
         var unsupported = new RegressionRule().Evaluate([new MetricHistory("TableEntitiesPerSecond", true, 1000, [1000, 1000, 1000, 1000, 1000]),
             new MetricHistory("TableLatencyP99Ms", false, 150, p99) { NotJudgedReason = why }]);
-        Assert.Equal(RegressionVerdict.Ok, unsupported.Verdict);
+        Assert.Equal(VerdictWords.WithinNoise, unsupported.Verdict);
         Assert.Contains("TableLatencyP99Ms not judged", unsupported.Reason);
     }
 
@@ -110,7 +110,7 @@ public class GateTests
     public void TooFewBaselineRunsSaysHowManyMoreAreNeeded()
     {
         var verdict = new RegressionRule().Evaluate([new MetricHistory("TableEntitiesPerSecond", true, 1000, [1000, 1010])]);
-        Assert.Equal(RegressionVerdict.InsufficientBaseline, verdict.Verdict);
+        Assert.Equal(VerdictWords.NotJudged, verdict.Verdict);
         Assert.Contains("3 more run(s) of the scenario", verdict.Reason);
     }
 

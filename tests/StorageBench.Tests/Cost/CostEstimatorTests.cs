@@ -109,7 +109,7 @@ public class CostEstimatorTests
             },
         };
 
-        var lines = TransactionCounts.ForBlob([Slice(0), Slice(1)], VerificationResult.Skipped("not here")).ToDictionary(l => l.Kind);
+        var lines = TransactionCounts.ForBlob([Slice(0), Slice(1)], VerificationResult.NotVerified("not here")).ToDictionary(l => l.Kind);
 
         Assert.Equal((36L, 3L), (lines["Put Block"].Requests, lines["Put Block"].Failed!.Value));
         Assert.Equal((4L, 1L), (lines["Put Block List"].Requests, lines["Put Block List"].Failed!.Value));
@@ -127,7 +127,7 @@ public class CostEstimatorTests
         {
             Workload = entities is null ? "blobUpload" : "tableInsert", Measures = "", Slices = 1, Operations = 0, Succeeded = 0, Failed = 0, Throttled = 0,
             TimedOut = 0, ServerErrors = 0, ClientErrors = 0, NetworkErrors = 0, Entities = entities, Stored = entities ?? 0, DurationSeconds = seconds,
-            Throughput = new Throughput(0, null, null, null, null), PeakUnit = "", LatencyMs = none, Verified = VerificationResult.Skipped(""),
+            Throughput = new Throughput(0, null, null, null, null), PeakUnit = "", LatencyMs = none, Verified = VerificationResult.NotVerified(""),
             LatencyHistogram = "", Transactions = lines, StoredBytes = storedBytes,
         };
     }

@@ -44,7 +44,7 @@ public partial class CostPriceTableTests
         "entityGroupTransactionBilling: \"perRow\" must be \"perBatch\" (an entity group transaction is one transaction, as Azure documents) or \"perEntity\" (one per entity in it)")]
     [InlineData("\"blobStoragePerGbMonth\": 0.0208,", "",
         "blobStoragePerGbMonth: (missing) is required: a number of 0 or more: the price of 1 GB of hot blob data for a month, in the table's currency")]
-    [InlineData("\"region\":", "\"regoin\": \"x\", \"region\":", "regoin: (unknown field) is not a field of a price table; the fields are")]
+    [InlineData("\"region\":", "\"regoin\": \"x\", \"region\":", "regoin: (unknown field) is not a field of a price table; did you mean region? the known fields are")]
     [InlineData("\"currency\": \"USD\",", "\"currency\": \"USD\"", "(price table): (json) is not valid JSON: line")]
     public void ABadFieldIsRefusedNamingTheFieldTheValueAndTheRule(string good, string bad, string error)
     {

@@ -13,7 +13,7 @@ namespace StorageBench.Tests;
 
 /// <summary>
 /// Spec → starter → orchestrator → activities → results table, against Azurite. The orchestration
-/// runs on the in-process host (the Durable Task engine is not installable here; see docs/architecture.md).
+/// runs on the local task hub, DurableTask.Core with the Azure Storage provider (docs/architecture.md).
 /// </summary>
 [Trait("Category", "EndToEnd")]
 [Collection(AzuriteCollection.Name)]

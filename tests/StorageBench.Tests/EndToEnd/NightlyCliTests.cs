@@ -1,4 +1,5 @@
 using StorageBench.Cli;
+using StorageBench.Engine.Comparison;
 using StorageBench.Engine.Statistics;
 using Xunit.Abstractions;
 
@@ -25,7 +26,7 @@ public class NightlyCliTests(AzuriteFixture azurite, ITestOutputHelper output)
         var stdout = new StringWriter();
         var stderr = new StringWriter();
         string outDir = Path.Combine(Path.GetTempPath(), "sb-nightly-" + Guid.NewGuid().ToString("N")[..8]);
-        // The control plane (results, so the baseline) in the fixture's account, where the in-process runs below store theirs.
+        // The control plane (results, so the baseline) in the fixture's account, where the runs below (the CLI, called in this process) store theirs.
         int exit = await CliApp.RunAsync(["run", "--nightly", "--spec", specFile, "--connection-string", connectionString, "--hub-connection-string", azurite.ConnectionString,
             "--out", outDir], stdout, stderr, default);
         output.WriteLine($"exit {exit}\n{stdout}\n{stderr}");
@@ -45,8 +46,8 @@ public class NightlyCliTests(AzuriteFixture azurite, ITestOutputHelper output)
         // No earlier runs: it cannot judge, says so with its own exit code and how many more runs it needs.
         var first = await NightlyAsync(specFile, azurite.ConnectionString);
         Assert.Equal(CliApp.CouldNotJudge, first.Exit);
-        Assert.Contains("nightly: could not judge (insufficient-baseline): 0 earlier completed run(s) of this scenario; at least 5 are needed: 5 more run(s)", first.Errors);
-        Assert.Equal(RegressionVerdict.InsufficientBaseline, await StoredVerdictAsync(scenario));
+        Assert.Contains("nightly: not judged: 0 earlier completed run(s) of this scenario; at least 5 are needed: 5 more run(s)", first.Errors);
+        Assert.Equal(VerdictWords.NotJudged, await StoredVerdictAsync(scenario));
 
         // Four more completed runs: five earlier runs in all.
         for (int i = 0; i < 4; i++)
@@ -57,8 +58,8 @@ public class NightlyCliTests(AzuriteFixture azurite, ITestOutputHelper output)
         // Unchanged: ok, exit 0, stored on the run row.
         var unchanged = await NightlyAsync(specFile, azurite.ConnectionString);
         Assert.Equal(0, unchanged.Exit);
-        Assert.Contains("nightly: ok against 5 earlier run(s)", unchanged.Output);
-        Assert.Equal(RegressionVerdict.Ok, await StoredVerdictAsync(scenario));
+        Assert.Contains("nightly: within noise against 5 earlier run(s)", unchanged.Output);
+        Assert.Equal(VerdictWords.WithinNoise, await StoredVerdictAsync(scenario));
 
         // A service that takes at most 5 batches a second (a quarter of the spec's 20): regressed, the gate's exit code.
         static bool Batches(Microsoft.AspNetCore.Http.HttpRequest r) => r.Method == "POST" && r.Path.Value!.EndsWith("$batch", StringComparison.Ordinal);
@@ -69,7 +70,7 @@ public class NightlyCliTests(AzuriteFixture azurite, ITestOutputHelper output)
         var regressed = await NightlyAsync(specFile, slow);
         Assert.Equal(1, regressed.Exit);
         Assert.Contains("nightly: regressed against 6 earlier run(s): TableEntitiesPerSecond", regressed.Errors);
-        Assert.Equal(RegressionVerdict.Regressed, await StoredVerdictAsync(scenario));
+        Assert.Equal(VerdictWords.Regressed, await StoredVerdictAsync(scenario));
         Assert.True(proxy.Seen > 0);
     }
 }

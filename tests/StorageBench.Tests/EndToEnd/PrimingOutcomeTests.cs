@@ -54,6 +54,8 @@ public class RunEnvironmentTests(AzuriteFixture azurite)
         Assert.Matches(@"^\d+\.\d+\.\d+", env.ToolVersion);
         Assert.StartsWith("Azurite-", env.EmulatorVersion);
         Assert.Contains($"emulator {env.EmulatorVersion}", ReportWriter.Markdown(summary));
+        Assert.Contains("Azure.Data.Tables", env.AzureSdk!.Keys);
+        Assert.NotNull(env.GarbageCollector);
 
         var stored = (await azurite.Results.LoadRunFiguresAsync(summary.RunId, default))!.Environment!;
         Assert.Equal((env.LoadAverageStart, env.OtherProcessesCpuShare, env.ToolCommit, env.EmulatorVersion),

@@ -117,7 +117,7 @@ public class ChartRulesTests
     {
         var w = TestData.TableWorkload() with
         {
-            Verified = VerificationResult.Skipped("not verified: storage could not be read after the run (timed out after 10 s)"),
+            Verified = VerificationResult.StorageUnreadable("timed out after 10 s"),
             Planned = 2500, Stored = 2500,
         };
 

@@ -1,6 +1,6 @@
 using System.Text.Json;
+using StorageBench.Engine.Comparison;
 using StorageBench.Engine.ResultsStore;
-using StorageBench.Engine.Statistics;
 using StorageBench.Engine.Telemetry;
 using StorageBench.Orchestration;
 using StorageBench.TaskHub;
@@ -69,7 +69,7 @@ public class TelemetryAndNightlyTests(AzuriteFixture azurite)
         Assert.StartsWith("nightly-", started.RunId);
         var summary = await Pipeline.SummaryAsync(host, started.RunId!);
 
-        Assert.Equal(RegressionVerdict.Improved, summary.Regression!.Verdict);
+        Assert.Equal(VerdictWords.Improved, summary.Regression!.Verdict);
         Assert.Equal(14, summary.Regression.BaselineRuns);
         var row = (await store.ListRunsAsync(scenario, 1, default)).Single();
         Assert.Equal(summary.RunId, row.GetString("RunId"));
@@ -80,13 +80,13 @@ public class TelemetryAndNightlyTests(AzuriteFixture azurite)
         // A scenario without history is not judged "ok": it says it has no baseline.
         string fresh = $$"""{ "scenario": "{{scenario}}-new", "startDelaySeconds": 0, "tableInsert": { "durationSeconds": 7, "batchSize": 100 } }""";
         var second = await new RunStarter(host, TimeProvider.System).StartAsync(fresh, "timer", null, default, checkRegression: true);
-        Assert.Equal(RegressionVerdict.InsufficientBaseline, (await Pipeline.SummaryAsync(host, second.RunId!)).Regression!.Verdict);
+        Assert.Equal(VerdictWords.NotJudged, (await Pipeline.SummaryAsync(host, second.RunId!)).Regression!.Verdict);
 
         // A run too short to know its noise is not judged, against the same 14 slower nights: never "improved" or "regressed".
         string brief = $$"""{ "scenario": "{{scenario}}", "startDelaySeconds": 0, "tableInsert": { "entityCount": 200, "batchSize": 100 } }""";
         var third = await new RunStarter(host, TimeProvider.System).StartAsync(brief, "timer", null, default, checkRegression: true);
         var shortVerdict = (await Pipeline.SummaryAsync(host, third.RunId!)).Regression!;
-        Assert.Equal(RegressionVerdict.NotJudged, shortVerdict.Verdict);
+        Assert.Equal(VerdictWords.NotJudged, shortVerdict.Verdict);
         // The one change rule says why and what to change.
         Assert.Contains(StorageBench.Engine.Comparison.ChangeRule.DurationFix, shortVerdict.Reason);
     }

@@ -1,0 +1,47 @@
+using System.Text.Json.Serialization;
+using StorageBench.Engine.Statistics;
+
+namespace StorageBench.Engine.Workloads;
+
+/// <summary>
+/// What a workload is to everything that names, counts or shows it: reports, comparisons, results rows, telemetry
+/// queries, the live progress (the CLI's and the dashboard's, which reads it from the API) and the capacity plan.
+/// <see cref="All"/> is the one list of workloads; a new workload is one more entry, and these places follow.
+/// </summary>
+/// <param name="Name">The spec section and the name in summaries, rows and telemetry.</param>
+/// <param name="Unit">What its headline rate counts per second ("entities", or "MB" of committed blobs).</param>
+/// <param name="UnitSingular">One of <see cref="Unit"/>, for figures per unit (CPU per entity, per MB).</param>
+/// <param name="RateFormat">How its rate is printed (.NET numeric format).</param>
+/// <param name="CountedUnit">What its slices count as they go ("entities", or "bytes" staged).</param>
+/// <param name="CountedPerUnit">Counted units in one <see cref="Unit"/> (1, or 1,000,000 bytes a MB).</param>
+/// <param name="RateMeasurement">The telemetry measurement that carries its headline rate.</param>
+public sealed record WorkloadKind(string Name, string Unit, string UnitSingular, string RateFormat, string CountedUnit, double CountedPerUnit, string RateMeasurement)
+{
+    public static readonly WorkloadKind TableInsert = new(TableInsertWorkload.Name, "entities", "entity", "#,0.0", "entities", 1, "entitiesPerSecond")
+    {
+        RateOf = t => t.EntitiesPerSecond,
+    };
+
+    public static readonly WorkloadKind BlobUpload = new(BlobUploadWorkload.Name, "MB", "MB", "#,0.00", "bytes", 1e6, "megabytesPerSecond")
+    {
+        RateOf = t => t.MegabytesPerSecond,
+    };
+
+    public static IReadOnlyList<WorkloadKind> All { get; } = [TableInsert, BlobUpload];
+
+    /// <summary>"entities/s", "MB/s".</summary>
+    public string RateUnit => Unit + "/s";
+
+    /// <summary>"µs/entity", "µs/MB".</summary>
+    public string CpuUnit => "µs/" + UnitSingular;
+
+    /// <summary>Its headline rate in a summary's throughput.</summary>
+    [JsonIgnore]
+    public Func<Throughput, double?> RateOf { get; init; } = _ => null;
+
+    /// <summary>The workload of this name; null for a name no workload has (a row or event from elsewhere).</summary>
+    public static WorkloadKind? Find(string? name) => All.FirstOrDefault(k => k.Name == name);
+
+    /// <summary>The workload of this name, which must be one.</summary>
+    public static WorkloadKind Of(string name) => Find(name) ?? throw new ArgumentException($"\"{name}\" is no workload: {string.Join(", ", All.Select(k => k.Name))}", nameof(name));
+}
