@@ -50,7 +50,8 @@ public static class HtmlReportWriter
             b.Append(Inv, $"<h2>{SvgChart.Esc(label)}</h2>");
             var (bins, overflow) = ChartRules.Histogram(w.LatencyDistribution);
             string axis = overflow is null ? "" : string.Create(Inv, $"; axis to p99.9 ({w.LatencyMs.P999:0.###} ms), the {overflow.Count:N0} slower in the last bin");
-            b.Append(SvgChart.Bars($"latency-{id}", $"{label}: latency distribution of {w.LatencyMs.Samples:N0} successful requests{axis}", "latency (ms)", "requests",
+            string from = w.ScheduleLag is null ? "" : ", each timed from its slot in the open loop's schedule (the wait included)";
+            b.Append(SvgChart.Bars($"latency-{id}", $"{label}: latency distribution of {w.LatencyMs.Samples:N0} successful requests{from}{axis}", "latency (ms)", "requests",
                 [.. bins.Select(x => (x.FromMs, x.ToMs, (double)x.Count))], overflow is null ? null : (overflow.FromMs, overflow.ToMs, overflow.Count)));
             if (ChartRules.NoTimelineReason(w) is { } noTimeline)
             {
