@@ -87,11 +87,13 @@ public static class HtmlReportWriter
         string parameter = points[0].StepParameter!;
         var rate = points.Select(w => (w.StepValue!.Value, (table ? w.Throughput.EntitiesPerSecond : w.Throughput.MegabytesPerSecond) ?? 0)).ToList();
         bool logX = points.Count > 2 && points[^1].StepValue > 8 * Math.Max(points[0].StepValue!.Value, 1e-9);
+        // An open loop's latency includes the wait for its slot: the legend says so.
+        string from = points.Any(w => w.ScheduleLag is not null) ? " from slots" : "";
         List<ChartSeries> series =
         [
             new(table ? "throughput (entities/s)" : "throughput (MB/s)", "#4e79a7", rate),
-            new("p50 latency (ms)", "#76b7b2", ChartRules.SupportedPercentile(points, 0.50, l => l.P50), RightAxis: true),
-            new("p99 latency (ms)", "#e15759", ChartRules.SupportedPercentile(points, 0.99, l => l.P99), RightAxis: true),
+            new($"p50 latency{from} (ms)", "#76b7b2", ChartRules.SupportedPercentile(points, 0.50, l => l.P50), RightAxis: true),
+            new($"p99 latency{from} (ms)", "#e15759", ChartRules.SupportedPercentile(points, 0.99, l => l.P99), RightAxis: true),
         ];
         bool planned = plan is not null && plan.Workload == workload && plan.Parameter == parameter;
         if (planned)

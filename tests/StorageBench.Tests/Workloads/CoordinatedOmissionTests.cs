@@ -1,3 +1,4 @@
+using StorageBench.Engine.Planning;
 using StorageBench.Engine.Reports;
 using StorageBench.Engine.Spec;
 using StorageBench.Engine.Statistics;
@@ -15,15 +16,15 @@ namespace StorageBench.Tests;
 [Collection(AzuriteCollection.Name)]
 public class CoordinatedOmissionTests(AzuriteFixture azurite)
 {
-    private const double HoldMs = 50;
+    // Long beside what Azurite and a busy machine add to a request, so at half capacity a slow answer rarely makes the next one late.
+    private const double HoldMs = 80;
 
     public static TheoryData<int, double, int> Cases() => new()
     {
         // batch size, rate as a multiple of what one request in flight can do, requests
         { 10, 2, 30 },
         { 1, 2, 30 },
-        { 10, 0.5, 12 },
-        { 1, 0.5, 12 },
+        { 10, 0.5, 20 },
     };
 
     [Theory]
@@ -44,7 +45,7 @@ public class CoordinatedOmissionTests(AzuriteFixture azurite)
         Assert.Equal(requests, lag.Requests);
         if (ofCapacity > 1)
         {
-            // The 27th of 30 requests went out at least 27 × 25 ms after its slot.
+            // The 27th of 30 requests went out at least 27 half holds after its slot.
             Assert.True(l.P90 >= 10 * HoldMs, $"at {ofCapacity}× capacity p90 {l.P90} ms hides the wait: under 10 × {HoldMs} ms");
             // What the service took is apart from the wait, and the wait is reported as the schedule's lag.
             Assert.True(service.P90 < l.P90 - 5 * HoldMs, $"service time p90 {service.P90} ms against latency p90 {l.P90} ms");
@@ -54,7 +55,7 @@ public class CoordinatedOmissionTests(AzuriteFixture azurite)
         else
         {
             // A slot every two holds: only a request that took more than two holds to answer could make the next one late.
-            Assert.True(l.P90 < 3 * HoldMs, $"at {ofCapacity}× capacity p90 {l.P90} ms is not near the {HoldMs} ms hold");
+            Assert.True(l.P90 < 3 * HoldMs, $"at {ofCapacity}× capacity p90 {l.P90} ms is not near the {HoldMs} ms hold (service time {service}, {lag})");
             Assert.Equal(0, lag.DroppedOperations);
         }
     }
@@ -62,7 +63,7 @@ public class CoordinatedOmissionTests(AzuriteFixture azurite)
     [Fact]
     public async Task ATimedOpenLoopThatFallsBehindDropsWhatItCouldNotSendInItsDuration()
     {
-        // 1 s at twice what one request in flight can do: 40 slots, about 20 sent; the rest are dropped, not sent late.
+        // 1 s at twice what one request in flight can do: about half its slots are sent, the rest dropped, not sent late.
         var spec = new TableInsertSpec
         {
             DurationSeconds = 1, BatchSize = 10, EntitySizeBytes = 64, Concurrency = 1, TargetOperationsPerSecond = 2 * 1000 / HoldMs,
@@ -71,7 +72,7 @@ public class CoordinatedOmissionTests(AzuriteFixture azurite)
         var lag = summary.ScheduleLag!;
         Assert.True(lag.DroppedOperations > 0, $"{lag}");
         // Every slot of the duration was either sent or dropped.
-        Assert.Equal(40, summary.Operations + lag.DroppedOperations);
+        Assert.Equal((long)(spec.DurationSeconds * spec.TargetOperationsPerSecond), summary.Operations + lag.DroppedOperations);
         Assert.Contains("slots not sent by the end of the duration (dropped)", ReportWriter.Schedule(lag));
     }
 
@@ -81,8 +82,9 @@ public class CoordinatedOmissionTests(AzuriteFixture azurite)
         await using var _ = proxy;
         var step = TestStep.New();
         await azurite.Tables.CreateTableAsync(step.TableName);
-        var client = new ClientSettings { PrimeRounds = 0 };
-        var results = await Task.WhenAll(step.Table(spec, client).Select(p => TableInsertWorkload.RunAsync(p, target, TimeProvider.System, default)));
+        // Primed before a start 1 s ahead, as a run is: a cold first request (connection, JIT) would hold up the slots after it.
+        var plans = Planner.PlanTable(step.RunId, step.StepId, step.TableName, spec, new ClientSettings { PrimeRounds = 2 }, DateTime.UtcNow.AddSeconds(1));
+        var results = await Task.WhenAll(plans.Select(p => TableInsertWorkload.RunAsync(p, target, TimeProvider.System, default)));
         return SummaryCalculator.SummarizeTable(spec, results, new VerificationResult(true, 0, 0, "entities", "not checked here"));
     }
 }
