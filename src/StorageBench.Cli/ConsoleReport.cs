@@ -47,7 +47,7 @@ public static class ConsoleReport
         foreach (var w in s.Workloads)
         {
             var l = w.LatencyMs;
-            string P(double value, double q) => l.Samples == 0 ? "n/a" : F(value, "#,0.0") + (PercentileSupport.Supports(l.Samples, q) ? "" : ReportWriter.TooFewMark);
+            string P(double? value, double q) => value is not { } ms ? "n/a" : F(ms, "#,0.0") + (PercentileSupport.Supports(l.Samples, q) ? "" : ReportWriter.TooFewMark);
             b.AppendLine(CultureInfo.InvariantCulture,
                 $"| {ReportWriter.Label(w)} | {F(w.Operations)} | {F(w.Succeeded)} | {F(w.Failed)} | {F(w.Throttled)} | {F(w.TimedOut)} | {ReportWriter.RateText(w.Throughput)} | {P(l.P50, 0.5)} | {P(l.P99, 0.99)} | {Verified(w.Verified)} |");
         }
@@ -58,7 +58,10 @@ public static class ConsoleReport
         foreach (var w in s.Workloads)
         {
             string blobs = w.BlobsFailed is > 0 ? $" {F(w.BlobsFailed.Value)} blob(s) not committed." : "";
-            Line(b, $"- {ReportWriter.Label(w)}: {w.Measures}.{blobs}{ReportWriter.LateStart(w)} Verified: {w.Verified.Detail}.");
+            string schedule = w.ScheduleLag is { } behind
+                ? $" Service time p50 {ServiceTime(w.ServiceTimeMs?.P50)}, p99 {ServiceTime(w.ServiceTimeMs?.P99)} ms. {ReportWriter.Schedule(behind)}"
+                : "";
+            Line(b, $"- {ReportWriter.Label(w)}: {w.Measures}.{blobs}{ReportWriter.LateStart(w)}{schedule} Verified: {w.Verified.Detail}.");
         }
         if (CostLine(s) is { } cost)
         {
@@ -72,9 +75,12 @@ public static class ConsoleReport
     public static string? CostLine(RunSummary s) => s.Cost is not { } cost ? null
         : $"Cost estimate: {cost.Prices.Currency} {CostReport.Money(cost.Total)} for the storage requests of this run (not a bill; table and prices: summary.md, --verbose).";
 
-    /// <summary>"yes", "NO (39,900/40,000)" or "not verified": the whole sentence is in the workload's note.</summary>
+    private static string ServiceTime(double? ms) => ms is { } v ? F(v, "#,0.0") : "n/a";
+
+    /// <summary>"yes", "NO (39,900/40,000)", "not verified", or "none sent" (nothing to verify): the whole sentence is in the workload's note.</summary>
     private static string Verified(VerificationResult v) =>
-        v.Matched ? "yes" : v.NotVerifiedReason is not null ? VerificationResult.NotVerifiedWords : $"NO ({F(v.Actual)}/{F(v.Expected)})";
+        v.Matched && v.Expected == 0 && v.Actual == 0 ? "none sent"
+        : v.Matched ? "yes" : v.NotVerifiedReason is not null ? VerificationResult.NotVerifiedWords : $"NO ({F(v.Actual)}/{F(v.Expected)})";
 
     /// <summary>Appends text as lines of at most <see cref="Columns"/>, broken at spaces; a continuation starts at the margin.</summary>
     private static void Line(StringBuilder b, string text)

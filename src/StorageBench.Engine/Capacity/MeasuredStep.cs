@@ -41,7 +41,7 @@ public sealed record MeasuredStep(string RunId, string Source, string Workload, 
         return [.. summary.Workloads.Select(w => new MeasuredStep(summary.RunId, source, w.Workload, w.StepParameter, w.StepValue,
             Effective(spec, w.StepParameter, w.StepValue), summary.Environment.TargetKind, summary.Environment.TargetAccounts, summary.Environment.ProcessorCount,
             WorkloadKind.Of(w.Workload).RateOf(w.Throughput) ?? 0,
-            w.LatencyMs.P50, w.LatencyMs.P99, w.Operations, w.Failed, w.ClientCpuMicrosecondsPerEntity ?? w.ClientCpuMicrosecondsPerMegabyte,
+            w.LatencyMs.P50 ?? 0, w.LatencyMs.P99 ?? 0, w.Operations, w.Failed, w.ClientCpuMicrosecondsPerEntity ?? w.ClientCpuMicrosecondsPerMegabyte,
             knee is { } k && w.StepValue >= k && w.StepParameter is not null))];
     }
 

@@ -61,7 +61,7 @@ public sealed record WorkloadFigures(string Workload, string? StepParameter, dou
 
     public static WorkloadFigures From(WorkloadSummary w) => new(w.Workload, w.StepParameter, w.StepValue,
         WorkloadKind.Of(w.Workload).RateOf(w.Throughput) ?? 0, w.PeakPerSecond,
-        w.LatencyMs.P50, w.LatencyMs.P95, w.LatencyMs.P99, w.LatencyMs.Max, w.Operations, w.Throttled, w.Failed,
+        w.LatencyMs.P50 ?? 0, w.LatencyMs.P95, w.LatencyMs.P99 ?? 0, w.LatencyMs.Max ?? 0, w.Operations, w.Throttled, w.Failed,
         w.ClientCpuMicrosecondsPerEntity ?? w.ClientCpuMicrosecondsPerMegabyte, w.PerSecondSpread)
     {
         LatencySamples = w.LatencyMs.Samples, DurationSeconds = w.DurationSeconds,

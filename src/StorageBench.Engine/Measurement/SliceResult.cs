@@ -50,8 +50,17 @@ public sealed record SliceResult
     public long ObjectsFailed { get; init; }
     /// <summary>Blob only: bytes staged by successful Put Blocks of blobs that were never committed.</summary>
     public long FailedObjectUnits { get; init; }
-    /// <summary>HdrHistogram of successful-request latency in microseconds, compressed and base64-encoded.</summary>
+    /// <summary>
+    /// HdrHistogram of successful-request latency in microseconds, compressed and base64-encoded: from each request's slot in
+    /// an open loop (or its send, when earlier), from its send in a closed loop.
+    /// </summary>
     public required string LatencyHistogram { get; init; }
+    /// <summary>Open loop: the same for service time (send to answer); null in a closed loop, where latency is the service time.</summary>
+    public string? ServiceTimeHistogram { get; init; }
+    /// <summary>Open loop: how late each measured request went out after its slot (µs); null in a closed loop.</summary>
+    public string? LagHistogram { get; init; }
+    /// <summary>Open loop with a duration: slots due before the slice stopped that were never sent (every loop was busy).</summary>
+    public long DroppedOperations { get; init; }
     public required Timeline Timeline { get; init; }
     /// <summary>True when the run was canceled while this slice ran: it stopped early, and its figures cover what it did.</summary>
     public bool Canceled { get; init; }
@@ -84,11 +93,19 @@ public sealed record SliceResult
         IReadOnlyCollection<WorkerRecorder> workers, WorkerRecorder? commits = null, long objects = 0, string? contentMd5 = null, SliceRequests? requests = null)
     {
         var histogram = LatencyHistograms.Create();
+        bool openLoop = workers.Any(w => w.Lag is not null);
+        var serviceTime = openLoop ? LatencyHistograms.Create() : null;
+        var lag = openLoop ? LatencyHistograms.Create() : null;
         var counts = new long[Enum.GetValues<Outcome>().Length];
         var all = commits is null ? workers : [.. workers, commits];
         foreach (var w in all)
         {
             histogram.Add(w.Latency);
+            serviceTime?.Add(w.ServiceTime);
+            if (w.Lag is { } l)
+            {
+                lag!.Add(l);
+            }
             for (int i = 0; i < counts.Length; i++)
             {
                 counts[i] += w.CountsByOutcome[i];
@@ -117,6 +134,8 @@ public sealed record SliceResult
             WarmupUnits = workers.Sum(w => w.WarmupUnits),
             Objects = objects,
             LatencyHistogram = LatencyHistograms.Encode(histogram),
+            ServiceTimeHistogram = serviceTime is null ? null : LatencyHistograms.Encode(serviceTime),
+            LagHistogram = lag is null ? null : LatencyHistograms.Encode(lag),
             Timeline = Timeline.Merge(workers.Select(w => w.Timeline)).Fit(MaxTimelineBuckets),
             ProcessId = Environment.ProcessId,
             ProcessCpuSecondsAtStart = cpuSecondsAtStart,

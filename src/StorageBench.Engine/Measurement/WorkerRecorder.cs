@@ -17,16 +17,29 @@ public sealed class WorkerRecorder
     private readonly bool _recordLatency;
 
     /// <param name="recordLatency">False for requests of another kind (a blob commit) that count but must not mix into the histogram.</param>
-    public WorkerRecorder(long anchorUnixTicks, long anchorTimestamp, bool recordLatency = true)
+    /// <param name="openLoop">Requests have slots in a schedule: latency runs from the slot, and the schedule's lag is recorded.</param>
+    public WorkerRecorder(long anchorUnixTicks, long anchorTimestamp, bool recordLatency = true, bool openLoop = false)
     {
         _anchorUnixTicks = anchorUnixTicks;
         _anchorTimestamp = anchorTimestamp;
         _recordLatency = recordLatency;
         _timeline = new TimelineBuckets(anchorUnixTicks / TimeSpan.TicksPerSecond);
+        // In a closed loop a request is due when it is sent: its latency is its service time, one histogram serves both.
+        ServiceTime = openLoop ? LatencyHistograms.Create() : Latency;
+        Lag = openLoop ? LatencyHistograms.Create() : null;
     }
 
-    /// <summary>Latency of successful requests only: fast 503s would otherwise pull percentiles down.</summary>
+    /// <summary>
+    /// Latency of successful requests only (fast 503s would otherwise pull percentiles down), from when each was due: its
+    /// slot in an open loop's schedule, so the time it waited behind a busy loop counts, as its caller would have waited.
+    /// </summary>
     public LongHistogram Latency { get; } = LatencyHistograms.Create();
+
+    /// <summary>Service time of successful requests: from the send to the answer (the same histogram as <see cref="Latency"/> in a closed loop).</summary>
+    public LongHistogram ServiceTime { get; }
+
+    /// <summary>Open loop: how late each measured request went out after its slot (µs, 0 when on time); null in a closed loop.</summary>
+    public LongHistogram? Lag { get; }
 
     private long _units;
 
@@ -50,10 +63,12 @@ public sealed class WorkerRecorder
     public Timeline Timeline => _timeline.ToTimeline();
 
     /// <summary>
-    /// Records one finished request. <paramref name="startTimestamp"/> is when it was sent, in Stopwatch ticks;
-    /// latency runs from there to now.
+    /// Records one finished request. <paramref name="startTimestamp"/> is when it was sent, <paramref name="dueTimestamp"/> its
+    /// slot in an open loop's schedule (Stopwatch ticks). Latency runs from the earlier of the two to now: from the slot when
+    /// the request went out late, from the send when the timer woke early (from the slot it would be shorter than the service
+    /// took). Service time runs from the send. A closed loop's recorder ignores <paramref name="dueTimestamp"/>.
     /// </summary>
-    public void Record(Outcome outcome, long startTimestamp, long units, bool warmup = false)
+    public void Record(Outcome outcome, long startTimestamp, long units, bool warmup = false, long dueTimestamp = long.MaxValue)
     {
         long end = Stopwatch.GetTimestamp();
         UnitsAttempted += units;
@@ -69,20 +84,31 @@ public sealed class WorkerRecorder
         }
         LastMeasuredEnd = Math.Max(LastMeasuredEnd, end);
         _byOutcome[(int)outcome]++;
+        // A closed loop's request is due when it is sent (its slot has no meaning there).
+        long intended = Lag is null ? startTimestamp : Math.Min(dueTimestamp, startTimestamp);
+        Lag?.RecordValue(Micros(startTimestamp - intended, lowest: 0));
         if (outcome != Outcome.Succeeded)
         {
             return;
         }
         if (_recordLatency)
         {
-            // Rounded up to the microsecond, never down: a sample is never shorter than the request took. In double:
-            // (end - start) * 10^6 would overflow a long on long runs (Linux: 1 ns timestamps).
-            long micros = (long)Math.Ceiling((end - startTimestamp) * 1e6 / Stopwatch.Frequency);
-            Latency.RecordValue(Math.Clamp(micros, 1, LatencyHistograms.HighestTrackableMicros));
+            Latency.RecordValue(Micros(end - intended));
+            if (ServiceTime != Latency)
+            {
+                ServiceTime.RecordValue(Micros(end - startTimestamp));
+            }
         }
         _units += units;
         _timeline.Add(ToUnixTicks(end) / TimeSpan.TicksPerSecond, 1, units);
     }
+
+    /// <summary>
+    /// Stopwatch ticks in µs, rounded up, never down: a sample is never shorter than the request took. In double:
+    /// ticks * 10^6 would overflow a long on long runs (Linux: 1 ns timestamps).
+    /// </summary>
+    private static long Micros(long ticks, long lowest = 1) =>
+        Math.Clamp((long)Math.Ceiling(ticks * 1e6 / Stopwatch.Frequency), lowest, LatencyHistograms.HighestTrackableMicros);
 
     /// <summary>
     /// The counts so far, read from another thread (the slice's progress publisher) while this worker

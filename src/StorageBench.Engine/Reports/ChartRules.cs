@@ -25,8 +25,8 @@ public static class ChartRules
             : (distribution, null);
 
     /// <summary>The steps whose <paramref name="quantile"/> the rule supports, as (step value, percentile) points; the others are left out.</summary>
-    public static IReadOnlyList<(double X, double Y)> SupportedPercentile(IEnumerable<WorkloadSummary> steps, double quantile, Func<LatencySummary, double> value) =>
-        [.. steps.Where(w => PercentileSupport.Supports(w.LatencyMs.Samples, quantile)).Select(w => (w.StepValue ?? 0, value(w.LatencyMs)))];
+    public static IReadOnlyList<(double X, double Y)> SupportedPercentile(IEnumerable<WorkloadSummary> steps, double quantile, Func<LatencySummary, double?> value) =>
+        [.. steps.Where(w => PercentileSupport.Supports(w.LatencyMs.Samples, quantile)).Select(w => (w.StepValue ?? 0, value(w.LatencyMs)!.Value))];
 
     /// <summary>Which steps' percentile was left out and why (null when none was).</summary>
     public static string? LeftOut(IReadOnlyList<WorkloadSummary> steps, double quantile)

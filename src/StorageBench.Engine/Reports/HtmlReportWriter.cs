@@ -52,7 +52,8 @@ public static class HtmlReportWriter
             b.Append(Inv, $"<h2>{SvgChart.Esc(label)}</h2>");
             var (bins, overflow) = ChartRules.Histogram(w.LatencyDistribution);
             string axis = overflow is null ? "" : string.Create(Inv, $"; axis to p99.9 ({w.LatencyMs.P999:0.###} ms), the {overflow.Count:N0} slower in the last bin");
-            b.Append(SvgChart.Bars($"latency-{id}", $"{label}: latency distribution of {w.LatencyMs.Samples:N0} successful requests{axis}", "latency (ms)", "requests",
+            string from = w.ScheduleLag is null ? "" : ", each timed from its slot in the open loop's schedule (the wait included)";
+            b.Append(SvgChart.Bars($"latency-{id}", $"{label}: latency distribution of {w.LatencyMs.Samples:N0} successful requests{from}{axis}", "latency (ms)", "requests",
                 [.. bins.Select(x => (x.FromMs, x.ToMs, (double)x.Count))], overflow is null ? null : (overflow.FromMs, overflow.ToMs, overflow.Count)));
             if (ChartRules.NoTimelineReason(w) is { } noTimeline)
             {
@@ -88,11 +89,13 @@ public static class HtmlReportWriter
         string parameter = points[0].StepParameter!;
         var rate = points.Select(w => (w.StepValue!.Value, kind.RateOf(w.Throughput) ?? 0)).ToList();
         bool logX = points.Count > 2 && points[^1].StepValue > 8 * Math.Max(points[0].StepValue!.Value, 1e-9);
+        // An open loop's latency includes the wait for its slot: the legend says so.
+        string from = points.Any(w => w.ScheduleLag is not null) ? " from slots" : "";
         List<ChartSeries> series =
         [
             new($"throughput ({kind.RateUnit})", "#4e79a7", rate),
-            new("p50 latency (ms)", "#76b7b2", ChartRules.SupportedPercentile(points, 0.50, l => l.P50), RightAxis: true),
-            new("p99 latency (ms)", "#e15759", ChartRules.SupportedPercentile(points, 0.99, l => l.P99), RightAxis: true),
+            new($"p50 latency{from} (ms)", "#76b7b2", ChartRules.SupportedPercentile(points, 0.50, l => l.P50), RightAxis: true),
+            new($"p99 latency{from} (ms)", "#e15759", ChartRules.SupportedPercentile(points, 0.99, l => l.P99), RightAxis: true),
         ];
         bool planned = plan is not null && plan.Workload == workload && plan.Parameter == parameter;
         if (planned)

@@ -25,7 +25,10 @@ public sealed record RegressionInput(string Scenario, string RunId, DateTime Sta
             bool table = w.Workload == TableInsertWorkload.Name;
             var c = table ? WorkloadColumns.Table : WorkloadColumns.Blob;
             metrics[table ? c.EntitiesPerSecond : c.MegabytesPerSecond] = WorkloadKind.Of(w.Workload).RateOf(w.Throughput) ?? 0;
-            metrics[c.LatencyP99Ms] = w.LatencyMs.P99;
+            if (w.LatencyMs.P99 is { } p99)
+            {
+                metrics[c.LatencyP99Ms] = p99;   // a run with no sample has no p99 to judge
+            }
             if (Comparison.ChangeRule.PercentileReason("the run", 0.99, w.LatencyMs.Samples, w.DurationSeconds) is { } why)
             {
                 unsupported[c.LatencyP99Ms] = why;

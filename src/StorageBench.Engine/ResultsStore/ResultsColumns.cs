@@ -95,14 +95,16 @@ public static class ResultsColumns
     public static readonly IReadOnlySet<string> Int64Columns = new HashSet<string>(
         [Instances, Steps, BlobsFailed, BlobBytesSent, BlobBytesSentForFailedBlobs,
             .. new[] { WorkloadColumns.Table, WorkloadColumns.Blob }.SelectMany(c => new[]
-                { c.Operations, c.Succeeded, c.Failed, c.Throttled, c.TimedOut, c.Entities, c.Bytes, c.Planned, c.Stored, c.PerSecondSamples })],
+                { c.Operations, c.Succeeded, c.Failed, c.Throttled, c.TimedOut, c.Entities, c.Bytes, c.Planned, c.Stored, c.PerSecondSamples, c.LateRequests,
+                    c.DroppedOperations })],
         StringComparer.Ordinal);
 
     public static readonly IReadOnlySet<string> DoubleColumns = new HashSet<string>(
         [StepValue, SaturationHighest, SaturationKnee, BlobBlockMegabytesPerSecond, WorkloadColumns.Table.ClientCpu, WorkloadColumns.Blob.ClientCpu,
             .. new[] { WorkloadColumns.Table, WorkloadColumns.Blob }.SelectMany(c => new[]
                 { c.DurationSeconds, c.OperationsPerSecond, c.EntitiesPerSecond, c.MegabytesPerSecond, c.PeakPerSecond, c.LatencyP50Ms, c.LatencyP90Ms,
-                    c.LatencyP99Ms, c.LatencyMaxMs, c.UnstoredShare, c.PerSecondMean, c.PerSecondDeviation })],
+                    c.LatencyP99Ms, c.LatencyMaxMs, c.UnstoredShare, c.PerSecondMean, c.PerSecondDeviation, c.ServiceTimeP50Ms, c.ServiceTimeP99Ms,
+                    c.ScheduleLagP99Ms, c.ScheduleLagMaxMs })],
         StringComparer.Ordinal);
 }
 
@@ -118,6 +120,8 @@ public sealed record WorkloadColumns
         PerSecondDeviation = "TablePerSecondDeviation", PerSecondSamples = "TablePerSecondSamples", ClientCpu = "TableClientCpuMicrosecondsPerEntity",
         LatencyP50Ms = "TableLatencyP50Ms", LatencyP90Ms = "TableLatencyP90Ms", LatencyP99Ms = "TableLatencyP99Ms", LatencyMaxMs = "TableLatencyMaxMs",
         Verified = "TableVerified", LatencyHistogram = "TableLatencyHistogram",
+        ServiceTimeP50Ms = "TableServiceTimeP50Ms", ServiceTimeP99Ms = "TableServiceTimeP99Ms", ScheduleLagP99Ms = "TableScheduleLagP99Ms",
+        ScheduleLagMaxMs = "TableScheduleLagMaxMs", LateRequests = "TableLateRequests", DroppedOperations = "TableDroppedOperations",
     };
 
     public static readonly WorkloadColumns Blob = new()
@@ -129,6 +133,8 @@ public sealed record WorkloadColumns
         PerSecondDeviation = "BlobPerSecondDeviation", PerSecondSamples = "BlobPerSecondSamples", ClientCpu = "BlobClientCpuMicrosecondsPerMegabyte",
         LatencyP50Ms = "BlobLatencyP50Ms", LatencyP90Ms = "BlobLatencyP90Ms", LatencyP99Ms = "BlobLatencyP99Ms", LatencyMaxMs = "BlobLatencyMaxMs",
         Verified = "BlobVerified", LatencyHistogram = "BlobLatencyHistogram",
+        ServiceTimeP50Ms = "BlobServiceTimeP50Ms", ServiceTimeP99Ms = "BlobServiceTimeP99Ms", ScheduleLagP99Ms = "BlobScheduleLagP99Ms",
+        ScheduleLagMaxMs = "BlobScheduleLagMaxMs", LateRequests = "BlobLateRequests", DroppedOperations = "BlobDroppedOperations",
     };
 
     /// <summary>The table workload's columns for tableInsert, the blob workload's for anything else (as rows have always been written).</summary>
@@ -156,10 +162,19 @@ public sealed record WorkloadColumns
     public required string PerSecondSamples { get; init; }
     /// <summary>Driver CPU per unit: per entity for the table workload, per MB for blobs.</summary>
     public required string ClientCpu { get; init; }
+    /// <summary>Latency percentiles and max; absent when no request succeeded (a percentile of no samples does not exist).</summary>
     public required string LatencyP50Ms { get; init; }
     public required string LatencyP90Ms { get; init; }
     public required string LatencyP99Ms { get; init; }
     public required string LatencyMaxMs { get; init; }
     public required string Verified { get; init; }
     public required string LatencyHistogram { get; init; }
+    /// <summary>Service time (send to answer), beside latency; absent when no request succeeded.</summary>
+    public required string ServiceTimeP50Ms { get; init; }
+    public required string ServiceTimeP99Ms { get; init; }
+    /// <summary>An open loop's lag behind its schedule (see ScheduleLag); absent for a closed loop.</summary>
+    public required string ScheduleLagP99Ms { get; init; }
+    public required string ScheduleLagMaxMs { get; init; }
+    public required string LateRequests { get; init; }
+    public required string DroppedOperations { get; init; }
 }

@@ -110,10 +110,27 @@ public static class RunRows
             {
                 row[c.ClientCpu] = cpu;
             }
-            row[c.LatencyP50Ms] = w.LatencyMs.P50;
-            row[c.LatencyP90Ms] = w.LatencyMs.P90;
-            row[c.LatencyP99Ms] = w.LatencyMs.P99;
-            row[c.LatencyMaxMs] = w.LatencyMs.Max;
+            // A figure of no samples is left out of the row, never 0: a filter such as TableLatencyP99Ms<30 must not take it for fast.
+            void Figure(string column, double? value)
+            {
+                if (value is { } v)
+                {
+                    row[column] = v;
+                }
+            }
+            Figure(c.LatencyP50Ms, w.LatencyMs.P50);
+            Figure(c.LatencyP90Ms, w.LatencyMs.P90);
+            Figure(c.LatencyP99Ms, w.LatencyMs.P99);
+            Figure(c.LatencyMaxMs, w.LatencyMs.Max);
+            Figure(c.ServiceTimeP50Ms, w.ServiceTimeMs?.P50);
+            Figure(c.ServiceTimeP99Ms, w.ServiceTimeMs?.P99);
+            if (w.ScheduleLag is { } lag)
+            {
+                Figure(c.ScheduleLagP99Ms, lag.P99Ms);
+                Figure(c.ScheduleLagMaxMs, lag.MaxMs);
+                row[c.LateRequests] = lag.LateRequests;
+                row[c.DroppedOperations] = lag.DroppedOperations;
+            }
             row[c.Verified] = w.Verified.Matched;
             row[c.LatencyHistogram] = Convert.FromBase64String(w.LatencyHistogram);
         }

@@ -95,9 +95,10 @@ public sealed record TableInsertSpec : WorkloadSpec
 
     /// <summary>
     /// 0: closed loop (each in-flight slot sends its next request when the last one returns).
-    /// Above 0: open loop at this many requests per second across all slices. Latency is the service's, measured
-    /// from when each request is sent, as in a closed loop (never from its slot in the schedule, which a timer may
-    /// wake up ahead of); a slice that falls behind sends late, which shows in its throughput.
+    /// Above 0: open loop at this many requests per second across all slices. Latency runs from each request's slot in
+    /// the schedule (from its send when the timer woke early), so a loop that falls behind shows the wait its callers would
+    /// have had; service time (from the send) and the schedule's lag are reported beside it. With a duration, slots not
+    /// sent by its end are dropped and counted, not sent late.
     /// </summary>
     public double TargetOperationsPerSecond { get; init; }
 }

@@ -166,7 +166,12 @@ public sealed record WorkloadSummary
     public required string PeakUnit { get; init; }
     /// <summary>1 (a single second) unless a slice ran longer than its timeline's per-second budget (<see cref="SliceResult.MaxTimelineBuckets"/> s).</summary>
     public int PeakWindowSeconds { get; init; } = 1;
+    /// <summary>From each request's slot in an open loop's schedule (or its send, when earlier), from its send in a closed loop.</summary>
     public required LatencySummary LatencyMs { get; init; }
+    /// <summary>Send to answer of the same requests: what the service took. Equal to latency in a closed loop.</summary>
+    public LatencySummary? ServiceTimeMs { get; init; }
+    /// <summary>Open loop: how far the requests went out behind their slots, and the slots never sent; null in a closed loop.</summary>
+    public ScheduleLag? ScheduleLag { get; init; }
     public required VerificationResult Verified { get; init; }
     /// <summary>Driver process CPU while the slices ran (summed over processes), and per entity or per MB written.</summary>
     public double ClientCpuSeconds { get; init; }
@@ -178,6 +183,8 @@ public sealed record WorkloadSummary
     public IReadOnlyList<LatencyBin> LatencyDistribution { get; init; } = [];
     /// <summary>Merged HdrHistogram (µs), compressed base64, so percentiles can be recomputed later.</summary>
     public required string LatencyHistogram { get; init; }
+    /// <summary>The same for service time; in a closed loop the latency histogram itself.</summary>
+    public string? ServiceTimeHistogram { get; init; }
     /// <summary>The spread of the slices' own rates and the latest synchronized start, to spot a slow instance or partition.</summary>
     public SliceSpread? SliceSpread { get; init; }
     /// <summary>The attempt id of each slice's accepted execution, by slice index (what ground truth counted).</summary>
@@ -240,8 +247,35 @@ public sealed record Throughput(double OperationsPerSecond, double? EntitiesPerS
 /// <summary>Requests whose latency fell in [FromMs, ToMs).</summary>
 public sealed record LatencyBin(double FromMs, double ToMs, long Count);
 
-/// <summary>Latency of successful requests, milliseconds, from the merged histogram of all slices.</summary>
-public sealed record LatencySummary(long Samples, double Min, double P50, double Mean, double P70, double P80, double P90, double P95, double P99, double P999, double Max);
+/// <summary>
+/// Latency of successful requests, milliseconds, from the merged histogram of all slices. Of no samples every figure is null,
+/// never 0, and summary.json writes the nulls: a reader sees the figure does not exist rather than miss it.
+/// </summary>
+public sealed record LatencySummary(long Samples,
+    [property: JsonIgnore(Condition = JsonIgnoreCondition.Never)] double? Min,
+    [property: JsonIgnore(Condition = JsonIgnoreCondition.Never)] double? P50,
+    [property: JsonIgnore(Condition = JsonIgnoreCondition.Never)] double? Mean,
+    [property: JsonIgnore(Condition = JsonIgnoreCondition.Never)] double? P70,
+    [property: JsonIgnore(Condition = JsonIgnoreCondition.Never)] double? P80,
+    [property: JsonIgnore(Condition = JsonIgnoreCondition.Never)] double? P90,
+    [property: JsonIgnore(Condition = JsonIgnoreCondition.Never)] double? P95,
+    [property: JsonIgnore(Condition = JsonIgnoreCondition.Never)] double? P99,
+    [property: JsonIgnore(Condition = JsonIgnoreCondition.Never)] double? P999,
+    [property: JsonIgnore(Condition = JsonIgnoreCondition.Never)] double? Max);
+
+/// <summary>
+/// How late an open loop's measured requests went out after their slots in its schedule: p99 and max (null of no request),
+/// how many went out more than <see cref="LateMs"/> late, and the slots never sent (due before the slice stopped, while every
+/// loop was busy). Any of those means the loop could not keep its rate: its latency includes the wait, its service time does not.
+/// </summary>
+public sealed record ScheduleLag(long Requests, [property: JsonIgnore(Condition = JsonIgnoreCondition.Never)] double? P99Ms,
+    [property: JsonIgnore(Condition = JsonIgnoreCondition.Never)] double? MaxMs, long LateRequests, long DroppedOperations)
+{
+    public const double LateMs = 1;
+
+    [JsonIgnore]
+    public bool FellBehind => LateRequests > 0 || DroppedOperations > 0;
+}
 
 /// <summary>Ground truth: what storage holds against what the run reported as succeeded.</summary>
 public sealed record VerificationResult(bool Matched, long Expected, long Actual, string Unit, string Detail)

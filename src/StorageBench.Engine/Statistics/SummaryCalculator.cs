@@ -12,7 +12,10 @@ public static class SummaryCalculator
     public static WorkloadSummary SummarizeTable(TableInsertSpec spec, IReadOnlyList<SliceResult> slices, VerificationResult verified)
     {
         string op = spec.BatchSize == 1 ? "single-entity insert" : $"entity group transaction of up to {spec.BatchSize} entities";
-        var w = Summarize(TableInsertWorkload.Name, $"operation = one {op} ({spec.EntitySizeBytes} B entities); latency = successful requests",
+        string latency = spec.TargetOperationsPerSecond > 0
+            ? "latency = successful requests, from each one's slot in the open loop's schedule (from its send if that was earlier); service time = from the send"
+            : "latency = successful requests";
+        var w = Summarize(TableInsertWorkload.Name, $"operation = one {op} ({spec.EntitySizeBytes} B entities); {latency}",
             slices, verified, unitsAreEntities: true, entitySizeBytes: spec.EntitySizeBytes);
         long planned = spec.DurationSeconds > 0 ? slices.Sum(s => s.Planned) : spec.EntityCount;
         long stored = slices.Sum(s => s.Units + s.WarmupUnits);
@@ -97,6 +100,9 @@ public static class SummaryCalculator
     {
         var counts = OutcomeCounts.Sum(slices.Select(s => s.Counts));
         var histogram = LatencyHistograms.Merge(slices.Select(s => s.LatencyHistogram));
+        // A closed-loop slice sends no service-time histogram: its latency is its service time.
+        var serviceTime = LatencyHistograms.Merge(slices.Select(s => s.ServiceTimeHistogram ?? s.LatencyHistogram));
+        var lag = slices.Any(s => s.LagHistogram is not null) ? LatencyHistograms.Merge(slices.Select(s => s.LagHistogram).OfType<string>()) : null;
         var start = slices.Min(s => s.StartedUtc);
         var end = slices.Max(s => s.EndedUtc);
         double duration = (end - start).TotalSeconds;
@@ -160,10 +166,23 @@ public static class SummaryCalculator
             PeakUnit = WorkloadKind.Of(workload).RateUnit,
             PeakWindowSeconds = w,
             LatencyMs = Latency(histogram),
+            ServiceTimeMs = Latency(serviceTime),
+            ScheduleLag = lag is null ? null : Lag(lag, slices.Sum(s => s.DroppedOperations)),
             Verified = verified,
             Timeline = timeline.Fit(MaxTimelineBuckets),
             LatencyHistogram = LatencyHistograms.Encode(histogram),
+            ServiceTimeHistogram = LatencyHistograms.Encode(serviceTime),
         };
+    }
+
+    /// <summary>An open loop's lag behind its schedule, from the merged histogram of every measured request's lag (µs).</summary>
+    public static ScheduleLag Lag(HistogramBase lag, long dropped)
+    {
+        var l = Latency(lag);
+        long lateAbove = (long)(ScheduleLag.LateMs * 1000);
+        // Below 2,048 µs each bucket holds one value: "more than 1 ms" is exact.
+        long late = lag.RecordedValues().Where(v => lag.LowestEquivalentValue(v.ValueIteratedTo) > lateAbove).Sum(v => v.CountAtValueIteratedTo);
+        return new ScheduleLag(lag.TotalCount, l.P99, l.Max, late, dropped);
     }
 
     /// <summary>
@@ -195,7 +214,8 @@ public static class SummaryCalculator
     {
         if (h.TotalCount == 0)
         {
-            return new LatencySummary(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+            // A percentile of no samples does not exist: null, never a 0 a filter or a chart would take for fast.
+            return new LatencySummary(0, null, null, null, null, null, null, null, null, null, null);
         }
         // The histogram keeps 3 significant digits: a sample is known to lie in a bucket of equivalent values. Each figure is
         // the bucket's highest value, so none understates the request it stands for (by at most 0.1 % it may overstate).

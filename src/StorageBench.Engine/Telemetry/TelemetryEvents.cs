@@ -128,22 +128,34 @@ public static class TelemetryEvents
             ["throttledShare"] = w.Operations == 0 ? 0 : (double)w.Throttled / w.Operations,
             ["durationSeconds"] = w.DurationSeconds,
             ["operationsPerSecond"] = w.Throughput.OperationsPerSecond,
-            ["latencyMinMs"] = w.LatencyMs.Min,
-            ["latencyP50Ms"] = w.LatencyMs.P50,
-            ["latencyMeanMs"] = w.LatencyMs.Mean,
-            ["latencyP90Ms"] = w.LatencyMs.P90,
-            ["latencyP95Ms"] = w.LatencyMs.P95,
-            ["latencyP99Ms"] = w.LatencyMs.P99,
-            ["latencyP999Ms"] = w.LatencyMs.P999,
-            ["latencyMaxMs"] = w.LatencyMs.Max,
             ["clientCpuSeconds"] = w.ClientCpuSeconds,
         };
+        // A figure of no samples is absent, never 0.
         void Add(string name, double? value)
         {
             if (value is { } v)
             {
                 m[name] = v;
             }
+        }
+        var l = w.LatencyMs;
+        Add("latencyMinMs", l.Min);
+        Add("latencyP50Ms", l.P50);
+        Add("latencyMeanMs", l.Mean);
+        Add("latencyP90Ms", l.P90);
+        Add("latencyP95Ms", l.P95);
+        Add("latencyP99Ms", l.P99);
+        Add("latencyP999Ms", l.P999);
+        Add("latencyMaxMs", l.Max);
+        Add("serviceTimeP50Ms", w.ServiceTimeMs?.P50);
+        Add("serviceTimeP99Ms", w.ServiceTimeMs?.P99);
+        Add("serviceTimeMaxMs", w.ServiceTimeMs?.Max);
+        if (w.ScheduleLag is { } lag)
+        {
+            Add("scheduleLagP99Ms", lag.P99Ms);
+            Add("scheduleLagMaxMs", lag.MaxMs);
+            m["lateRequests"] = lag.LateRequests;
+            m["droppedOperations"] = lag.DroppedOperations;
         }
         Add("entities", w.Entities);
         Add("bytes", w.Bytes);

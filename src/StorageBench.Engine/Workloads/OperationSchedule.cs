@@ -17,6 +17,7 @@ internal sealed class OperationSchedule
     private readonly long _warmupOperations;
     private readonly long _warmupEndTimestamp;
     private long _next = -1;
+    private long _handedOut;
 
     /// <param name="maxOperations">Operations in count mode; ignored when the spec sets a duration.</param>
     /// <param name="operationsPerSecond">Open-loop rate for this slice; 0 = closed loop.</param>
@@ -40,8 +41,34 @@ internal sealed class OperationSchedule
     public bool TryNext(out long index, out long due)
     {
         index = Interlocked.Increment(ref _next);
-        due = IsOpenLoop ? _startTimestamp + (long)(index * _ticksPerOperation) : Stopwatch.GetTimestamp();
-        return index < _maxOperations && due < _endTimestamp;
+        long now = Stopwatch.GetTimestamp();
+        due = IsOpenLoop ? _startTimestamp + (long)(index * _ticksPerOperation) : now;
+        if (index < _maxOperations && due < _endTimestamp && now < _endTimestamp)
+        {
+            Interlocked.Increment(ref _handedOut);
+            return true;
+        }
+        return false;
+    }
+
+    /// <summary>
+    /// Open loop: the slots that were due before the slice stopped (its duration's end, or now when it stopped sooner) and never
+    /// handed out, because every loop was still busy with an earlier one; 0 in a closed loop.
+    /// </summary>
+    public long Dropped()
+    {
+        if (!IsOpenLoop)
+        {
+            return 0;
+        }
+        long stopped = Math.Min(_endTimestamp, Stopwatch.GetTimestamp());
+        // The first slot due at or after the stop, by the same rounding as TryNext's.
+        long due = Math.Max(0, (long)Math.Ceiling((stopped - _startTimestamp) / _ticksPerOperation) - 1);
+        while (_startTimestamp + (long)(due * _ticksPerOperation) < stopped)
+        {
+            due++;
+        }
+        return Math.Max(0, Math.Min(due, _maxOperations) - Interlocked.Read(ref _handedOut));
     }
 
     /// <summary>

@@ -42,5 +42,6 @@ internal sealed class SliceClock
     /// <summary>Seconds between the planned start and when this slice actually passed it (never negative).</summary>
     public double LagSeconds(DateTime startAtUtc) => Math.Max(0, (StartedUtc - startAtUtc).TotalSeconds);
 
-    public WorkerRecorder NewRecorder(bool recordLatency = true) => new(StartedUtc.Ticks - DateTime.UnixEpoch.Ticks, StartTimestamp, recordLatency);
+    public WorkerRecorder NewRecorder(bool recordLatency = true, bool openLoop = false) =>
+        new(StartedUtc.Ticks - DateTime.UnixEpoch.Ticks, StartTimestamp, recordLatency, openLoop);
 }

@@ -45,7 +45,7 @@ public static class TableInsertWorkload
         var loops = new Task[loopCount];
         for (int w = 0; w < loopCount; w++)
         {
-            var recorder = workers[w] = clock.NewRecorder();
+            var recorder = workers[w] = clock.NewRecorder(openLoop: schedule.IsOpenLoop);
             loops[w] = Task.Run(() => WorkerLoopAsync(plan, attempt, NewInserts, schedule, recorder, breaker, stop.Token), CancellationToken.None);
         }
         live?.Watch(workers);
@@ -57,6 +57,7 @@ public static class TableInsertWorkload
             Canceled = ct.IsCancellationRequested,
             StopReason = breaker.Reason,
             Planned = spec.DurationSeconds > 0 ? workers.Sum(w => w.UnitsAttempted) : plan.EntityCount,
+            DroppedOperations = schedule.Dropped(),
         };
     }
 
@@ -134,9 +135,9 @@ public static class TableInsertWorkload
             {
                 break;
             }
-            // Latency runs from when the request is sent, in both loops. Not from its slot in an open-loop schedule: the timer
-            // may wake a few ms before the slot (its clock counts coarse ms), and then the time from the slot to the answer is
-            // shorter than the service took (an open loop once reported 0.001 ms for a transaction that takes milliseconds).
+            // The recorder times latency from the earlier of the slot and the send: a request that went out late waited for its
+            // slot's loop, and its caller would have; one the timer woke early for (its clock counts coarse ms) is timed from the
+            // send, never shorter than the service took (from the slot an open loop once reported 0.001 ms on Azurite).
             long start = Stopwatch.GetTimestamp();
             Outcome outcome;
             try
@@ -150,7 +151,7 @@ public static class TableInsertWorkload
             {
                 outcome = failed;
             }
-            recorder.Record(outcome, start, size, schedule.IsWarmup(batch, start));
+            recorder.Record(outcome, start, size, schedule.IsWarmup(batch, start), due);
             breaker.Observe(outcome);
         }
     }

@@ -65,7 +65,7 @@ public class ComparisonCommandTests(AzuriteFixture azurite)
         var rows = MetricRows(byId.Output);
         Assert.Equal(18, rows.Length);   // 9 metrics × 2 workloads
         Assert.Equal(rows, MetricRows(byFile.Output));
-        string p95 = a.Workloads[0].LatencyMs.P95.ToString("#,0.0##", CultureInfo.InvariantCulture);
+        string p95 = a.Workloads[0].LatencyMs.P95!.Value.ToString("#,0.0##", CultureInfo.InvariantCulture);
         Assert.Contains(rows, r => r.StartsWith("tableInsert  latency p95", StringComparison.Ordinal) && r.Contains(p95));
         Assert.DoesNotContain("n/a", string.Join('\n', rows));
         Assert.Contains("Noise method: per-second spread", byId.Output);

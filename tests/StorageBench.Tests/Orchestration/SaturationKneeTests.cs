@@ -83,7 +83,7 @@ public class SaturationKneeTests(AzuriteFixture azurite, ITestOutputHelper log)
             log.WriteLine(sat.Reason);
 
             // Where the cap bites, from what one request took alone at 1 in flight (the proxy's 300 ms and Azurite's time).
-            double serviceSeconds = summary.Workloads[0].LatencyMs.Mean / 1000;
+            double serviceSeconds = summary.Workloads[0].LatencyMs.Mean!.Value / 1000;
             double bites = CapPerSecond * serviceSeconds;
             double firstStepAtCap = summary.Workloads.Select(w => w.StepValue!.Value).Where(v => v >= bites).DefaultIfEmpty(double.NaN).Min();
             Assert.Equal("throughput-growth", sat.StoppedBy);

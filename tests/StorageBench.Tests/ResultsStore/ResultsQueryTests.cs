@@ -61,6 +61,22 @@ public class ResultsQueryTests(AzuriteFixture azurite)
     }
 
     [Fact]
+    public async Task ARunWithNoSampleHasNoPercentileForAFilterToMatch()
+    {
+        string scenario = "empty-" + Guid.NewGuid().ToString("N")[..8];
+        var store = new ResultsTableStore(azurite.Target);
+        var t0 = new DateTime(2026, 11, 2, 2, 0, 0, DateTimeKind.Utc);
+        await store.SaveAsync(TestData.Run(scenario, t0, NoSampleFiguresTests.NothingSent()) with { Status = "Canceled" }, default);
+        await store.SaveAsync(TestData.Run(scenario, t0.AddDays(1), TestData.TableWorkload(p99: 20)), default);
+
+        var fast = await store.QueryRunsAsync(new RunFilter(scenario, Thresholds: [RunFilter.ParseThreshold("TableLatencyP99Ms<30")]), 10, default);
+        Assert.Equal([20.0], fast.Select(r => r.GetDouble("TableLatencyP99Ms")!.Value));
+        var empty = (await store.QueryRunsAsync(new RunFilter(scenario), 10, default)).Single(r => r.GetString("Status") == "Canceled");
+        Assert.False(empty.ContainsKey("TableLatencyP99Ms") || empty.ContainsKey("TableServiceTimeP99Ms") || empty.ContainsKey("TableScheduleLagP99Ms"));
+        Assert.Equal(0L, empty.GetInt64("TableLateRequests"));
+    }
+
+    [Fact]
     public async Task TheRunsCommandListsAndFiltersAndRejectsAnUnknownColumnByName()
     {
         string scenario = "cli-" + Guid.NewGuid().ToString("N")[..8];
