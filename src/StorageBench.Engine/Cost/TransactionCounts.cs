@@ -79,7 +79,7 @@ public static class TransactionCounts
     }
 
     /// <summary>A line is shown when something was sent (a negative remainder cannot happen, and is not shown).</summary>
-    private static void Add(List<TransactionLine> lines, TransactionLine line)
+    public static void Add(List<TransactionLine> lines, TransactionLine line)
     {
         if (line.Requests > 0)
         {
@@ -87,7 +87,8 @@ public static class TransactionCounts
         }
     }
 
-    private static SliceRequests Sum(IReadOnlyList<SliceResult> slices) => new()
+    /// <summary>The slices' request counts, summed.</summary>
+    public static SliceRequests Sum(IReadOnlyList<SliceResult> slices) => new()
     {
         Wire = slices.Sum(s => s.Requests.Wire),
         PrimingWrites = slices.Sum(s => s.Requests.PrimingWrites),

@@ -56,10 +56,12 @@ public static class SummaryCalculator
         };
     }
 
-    private static PrimingOutcomes PrimingOf(IReadOnlyList<SliceResult> slices) =>
+    /// <summary>What the slices' priming met, summed.</summary>
+    public static PrimingOutcomes PrimingOf(IReadOnlyList<SliceResult> slices) =>
         new(slices.Sum(s => s.Requests.PrimingRequests), slices.Sum(s => s.Requests.PrimingThrottled), slices.Sum(s => s.Requests.PrimingFailed));
 
-    private static WorkloadSummary Complete(WorkloadSummary w, long planned, long stored) => w with
+    /// <summary>The work planned and stored, and the share not stored (judged against maxUnstoredShare).</summary>
+    public static WorkloadSummary Complete(WorkloadSummary w, long planned, long stored) => w with
     {
         Planned = planned,
         Stored = stored,
@@ -95,7 +97,12 @@ public static class SummaryCalculator
     /// <summary>Buckets in a summary's timeline: per second for runs up to this long, wider buckets for longer ones.</summary>
     public const int MaxTimelineBuckets = 300;
 
-    private static WorkloadSummary Summarize(string workload, string measures, IReadOnlyList<SliceResult> slices, VerificationResult verified,
+    /// <summary>
+    /// The figures every workload has: outcomes, merged latency, service time and lag histograms, the timeline and its
+    /// all-slices-active window, the peak, CPU per unit and the slices' spread. Units are entities (<paramref name="unitsAreEntities"/>)
+    /// or bytes; a room adds its own figures to what this returns.
+    /// </summary>
+    public static WorkloadSummary Summarize(string workload, string measures, IReadOnlyList<SliceResult> slices, VerificationResult verified,
         bool unitsAreEntities, int entitySizeBytes)
     {
         var counts = OutcomeCounts.Sum(slices.Select(s => s.Counts));
@@ -263,7 +270,7 @@ public static class SummaryCalculator
         return result;
     }
 
-    private static Throughput Rates(long operations, long units, double seconds, bool unitsAreEntities, int entitySizeBytes)
+    public static Throughput Rates(long operations, long units, double seconds, bool unitsAreEntities, int entitySizeBytes)
     {
         if (seconds <= 0)
         {

@@ -19,15 +19,23 @@ public sealed record WorkloadKind(string Name, string Unit, string UnitSingular,
 {
     public static readonly WorkloadKind TableInsert = new(TableInsertWorkload.Name, "entities", "entity", "#,0.0", "entities", 1, "entitiesPerSecond")
     {
+        ColumnPrefix = "Table",
         RateOf = t => t.EntitiesPerSecond,
     };
 
     public static readonly WorkloadKind BlobUpload = new(BlobUploadWorkload.Name, "MB", "MB", "#,0.00", "bytes", 1e6, "megabytesPerSecond")
     {
+        ColumnPrefix = "Blob",
         RateOf = t => t.MegabytesPerSecond,
     };
 
     public static IReadOnlyList<WorkloadKind> All { get; } = [TableInsert, BlobUpload];
+
+    /// <summary>What its results-table columns start with ("Table": TableEntitiesPerSecond, TableLatencyP99Ms, …).</summary>
+    public required string ColumnPrefix { get; init; }
+
+    /// <summary>True when its units are entities (rates in entities/s), false when they are bytes (rates in MB/s).</summary>
+    public bool UnitsAreEntities => CountedPerUnit == 1;
 
     /// <summary>"entities/s", "MB/s".</summary>
     public string RateUnit => Unit + "/s";
