@@ -81,7 +81,7 @@ public static partial class Planner
     /// With at least as many partitions as slices each slice owns its own (p % slices == i);
     /// with fewer, slices share them — as the seeds' several processes shared one partition.
     /// </summary>
-    private static PartitionRange PartitionsOf(int slice, int sliceCount, int partitionCount) =>
+    public static PartitionRange PartitionsOf(int slice, int sliceCount, int partitionCount) =>
         partitionCount < sliceCount
             ? new PartitionRange(slice % partitionCount, 1, 1)
             : new PartitionRange(slice, sliceCount, (partitionCount - slice + sliceCount - 1) / sliceCount);
