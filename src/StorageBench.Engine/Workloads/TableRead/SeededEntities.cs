@@ -16,6 +16,7 @@ namespace StorageBench.Engine.Workloads;
 /// </summary>
 public sealed class SeededEntities
 {
+    /// <summary>The Int64 property queries filter on (<see cref="ITableReads.QueryFilter"/> writes the name out).</summary>
     public const string SequenceProperty = "Sequence";
     public const long SequenceBase = 1L << 31;
     public const string RowKeyPrefix = "seed-";
@@ -45,6 +46,9 @@ public sealed class SeededEntities
 
     /// <summary>Payload properties per entity (D00, D01, …).</summary>
     public int Properties => _sizes.Length;
+
+    /// <summary>Bytes of payload property <paramref name="index"/>.</summary>
+    public int SizeOf(int index) => _sizes[index];
 
     public static string PropertyName(int index) => $"D{index:D2}";
 

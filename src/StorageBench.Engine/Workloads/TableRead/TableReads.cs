@@ -34,8 +34,9 @@ public interface ITableReads : IDisposable
     /// The query's filter as the SDK's filter builder writes it: the Int64 bounds carry the OData <c>L</c> suffix
     /// (2147483648L); without it the service takes them for another type and matches no Int64 value above Int32's range.
     /// </summary>
+    /// <remarks>The property's name is written out, not interpolated: the builder quotes every value it is given, and 'Sequence' is a string, which matches nothing.</remarks>
     public static string QueryFilter(string partitionKey, long lo, long hi) =>
-        TableClient.CreateQueryFilter($"PartitionKey eq {partitionKey} and {SeededEntities.SequenceProperty} ge {SeededEntities.Sequence(lo)} and {SeededEntities.SequenceProperty} lt {SeededEntities.Sequence(hi)}");
+        TableClient.CreateQueryFilter($"PartitionKey eq {partitionKey} and Sequence ge {SeededEntities.Sequence(lo)} and Sequence lt {SeededEntities.Sequence(hi)}");
 }
 
 /// <summary>The Azure SDK path (<c>client.driver: "sdk"</c>): GetEntityAsync, and QueryAsync's pages one request at a time.</summary>
