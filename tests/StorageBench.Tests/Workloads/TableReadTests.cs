@@ -13,7 +13,7 @@ namespace StorageBench.Tests;
 [Collection(AzuriteCollection.Name)]
 public class TableReadTests(AzuriteFixture azurite)
 {
-    private static readonly TableReadWorkload Room = new();
+    private static readonly TableReadRoom Room = new();
 
     [Theory]
     [InlineData(ClientSettings.LeanDriver)]
@@ -24,6 +24,9 @@ public class TableReadTests(AzuriteFixture azurite)
         var seeds = await step.SeedAsync();
         Assert.Equal(300, seeds.Sum(s => s.Units));
         Assert.Equal(0, seeds.Sum(s => s.Failed));
+        Assert.Equal(3, seeds.Sum(s => s.Requests));   // 100 entities a partition: one transaction each
+        var seeding = Room.SeedingLine(seeds)!;
+        Assert.Equal((3, 300L, "seeding"), (seeding.Requests, seeding.Entities, seeding.Phase));
         await step.SeedAsync();   // an activity runs at least once: the same entities again
 
         var results = await step.RunAsync();
@@ -174,7 +177,7 @@ public class TableReadTests(AzuriteFixture azurite)
 [Trait("Category", "Unit")]
 public class TableReadSpecTests
 {
-    private static readonly TableReadWorkload Room = new();
+    private static readonly TableReadRoom Room = new();
 
     /// <summary>Any spec the rules accept makes a plan every slice can run: partitions of its own, each holding a whole query, and reads beyond warm-up.</summary>
     [Fact]

@@ -39,8 +39,10 @@ public sealed record TableReadVerifyOrder(string TableName, long EntityCount, lo
 /// operation is one request (a point read or a query page) and its units are the entities it returned; every returned
 /// entity is checked against what was seeded, and a wrong or missing one fails verification.
 /// </summary>
-public sealed class TableReadWorkload : Workload<TableReadSpec, TableReadSlicePlan, TableReadVerifyOrder>
+public sealed class TableReadRoom : Workload<TableReadSpec, TableReadSlicePlan, TableReadVerifyOrder>
 {
+    public static TableReadRoom Instance { get; } = new();
+
     public static readonly WorkloadKind TableReadKind = new("tableRead", "entities", "entity", "#,0.0", "entities", 1, "entitiesPerSecond")
     {
         ColumnPrefix = "TableRead",
@@ -62,8 +64,9 @@ public sealed class TableReadWorkload : Workload<TableReadSpec, TableReadSlicePl
 
     public override WorkloadSpec? SectionOf(RunSpec spec) => spec.TableRead;
 
-    protected override void Validate(TableReadSpec t, SpecChecks checks)
+    protected override void Validate(TableReadSpec section, SpecChecks errors)
     {
+        var (t, checks) = (section, errors);
         const string p = "tableRead.";
         int before = checks.Count;
         checks.Range(p + "entityCount", t.EntityCount, 1, 1_000_000_000);
@@ -113,12 +116,12 @@ public sealed class TableReadWorkload : Workload<TableReadSpec, TableReadSlicePl
         }
     }
 
-    protected override IReadOnlyList<TableReadSlicePlan> Plan(StepPlan stepPlan, TableReadSpec spec, ClientSettings client) =>
-        [.. Enumerable.Range(0, spec.Slices).Select(i => new TableReadSlicePlan(stepPlan.RunId, stepPlan.StepId, stepPlan.TargetName, i,
-            Planner.PartitionsOf(i, spec.Slices, spec.PartitionCount), Planner.Share(spec.ReadCount, i, spec.Slices), spec.TargetOperationsPerSecond / spec.Slices,
-            spec, client, stepPlan.StartAtUtc, i % stepPlan.TargetAccounts))];
+    protected override IReadOnlyList<TableReadSlicePlan> Plan(StepPlan stepPlan, TableReadSpec section, ClientSettings client) =>
+        [.. Enumerable.Range(0, section.Slices).Select(i => new TableReadSlicePlan(stepPlan.RunId, stepPlan.StepId, stepPlan.TargetName, i,
+            Planner.PartitionsOf(i, section.Slices, section.PartitionCount), Planner.Share(section.ReadCount, i, section.Slices),
+            section.TargetOperationsPerSecond / section.Slices, section, client, stepPlan.StartAtUtc, i % stepPlan.TargetAccounts))];
 
-    protected override SliceHeader HeaderOf(TableReadSlicePlan plan) => new(plan.SliceIndex, plan.StartAtUtc, plan.TargetIndex);
+    protected override SliceHeader HeaderOf(TableReadSlicePlan plan) => new(plan.RunId, plan.StepId, plan.SliceIndex, plan.StartAtUtc, plan.TargetIndex);
 
     protected override SliceProgress ProgressOf(SliceOrder order, TableReadSlicePlan plan) =>
         new(plan.StepId, Name, plan.SliceIndex, default, 0,
@@ -165,6 +168,13 @@ public sealed class TableReadWorkload : Workload<TableReadSpec, TableReadSlicePl
         }).ConfigureAwait(false);
         return new SeedResult(clients.TableWire.Sent, units, failed);
     }
+
+    /// <summary>Seeding's entity group transactions of upserts (SDK retries included): table transactions, one per request.</summary>
+    public override TransactionLine? SeedingLine(IReadOnlyList<SeedResult> seeds) =>
+        new("seeding (entity group transactions of upserts)", Phases.Seeding, BilledAs.TableTransaction, seeds.Sum(s => s.Requests))
+        {
+            Entities = seeds.Sum(s => s.Units), Failed = seeds.Sum(s => s.Failed),
+        };
 
     protected override async Task<SliceResult> RunSliceAsync(TableReadSlicePlan plan, StorageTarget target, TimeProvider time, CancellationToken ct, LiveSlice? live, ILogger? logger)
     {
@@ -291,8 +301,8 @@ public sealed class TableReadWorkload : Workload<TableReadSpec, TableReadSlicePl
         }
     }
 
-    protected override TableReadVerifyOrder VerifyOrderOf(TableReadSpec spec, StepPlan stepPlan, IReadOnlyList<SliceResult> slices) =>
-        new(stepPlan.TargetName, spec.EntityCount, slices.Sum(s => s.Mismatches), slices.Sum(s => s.Planned), slices.Sum(s => s.MatchedReads));
+    protected override TableReadVerifyOrder VerifyOrderOf(TableReadSpec section, StepPlan stepPlan, IReadOnlyList<SliceResult> slices) =>
+        new(stepPlan.TargetName, section.EntityCount, slices.Sum(s => s.Mismatches), slices.Sum(s => s.Planned), slices.Sum(s => s.MatchedReads));
 
     /// <summary>
     /// Counts the seeded entities in the table (keys only) in every target account, and fails when that is not
@@ -333,8 +343,9 @@ public sealed class TableReadWorkload : Workload<TableReadSpec, TableReadSlicePl
         };
     }
 
-    protected override WorkloadSummary Summarize(TableReadSpec spec, IReadOnlyList<SliceResult> slices, VerificationResult verified)
+    protected override WorkloadSummary Summarize(TableReadSpec section, IReadOnlyList<SliceResult> slices, VerificationResult verified)
     {
+        var spec = section;
         bool query = spec.Operation == TableReadSpec.Query;
         string op = query
             ? $"one query page (a partition query for {spec.QueryEntities} entities by a range of the Int64 property Sequence, pages of up to {MaxPageEntities})"
@@ -374,8 +385,9 @@ public sealed class TableReadWorkload : Workload<TableReadSpec, TableReadSlicePl
         return lines;
     }
 
-    protected override IEnumerable<(string Name, string Value)> Parameters(TableReadSpec t)
+    protected override IEnumerable<(string Name, string Value)> Parameters(TableReadSpec section)
     {
+        var t = section;
         static string I(double x) => x.ToString(CultureInfo.InvariantCulture);
         yield return ("operation", t.Operation);
         yield return ("entityCount", I(t.EntityCount));
