@@ -64,6 +64,23 @@ public class TableReadTests(AzuriteFixture azurite)
         Assert.Equal(6, summary.Transactions.Single(l => l.Kind == "query pages").Requests);
     }
 
+    /// <summary>An open loop with a duration, as tableInsert's: reads go out on their slots, latency beside service time and lag, and no slot past the end is sent.</summary>
+    [Fact]
+    public async Task ATimedOpenLoopSendsNoMoreThanItsSlotsAndReportsServiceTimeAndLag()
+    {
+        var step = await StepAsync(new TableReadSpec { EntityCount = 100, EntitySizeBytes = 64, DurationSeconds = 1.5, TargetOperationsPerSecond = 40, Concurrency = 2 },
+            ClientSettings.LeanDriver);
+        await step.SeedAsync();
+
+        var result = (await step.RunAsync()).Single();
+
+        Assert.InRange(result.Planned, 1, 60);   // slots due in 1.5 s at 40/s: 0 … 59
+        Assert.Equal(result.Planned, result.Counts.Operations + result.WarmupOperations);
+        Assert.Equal(result.Counts.Succeeded, result.MatchedReads);
+        Assert.NotNull(result.ServiceTimeHistogram);
+        Assert.NotNull(result.LagHistogram);
+    }
+
     /// <summary>Verification must fail when storage returns other than what was seeded: an entity changed after seeding, or one missing.</summary>
     [Theory]
     [InlineData(ClientSettings.LeanDriver)]
