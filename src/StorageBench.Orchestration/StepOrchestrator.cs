@@ -57,9 +57,10 @@ public static class StepOrchestrator
                     break;   // a later workload starts only when the ones before it ran whole
                 }
                 string target = Planner.TargetName(room, stepId, created);
+                SeedResult[] seeds = [];
                 if (room.Seeds)
                 {
-                    side = await SeedAsync(context, room, spec, new StepPlan(input.RunId, stepId, target, context.CurrentUtcDateTime, input.Environment.TargetAccounts),
+                    (side, seeds) = await SeedAsync(context, room, spec, new StepPlan(input.RunId, stepId, target, context.CurrentUtcDateTime, input.Environment.TargetAccounts),
                         input.Index, side, errors);
                     if (errors.Count > 0)
                     {
@@ -77,7 +78,7 @@ public static class StepOrchestrator
                 {
                     var verified = await VerifyAsync(context, room.VerifyOrderOf(spec, stepPlan, slices), room.Name, orders.Count, input.Index, errors, notes);
                     side = Verified(side, verified);
-                    var summary = room.Summarize(spec, slices, verified);
+                    var summary = TransactionCounts.WithSeeding(room.Summarize(spec, slices, verified), room.SeedingLine(seeds));
                     workloads.Add(summary);
                     accepted.Add(new AcceptedSlices(room.Name, Attempts(slices)));
                     hosts.UnionWith(slices.Select(s => s.Worker));
@@ -165,7 +166,7 @@ public static class StepOrchestrator
     /// measured slices are planned, so their synchronized start comes after it. A seed that could not write all it should
     /// fails the step, naming how much: what would be read is not there.
     /// </summary>
-    private static async Task<TargetSideRequests> SeedAsync(TaskOrchestrationContext context, Workload room, RunSpec spec, StepPlan stepPlan, int step,
+    private static async Task<(TargetSideRequests, SeedResult[])> SeedAsync(TaskOrchestrationContext context, Workload room, RunSpec spec, StepPlan stepPlan, int step,
         TargetSideRequests side, List<string> errors)
     {
         var orders = room.Plan(stepPlan, spec);
@@ -176,7 +177,7 @@ public static class StepOrchestrator
         {
             errors.Add($"{room.Name}: seeding failed: {failed:N0} of {seeded.Sum(s => s.Requests):N0} requests failed, so what the slices would read is not all there");
         }
-        return side with { Seed = side.Seed + seeded.Sum(s => s.Requests) };
+        return (side with { Seed = side.Seed + seeded.Sum(s => s.Requests) }, seeded);
     }
 
     /// <summary>Why a workload was never started: the run's cancel (and when it was seen), or <paramref name="otherwise"/>.</summary>

@@ -4,6 +4,7 @@ using System.Text;
 using Microsoft.AspNetCore.Builder;
 using Microsoft.AspNetCore.Http;
 using StorageBench.Cli;
+using StorageBench.Engine.Workloads;
 
 namespace StorageBench.Benchmarks;
 
@@ -12,13 +13,13 @@ public sealed record CapturedRequest(string Method, string Path, string Query, I
 
 /// <summary>
 /// A fake of Azure Storage that cannot be slower than the driver: it answers every table <c>$batch</c>,
-/// single insert, Put Block and Put Block List at once with a canned success that the SDK and the lean
+/// single insert, table read (Get Entity, Query Entities: see <see cref="Seeded"/>), Put Block and Put Block List at once with a canned success that the SDK and the lean
 /// driver both accept (a multipart batch response with one 204 per operation; 204 / 201 with ETag and
 /// Last-Modified), everything else 404. Run in its own process, the driver's CPU against it is the
 /// driver's own cost, free of Azurite's. With <c>capture</c> it also records each request (the
 /// wire-equivalence test). It stores nothing: what a run "wrote" cannot be verified against it.
 /// </summary>
-public sealed class FloorServer : IAsyncDisposable
+public sealed partial class FloorServer : IAsyncDisposable
 {
     private const string ETag = "W/\"datetime'2026-01-01T00%3A00%3A00.0000000Z'\"";
     private const string LastModified = "Thu, 01 Jan 2026 00:00:00 GMT";
@@ -27,6 +28,12 @@ public sealed class FloorServer : IAsyncDisposable
     private FloorServer(LoopbackServer server) => _server = server;
 
     public Uri Address => _server.Address;
+
+    /// <summary>
+    /// What a table GET answers: with these, entity n as tableRead seeded it (a point read by its keys, a query by its
+    /// Sequence range and $top); without, an entity with its keys only and queries with no entities. It stores nothing.
+    /// </summary>
+    public SeededEntities? Seeded { get; set; }
 
     /// <summary>Requests seen, in arrival order, when started with capture.</summary>
     public ConcurrentQueue<CapturedRequest> Captured { get; } = new();
@@ -77,6 +84,10 @@ public sealed class FloorServer : IAsyncDisposable
             response.Headers.LastModified = LastModified;
             response.Headers["x-ms-request-server-encrypted"] = "true";
         }
+        else if (request.Method == "GET" && TableRead().Match(path) is { Success: true } read)
+        {
+            await ReadAnswerAsync(response, read, Uri.UnescapeDataString(request.Query["$filter"].ToString()), request.Query["$top"].ToString());
+        }
         else if (request.Method == "DELETE")
         {
             response.StatusCode = 202;
@@ -102,6 +113,69 @@ public sealed class FloorServer : IAsyncDisposable
         response.StatusCode = 202;
         response.ContentType = "multipart/mixed; boundary=batchresponse_floor";
         return response.WriteAsync(sb.ToString());
+    }
+
+    /// <summary>A table read: "/account/table(PartitionKey='…',RowKey='…')" (Get Entity) or "/account/table()" (Query Entities).</summary>
+    [System.Text.RegularExpressions.GeneratedRegex(@"^/[^/]+/(?<table>[A-Za-z0-9]+)\((PartitionKey='(?<pk>[^']*)',RowKey='(?<rk>[^']*)')?\)$")]
+    private static partial System.Text.RegularExpressions.Regex TableRead();
+
+    [System.Text.RegularExpressions.GeneratedRegex(@"PartitionKey eq '(?<pk>[^']*)' and Sequence ge (?<lo>[0-9]+)L and Sequence lt (?<hi>[0-9]+)L")]
+    private static partial System.Text.RegularExpressions.Regex QueryRange();
+
+    /// <summary>Get Entity answers one entity; Query Entities a page of at most $top, with continuation headers when more is left.</summary>
+    private Task ReadAnswerAsync(HttpResponse response, System.Text.RegularExpressions.Match read, string filter, string top)
+    {
+        string table = read.Groups["table"].Value;
+        string metadata = $"\"odata.metadata\":\"{Address}devstoreaccount1/$metadata#{table}";
+        response.StatusCode = 200;
+        response.ContentType = "application/json;odata=minimalmetadata;streaming=true;charset=utf-8";
+        if (read.Groups["pk"].Success)
+        {
+            string pk = read.Groups["pk"].Value, rk = read.Groups["rk"].Value;
+            long n = rk.StartsWith(SeededEntities.RowKeyPrefix, StringComparison.Ordinal) && long.TryParse(rk.AsSpan(SeededEntities.RowKeyPrefix.Length), out long k) ? k : -1;
+            return response.WriteAsync("{" + metadata + "/@Element\"," + EntityJson(pk, rk, n) + "}");
+        }
+        var range = QueryRange().Match(filter);
+        var sb = new StringBuilder("{" + metadata + "\",\"value\":[");
+        if (range.Success && Seeded is not null)
+        {
+            long lo = long.Parse(range.Groups["lo"].Value, CultureInfo.InvariantCulture) - SeededEntities.SequenceBase;
+            long hi = long.Parse(range.Groups["hi"].Value, CultureInfo.InvariantCulture) - SeededEntities.SequenceBase;
+            long from = lo;
+            if (response.HttpContext.Request.Query["NextRowKey"].ToString() is { Length: > 0 } next)
+            {
+                from = long.Parse(next.AsSpan(SeededEntities.RowKeyPrefix.Length), CultureInfo.InvariantCulture);
+            }
+            long end = Math.Min(hi, from + (int.TryParse(top, out int t) ? t : 1000));
+            for (long n = from; n < end; n++)
+            {
+                sb.Append(n == from ? "{" : ",{").Append(EntityJson(range.Groups["pk"].Value, SeededEntities.RowKey(n), n)).Append('}');
+            }
+            if (end < hi)
+            {
+                response.Headers["x-ms-continuation-NextPartitionKey"] = "1!8!" + range.Groups["pk"].Value;
+                response.Headers["x-ms-continuation-NextRowKey"] = SeededEntities.RowKey(end);
+            }
+        }
+        return response.WriteAsync(sb.Append("]}").ToString());
+    }
+
+    private string EntityJson(string pk, string rk, long n)
+    {
+        var sb = new StringBuilder();
+        sb.Append(CultureInfo.InvariantCulture, $"\"odata.etag\":\"{ETag.Replace("\"", "\\\"", StringComparison.Ordinal)}\",\"PartitionKey\":\"{pk}\",\"RowKey\":\"{rk}\",");
+        sb.Append("\"Timestamp@odata.type\":\"Edm.DateTime\",\"Timestamp\":\"2026-01-01T00:00:00.0000000Z\"");
+        if (Seeded is { } seeded && n >= 0)
+        {
+            sb.Append(CultureInfo.InvariantCulture, $",\"{SeededEntities.SequenceProperty}@odata.type\":\"Edm.Int64\",\"{SeededEntities.SequenceProperty}\":\"{SeededEntities.Sequence(n)}\"");
+            for (int i = 0; i < seeded.Properties; i++)
+            {
+                var bytes = new byte[seeded.SizeOf(i)];
+                seeded.WritePayload(n, i, bytes);
+                sb.Append(CultureInfo.InvariantCulture, $",\"{SeededEntities.PropertyName(i)}@odata.type\":\"Edm.Binary\",\"{SeededEntities.PropertyName(i)}\":\"{Convert.ToBase64String(bytes)}\"");
+            }
+        }
+        return sb.ToString();
     }
 
     private static int Count(ReadOnlySpan<byte> haystack, ReadOnlySpan<byte> needle)

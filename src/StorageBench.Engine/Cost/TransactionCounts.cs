@@ -30,6 +30,10 @@ public static class TransactionCounts
         return w with { Transactions = lines };
     }
 
+    /// <summary>A reading workload's seeding requests (<see cref="Workloads.Workload.SeedingLine"/>) among its lines; none for one that seeds nothing.</summary>
+    public static WorkloadSummary WithSeeding(WorkloadSummary w, TransactionLine? seeding) =>
+        seeding is { Requests: > 0 } ? w with { Transactions = [.. w.Transactions, seeding] } : w;
+
     /// <summary>A line is shown when something was sent (a negative remainder cannot happen, and is not shown).</summary>
     public static void Add(List<TransactionLine> lines, TransactionLine line)
     {
@@ -52,5 +56,6 @@ public static class TransactionCounts
         PrimingFailed = slices.Sum(s => s.Requests.PrimingFailed),
         BlockLists = slices.Sum(s => s.Requests.BlockLists),
         BlockListsFailed = slices.Sum(s => s.Requests.BlockListsFailed),
+        PrimingReads = slices.Sum(s => s.Requests.PrimingReads),
     };
 }

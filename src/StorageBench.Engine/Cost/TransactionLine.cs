@@ -31,6 +31,8 @@ public static class Phases
     public const string Setup = "setup";
     /// <summary>Deleting the step's table or container.</summary>
     public const string Cleanup = "cleanup";
+    /// <summary>A reading workload writing what its slices will read, before the measured window.</summary>
+    public const string Seeding = "seeding";
 }
 
 /// <summary>The price-table lines requests are billed at (Azure's categories for table and blob requests).</summary>

@@ -32,4 +32,7 @@ public sealed record SliceRequests
 
     /// <summary>Blob: of the measured window's Put Block Lists, those that did not succeed.</summary>
     public long BlockListsFailed { get; init; }
+
+    /// <summary>Reads: priming reads (point reads or query pages) before the start instant, probe excluded.</summary>
+    public long PrimingReads { get; init; }
 }

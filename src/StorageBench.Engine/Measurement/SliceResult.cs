@@ -83,6 +83,12 @@ public sealed record SliceResult
     /// <summary>Priming, Put Block Lists and the requests on the wire: what the cost estimate counts beyond <see cref="Counts"/>.</summary>
     public SliceRequests Requests { get; init; } = new();
 
+    /// <summary>Reads only: entities a successful read returned that were not what was seeded, or that it should have returned and did not.</summary>
+    public long Mismatches { get; init; }
+
+    /// <summary>Reads only: reads (a point read, or every page of a query) that returned exactly what was seeded, warm-up included.</summary>
+    public long MatchedReads { get; init; }
+
     /// <summary>
     /// Merges worker recorders into one slice result. <paramref name="commits"/> (blob) records Put Block
     /// Lists: counted as requests and in the measured window, its units (committed blob bytes) kept apart

@@ -198,6 +198,10 @@ public sealed record WorkloadSummary
     public IReadOnlyList<TransactionLine> Transactions { get; init; } = [];
     /// <summary>Bytes the service held: entities stored × entity size (payload only), or committed blobs × blob size; warm-up included.</summary>
     public long StoredBytes { get; init; }
+    /// <summary>Reads: entities per successful query page (measured window); null for point reads and other workloads.</summary>
+    public double? EntitiesPerQueryPage { get; init; }
+    /// <summary>Reads: entities returned that were not what was seeded, or missing from an answer; any fails verification. Null for other workloads.</summary>
+    public long? Mismatches { get; init; }
 }
 
 /// <summary>

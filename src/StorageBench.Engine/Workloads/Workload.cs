@@ -64,6 +64,9 @@ public abstract class Workload
     /// <summary>The step's figures for this workload: merged histograms and timelines, its own units, its request lines.</summary>
     public abstract WorkloadSummary Summarize(RunSpec spec, IReadOnlyList<SliceResult> slices, VerificationResult verified);
 
+    /// <summary>Its seeding's requests as a line the cost estimate prices, from what the seed activities counted on the wire; null when it seeds nothing.</summary>
+    public virtual Cost.TransactionLine? SeedingLine(IReadOnlyList<SeedResult> seeds) => null;
+
     /// <summary>How <c>storagebench plan</c> scales what it measured; null when it has no capacity model (plan then refuses its unit).</summary>
     public virtual Capacity.CapacityModel? Capacity => null;
 

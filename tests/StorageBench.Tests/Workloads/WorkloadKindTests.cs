@@ -47,7 +47,8 @@ public class WorkloadKindTests
         var throughput = new Throughput(10, 1_000, 1_024, 2.5, 20);
         Assert.Equal(1_000, WorkloadKind.Of(TableInsertWorkload.Name).RateOf(throughput));
         Assert.Equal(2.5, WorkloadKind.Of(BlobUploadWorkload.Name).RateOf(throughput));
-        Assert.Equal(["µs/entity", "µs/MB"], WorkloadKind.All.Select(k => k.CpuUnit));
+        Assert.Equal(1_000, WorkloadKind.Of("tableRead").RateOf(throughput));
+        Assert.Equal(["µs/entity", "µs/MB", "µs/entity"], new[] { TableInsertWorkload.Name, BlobUploadWorkload.Name, "tableRead" }.Select(n => WorkloadKind.Of(n).CpuUnit));
         Assert.Null(WorkloadKind.Find("queueSend"));
         Assert.Contains("tableInsert, blobUpload", Assert.Throws<ArgumentException>(() => WorkloadKind.Of("queueSend")).Message);
     }
