@@ -2,6 +2,7 @@ using System.Globalization;
 using Azure.Storage.Blobs.Specialized;
 using CsCheck;
 using StorageBench.Engine.Measurement;
+using StorageBench.Engine.Planning;
 using StorageBench.Engine.Spec;
 using StorageBench.Engine.Statistics;
 using StorageBench.Engine.Workloads;
@@ -100,7 +101,7 @@ public class PageBlobUploadTests(AzuriteFixture azurite)
     {
         var spec = new RunSpec { Scenario = "pageblob", PageBlobUpload = section, Client = new ClientSettings { Driver = driver, PrimeRounds = 1 } };
         var test = TestStep.New();
-        var step = new StepPlan(test.RunId, test.StepId, test.ContainerName + Room.TargetSuffix, DateTime.UtcNow.AddSeconds(0.5));
+        var step = new StepPlan(test.RunId, test.StepId, Planner.TargetName(Room, test.StepId, DateTime.UtcNow), DateTime.UtcNow.AddSeconds(0.5));
         await azurite.Blobs.CreateBlobContainerAsync(step.TargetName);
         var slices = await Task.WhenAll(Room.Plan(step, spec).Select(order => Room.RunSliceAsync(order, azurite.Target, TimeProvider.System, default, null, null)));
         return (spec, step, slices);

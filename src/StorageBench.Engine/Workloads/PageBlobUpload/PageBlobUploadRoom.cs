@@ -1,4 +1,3 @@
-using System.Globalization;
 using Microsoft.Extensions.Logging;
 using StorageBench.Engine.Cost;
 using StorageBench.Engine.Measurement;
@@ -35,30 +34,30 @@ public sealed class PageBlobUploadRoom : Workload<PageBlobUploadSpec, PageBlobSl
 
     public override WorkloadSpec? SectionOf(RunSpec spec) => spec.PageBlobUpload;
 
-    protected override void Validate(PageBlobUploadSpec section, SpecChecks checks)
+    protected override void Validate(PageBlobUploadSpec section, SpecChecks errors)
     {
         const string p = "pageBlobUpload.";
-        int before = checks.Count;
-        checks.Range(p + "blobCount", section.BlobCount, 1, 100_000);
-        PageMultiple(checks, p + "blobSizeBytes", section.BlobSizeBytes, ServiceLimits.PageBytes, ServiceLimits.MaxPageBlobBytes, "(the service's page blob limit, 8 TiB)");
-        PageMultiple(checks, p + "pageRangeBytes", section.PageRangeBytes, ServiceLimits.PageBytes, ServiceLimits.MaxPutPageBytes, "(the service's limit per Put Page, 4 MiB)");
-        checks.Range(p + "parallelRanges", section.ParallelRanges, 1, 1_024);
-        checks.Range(p + "retries", section.Retries, 0, 10);
-        checks.Range(p + "slices", section.Slices, 1, ServiceLimits.MaxSlices);
-        checks.RunLength(section, p);
+        int before = errors.Count;
+        errors.Range(p + "blobCount", section.BlobCount, 1, 100_000);
+        PageMultiple(errors, p + "blobSizeBytes", section.BlobSizeBytes, ServiceLimits.PageBytes, ServiceLimits.MaxPageBlobBytes, "(the service's page blob limit, 8 TiB)");
+        PageMultiple(errors, p + "pageRangeBytes", section.PageRangeBytes, ServiceLimits.PageBytes, ServiceLimits.MaxPutPageBytes, "(the service's limit per Put Page, 4 MiB)");
+        errors.Range(p + "parallelRanges", section.ParallelRanges, 1, 1_024);
+        errors.Range(p + "retries", section.Retries, 0, 10);
+        errors.Range(p + "slices", section.Slices, 1, ServiceLimits.MaxSlices);
+        errors.RunLength(section, p);
         if (section.Slices > section.BlobCount && section.BlobCount >= 1)
         {
-            checks.Add(new(p + "slices", SpecChecks.Num(section.Slices), $"exceeds blobCount {SpecChecks.Num(section.BlobCount)}: every slice needs at least one blob"));
+            errors.Add(new(p + "slices", Num(section.Slices), $"exceeds blobCount {Num(section.BlobCount)}: every slice needs at least one blob"));
         }
-        if (checks.Count == before && section.DurationSeconds == 0)
+        if (errors.Count == before && section.DurationSeconds == 0)
         {
             // warmupOperations counts Put Pages; the smallest slice has the last share of the blobs.
             long fewest = section.BlobCount / section.Slices * PageBlobUploadWorkload.RangeCount(section.BlobSizeBytes, section.PageRangeBytes);
             if (section.WarmupOperations >= fewest)
             {
-                checks.Add(new(p + "warmupOperations", SpecChecks.Num(section.WarmupOperations),
-                    $"must be less than the {SpecChecks.Num(fewest)} Put Pages {(section.Slices > 1 ? "the smallest slice" : "the run")} sends (blobCount {SpecChecks.Num(section.BlobCount)} of " +
-                    $"{SpecChecks.Num(section.BlobSizeBytes)} bytes in ranges of {SpecChecks.Num(section.PageRangeBytes)}{(section.Slices > 1 ? $" over {SpecChecks.Num(section.Slices)} slices" : "")}), or nothing is measured"));
+                errors.Add(new(p + "warmupOperations", Num(section.WarmupOperations),
+                    $"must be less than the {Num(fewest)} Put Pages {(section.Slices > 1 ? "the smallest slice" : "the run")} sends (blobCount {Num(section.BlobCount)} of " +
+                    $"{Num(section.BlobSizeBytes)} bytes in ranges of {Num(section.PageRangeBytes)}{(section.Slices > 1 ? $" over {Num(section.Slices)} slices" : "")}), or nothing is measured"));
             }
         }
     }
@@ -81,7 +80,7 @@ public sealed class PageBlobUploadRoom : Workload<PageBlobUploadSpec, PageBlobSl
         [.. Enumerable.Range(0, section.Slices).Select(i => new PageBlobSlicePlan(stepPlan.RunId, stepPlan.StepId, stepPlan.TargetName, i,
             (int)Planner.Share(section.BlobCount, i, section.Slices), section, client, stepPlan.StartAtUtc, i % stepPlan.TargetAccounts))];
 
-    protected override SliceHeader HeaderOf(PageBlobSlicePlan plan) => new(plan.SliceIndex, plan.StartAtUtc, plan.TargetIndex);
+    protected override SliceHeader HeaderOf(PageBlobSlicePlan plan) => new(plan.RunId, plan.StepId, plan.SliceIndex, plan.StartAtUtc, plan.TargetIndex);
 
     protected override SliceProgress ProgressOf(SliceOrder order, PageBlobSlicePlan plan) => new(plan.StepId, Name, plan.SliceIndex, default, 0,
         plan.Workload.DurationSeconds > 0 ? 0 : plan.BlobCount * plan.Workload.BlobSizeBytes, plan.Workload.DurationSeconds, plan.StartAtUtc, default, false);
@@ -90,7 +89,7 @@ public sealed class PageBlobUploadRoom : Workload<PageBlobUploadSpec, PageBlobSl
         PageBlobUploadWorkload.RunAsync(plan, target, time, ct, live, logger);
 
     protected override VerifyPageBlobsInput VerifyOrderOf(PageBlobUploadSpec section, StepPlan stepPlan, IReadOnlyList<SliceResult> slices) =>
-        new(stepPlan.TargetName, [.. slices.OrderBy(s => s.SliceIndex).Select(s => s.AttemptId)], slices.Sum(s => s.Objects), section.BlobSizeBytes,
+        new(stepPlan.TargetName, Attempts(slices), slices.Sum(s => s.Objects), section.BlobSizeBytes,
             section.VerifyContent ? slices.ToDictionary(s => s.AttemptId, s => s.ContentMd5 ?? "") : null);
 
     protected override Task<VerificationResult> VerifyAsync(VerifyPageBlobsInput order, IReadOnlyList<StorageTarget> targets, CancellationToken ct) =>
@@ -158,8 +157,6 @@ public sealed class PageBlobUploadRoom : Workload<PageBlobUploadSpec, PageBlobSl
     [
         ("blobSizeBytes", I(section.BlobSizeBytes)), ("pageRangeBytes", I(section.PageRangeBytes)), ("parallelRanges", I(section.ParallelRanges)), ("slices", I(section.Slices)),
     ];
-
-    private static string I(double v) => v.ToString(CultureInfo.InvariantCulture);
 }
 
 /// <param name="ContentMd5ByAttempt">Null: check counts, lengths and written pages only. Otherwise each accepted attempt's content MD5, and every blob is read back.</param>
