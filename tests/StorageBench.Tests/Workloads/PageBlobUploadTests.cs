@@ -1,6 +1,7 @@
 using System.Globalization;
 using Azure.Storage.Blobs.Specialized;
 using CsCheck;
+using StorageBench.Engine.Cleanup;
 using StorageBench.Engine.Measurement;
 using StorageBench.Engine.Planning;
 using StorageBench.Engine.Spec;
@@ -97,6 +98,45 @@ public class PageBlobUploadTests(AzuriteFixture azurite)
         Assert.False(await stray.ExistsAsync());
     }
 
+    /// <summary>Through the step (plan, fan-out, verify, summary, cleanup) beside a block upload of the same bytes, on either driver.</summary>
+    [Theory]
+    [InlineData(ClientSettings.LeanDriver)]
+    [InlineData(ClientSettings.SdkDriver)]
+    public async Task PageOrBlockRunsAsOneStepAndLeavesNothingBehind(string driver)
+    {
+        var summary = await Pipeline.RunAsync(azurite, null, $$"""
+            {
+              "scenario": "page-or-block", "startDelaySeconds": 1, "client": { "driver": "{{driver}}", "primeRounds": 1 },
+              "blobUpload": { "blobCount": 1, "blobSizeBytes": 1048576, "blockSizeBytes": 262144, "parallelBlocks": 2 },
+              "pageBlobUpload": { "blobCount": 1, "blobSizeBytes": 1048576, "pageRangeBytes": 262144, "parallelRanges": 2, "verifyContent": true }
+            }
+            """);
+
+        Assert.Equal(RunStatus.Completed, summary.Status);
+        var page = Assert.Single(summary.Workloads, w => w.Workload == PageBlobUploadWorkload.Name);
+        Assert.True(page.Verified.Matched, page.Verified.Detail);
+        Assert.Equal(1, page.BlobsCommitted);
+        Assert.Equal(4, page.LatencyMs.Samples);
+        Assert.Matches("in container sbb[0-9a-z]+s000p$", page.Verified.Detail);   // its own container, apart from the block blobs.
+        Assert.Contains(page.Transactions, l => l.Kind == "Create Container");
+        Assert.True(Assert.Single(summary.Workloads, w => w.Workload == BlobUploadWorkload.Name).Verified.Matched);
+        Assert.Empty(await new TargetCleaner([azurite.Target]).OfRunAsync(summary.RunId, default));
+    }
+
+    /// <summary>A run's leftovers include a workload's own suffixed container (what a crashed step leaves).</summary>
+    [Fact]
+    public async Task CleanupOfARunFindsThePageBlobContainer()
+    {
+        var test = TestStep.New();
+        string name = Planner.TargetName(Room, test.StepId, DateTime.UtcNow);
+        await azurite.Blobs.CreateBlobContainerAsync(name);
+
+        var leftovers = await new TargetCleaner([azurite.Target]).OfRunAsync(test.RunId, default);
+
+        Assert.Equal(name, Assert.Single(leftovers).Name);
+        await new TargetCleaner([azurite.Target]).DeleteAsync(leftovers, default);
+    }
+
     private async Task<(RunSpec Spec, StepPlan Step, SliceResult[] Slices)> RunAsync(PageBlobUploadSpec section, string driver)
     {
         var spec = new RunSpec { Scenario = "pageblob", PageBlobUpload = section, Client = new ClientSettings { Driver = driver, PrimeRounds = 1 } };
@@ -123,6 +163,19 @@ public class PageBlobUploadSpecTests
         var checks = new SpecChecks(WrittenNumbers.None);
         PageBlobUploadRoom.Instance.Validate(section, checks);
         return checks;
+    }
+
+    /// <summary>As a user meets it: the spec file's line, the value as written even past what its type holds.</summary>
+    [Fact]
+    public void TheParserRefusesASectionOffAPageInOneLinePerField()
+    {
+        var (_, errors) = RunSpecParser.Parse("""
+            { "scenario": "s", "pageBlobUpload": { "pageRangeBytes": 1000, "blobSizeBytes": 99999999999999999999 } }
+            """);
+        Assert.Equal(
+            ["pageBlobUpload.blobSizeBytes: 99999999999999999999 must be between 512 and 8796093022208 (the service's page blob limit, 8 TiB), in whole pages of 512",
+             "pageBlobUpload.pageRangeBytes: 1000 must be a multiple of 512 (a page)"],
+            errors.Select(e => e.ToString()));
     }
 
     [Fact]
