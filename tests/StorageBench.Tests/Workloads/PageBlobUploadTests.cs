@@ -6,6 +6,7 @@ using StorageBench.Engine.Measurement;
 using StorageBench.Engine.Planning;
 using StorageBench.Engine.Spec;
 using StorageBench.Engine.Statistics;
+using StorageBench.Engine.Targets;
 using StorageBench.Engine.Workloads;
 
 namespace StorageBench.Tests;
@@ -82,6 +83,38 @@ public class PageBlobUploadTests(AzuriteFixture azurite)
         Assert.StartsWith("1 page blobs wholly written (reported 3) of 2,", deleted.Detail);
     }
 
+    /// <summary>
+    /// A Put Page the service keeps throttling past its retries fails its blob: every attempt is counted as throttled, the
+    /// blob is left out of goodput and reported failed, and storage holds it created but not wholly written, as reported.
+    /// </summary>
+    [Theory]
+    [InlineData(ClientSettings.LeanDriver)]
+    [InlineData(ClientSettings.SdkDriver)]
+    public async Task APageThrottledPastItsRetriesFailsItsBlobAndOnlyItsBlob(string driver)
+    {
+        // Blob 0's second range is answered 503 on every attempt: 1 send and 1 retry.
+        var (proxy, target) = await FaultProxy.InFrontOfAsync(azurite.ConnectionString, "BlobEndpoint",
+            r => r.Query["comp"] == "page" && (r.Path.Value ?? "").EndsWith("-0000000", StringComparison.Ordinal) && r.Headers["x-ms-range"] == "bytes=262144-524287",
+            _ => Fault.Throttle);
+        await using var _ = proxy;
+        var section = Small with { Slices = 1, BlobCount = 2, Retries = 1, ParallelRanges = 1, VerifyContent = false };
+        var (spec, step, slices) = await RunAsync(section, driver, target);
+        var slice = Assert.Single(slices);
+
+        Assert.Equal(2, proxy.Injected);
+        Assert.Equal(2, slice.Counts.Throttled);
+        Assert.Equal(1, slice.Objects);
+        Assert.Equal(1, slice.ObjectsFailed);
+        var verified = await VerifyAsync(spec, step, slices);
+        Assert.True(verified.Matched, verified.Detail);
+        Assert.Contains("1 page blobs wholly written (reported 1) of 2, 1 created but not wholly written", verified.Detail);
+        var summary = Room.Summarize(spec, slices, verified);
+        Assert.Equal(1, summary.BlobsFailed);
+        Assert.Equal(section.BlobSizeBytes, summary.Bytes);                  // goodput: the whole blob only
+        Assert.Equal(262_144, summary.BytesSentForFailedBlobs);              // blob 0's first range landed, then it stopped
+        Assert.Equal(2, summary.Transactions.Single(l => l.Kind == "Put Page").Failed);
+    }
+
     /// <summary>Another execution's blobs are deleted and reported as discarded, never counted.</summary>
     [Fact]
     public async Task AnotherExecutionsBlobsAreDeletedNotCounted()
@@ -137,13 +170,13 @@ public class PageBlobUploadTests(AzuriteFixture azurite)
         await new TargetCleaner([azurite.Target]).DeleteAsync(leftovers, default);
     }
 
-    private async Task<(RunSpec Spec, StepPlan Step, SliceResult[] Slices)> RunAsync(PageBlobUploadSpec section, string driver)
+    private async Task<(RunSpec Spec, StepPlan Step, SliceResult[] Slices)> RunAsync(PageBlobUploadSpec section, string driver, StorageTarget? target = null)
     {
         var spec = new RunSpec { Scenario = "pageblob", PageBlobUpload = section, Client = new ClientSettings { Driver = driver, PrimeRounds = 1 } };
         var test = TestStep.New();
         var step = new StepPlan(test.RunId, test.StepId, Planner.TargetName(Room, test.StepId, DateTime.UtcNow), DateTime.UtcNow.AddSeconds(0.5));
         await azurite.Blobs.CreateBlobContainerAsync(step.TargetName);
-        var slices = await Task.WhenAll(Room.Plan(step, spec).Select(order => Room.RunSliceAsync(order, azurite.Target, TimeProvider.System, default, null, null)));
+        var slices = await Task.WhenAll(Room.Plan(step, spec).Select(order => Room.RunSliceAsync(order, target ?? azurite.Target, TimeProvider.System, default, null, null)));
         return (spec, step, slices);
     }
 
