@@ -211,6 +211,16 @@ public class PageBlobUploadSpecTests
             errors.Select(e => e.ToString()));
     }
 
+    /// <summary>A sweep reaches its fields by path, and a value off a page is refused for the step it would make.</summary>
+    [Fact]
+    public void ASweepOverPageRangesJudgesEveryValueByThePageRules()
+    {
+        var (_, errors) = RunSpecParser.Parse("""
+            { "scenario": "s", "pageBlobUpload": {}, "sweep": { "parameter": "pageBlobUpload.pageRangeBytes", "values": [65536, 1000, 4194304] } }
+            """);
+        Assert.Equal("sweep value 1000 → pageBlobUpload.pageRangeBytes: 1000 must be a multiple of 512 (a page)", Assert.Single(errors).ToString());
+    }
+
     [Fact]
     public void TheDefaultsAreValid() => Assert.Empty(Validate(new PageBlobUploadSpec()));
 
