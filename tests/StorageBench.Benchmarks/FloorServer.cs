@@ -13,7 +13,7 @@ public sealed record CapturedRequest(string Method, string Path, string Query, I
 
 /// <summary>
 /// A fake of Azure Storage that cannot be slower than the driver: it answers every table <c>$batch</c>,
-/// single insert, table read (Get Entity, Query Entities: see <see cref="Seeded"/>), Put Block and Put Block List at once with a canned success that the SDK and the lean
+/// single insert, table read (Get Entity, Query Entities: see <see cref="Seeded"/>), Put Block, Put Block List, page blob create (Put Blob) and Put Page at once with a canned success that the SDK and the lean
 /// driver both accept (a multipart batch response with one 204 per operation; 204 / 201 with ETag and
 /// Last-Modified), everything else 404. Run in its own process, the driver's CPU against it is the
 /// driver's own cost, free of Azurite's. With <c>capture</c> it also records each request (the
@@ -77,12 +77,16 @@ public sealed partial class FloorServer : IAsyncDisposable
             response.StatusCode = 204;
             response.Headers.ETag = ETag;
         }
-        else if (request.Method == "PUT" && comp is "block" or "blocklist")
+        else if (request.Method == "PUT" && (comp is "block" or "blocklist" or "page" || (comp.Length == 0 && request.Headers["x-ms-blob-type"] == "PageBlob")))
         {
             response.StatusCode = 201;
             response.Headers.ETag = "\"0x8DD00000000000\"";
             response.Headers.LastModified = LastModified;
             response.Headers["x-ms-request-server-encrypted"] = "true";
+            if (comp == "page")
+            {
+                response.Headers["x-ms-blob-sequence-number"] = "0";
+            }
         }
         else if (request.Method == "GET" && TableRead().Match(path) is { Success: true } read)
         {

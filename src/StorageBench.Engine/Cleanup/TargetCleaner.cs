@@ -55,10 +55,10 @@ public sealed class TargetCleaner(IReadOnlyList<StorageTarget> targets, WireCoun
     /// <summary>Everything this tool created at or before <paramref name="cutoffUtc"/>.</summary>
     public Task<IReadOnlyList<Leftover>> CreatedBeforeAsync(DateTime cutoffUtc, CancellationToken ct) => ListAsync(l => l.CreatedUtc <= cutoffUtc, ct);
 
-    /// <summary>Every table and container of one run's steps.</summary>
+    /// <summary>Every table and container of one run's steps, a workload's own suffix included (a page blob container ends "p").</summary>
     public Task<IReadOnlyList<Leftover>> OfRunAsync(string runId, CancellationToken ct)
     {
-        var steps = new Regex("^" + Regex.Escape(Planner.TargetSuffixOf(runId)) + "s[0-9]{3}$", RegexOptions.CultureInvariant);
+        var steps = new Regex("^" + Regex.Escape(Planner.TargetSuffixOf(runId)) + "s[0-9]{3}[a-z]*$", RegexOptions.CultureInvariant);
         return ListAsync(l => steps.IsMatch(l.StepLetters), ct);
     }
 

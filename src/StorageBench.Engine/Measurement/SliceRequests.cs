@@ -27,10 +27,10 @@ public sealed record SliceRequests
     public long PrimingThrottled { get; init; }
     public long PrimingFailed { get; init; }
 
-    /// <summary>Blob: Put Block List requests, warm-up and retries included.</summary>
+    /// <summary>Blob: Put Block List requests (page blob: the Put Blobs that create its blobs), warm-up and retries included: counted, not timed.</summary>
     public long BlockLists { get; init; }
 
-    /// <summary>Blob: of the measured window's Put Block Lists, those that did not succeed.</summary>
+    /// <summary>Blob: of the measured window's Put Block Lists (page blob: creates), those that did not succeed.</summary>
     public long BlockListsFailed { get; init; }
 
     /// <summary>Reads: priming reads (point reads or query pages) before the start instant, probe excluded.</summary>

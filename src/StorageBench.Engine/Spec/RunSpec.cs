@@ -22,6 +22,10 @@ public sealed record RunSpec
 
     public BlobUploadSpec? BlobUpload { get; init; }
 
+    /// <summary>Page blobs: created at their size, then Put Page in parallel ranges (a spec with blobUpload too compares page and block).</summary>
+    public PageBlobUploadSpec? PageBlobUpload { get; init; }
+
+    /// <summary>Point reads or Int64 range queries of entities the workload seeds itself.</summary>
     public TableReadSpec? TableRead { get; init; }
 
     /// <summary>Run the workloads once per value of one parameter (e.g. tableInsert.batchSize [1, 4, 16, 32, 64, 100]).</summary>

@@ -19,4 +19,11 @@ public static class ServiceLimits
 
     /// <summary>Bytes one entity occupies on the wire: binary properties travel base64-encoded in JSON.</summary>
     public static long EncodedEntityBytes(int payloadBytes) => 4L * ((payloadBytes + 2) / 3) + 512;
+
+    /// <summary>A page blob is written in pages: its size, and every Put Page's offset and length, are multiples of this.</summary>
+    public const int PageBytes = 512;
+    /// <summary>The largest page blob.</summary>
+    public const long MaxPageBlobBytes = 8L * 1024 * 1024 * 1024 * 1024;
+    /// <summary>The most one Put Page may write.</summary>
+    public const int MaxPutPageBytes = 4 * 1024 * 1024;
 }

@@ -306,4 +306,8 @@ public sealed record VerificationResult(bool Matched, long Expected, long Actual
 /// or List Blobs pages; content reads (blob, verifyContent); and deletes of what other executions
 /// left (table: entity group transactions of <paramref name="DeletedEntities"/> rows; blob: Delete Blob).
 /// </summary>
-public sealed record VerificationRequests(long Queries, long Reads, long Deletes, long DeletedEntities);
+public sealed record VerificationRequests(long Queries, long Reads, long Deletes, long DeletedEntities)
+{
+    /// <summary>Page blob: of <see cref="Reads"/>, the Get Page Ranges requests (one per blob: were its every page written).</summary>
+    public long PageRangeReads { get; init; }
+}

@@ -1,4 +1,3 @@
-using System.Diagnostics;
 using System.Security.Cryptography;
 using System.Text;
 using Azure.Storage.Blobs;
@@ -54,7 +53,7 @@ public static class BlobUploadWorkload
         var workers = new WorkerRecorder[Math.Min(spec.ParallelBlocks, blockCount)];
         using var stop = CancellationTokenSource.CreateLinkedTokenSource(ct);
         var breaker = new UnreachableBreaker(workers.Length, stop, clients.Blobs.Uri);
-        var upload = new Upload(spec.BlockRetries, new OperationSchedule(spec, long.MaxValue, 0, clock.StartTimestamp), breaker, retryDelays ?? new BlockRetryDelays(),
+        var upload = new RetriedBlobRequests(spec.BlockRetries, new OperationSchedule(spec, long.MaxValue, 0, clock.StartTimestamp), breaker, retryDelays ?? new BlockRetryDelays(),
             (failure, outcome, chosen) => logger.BlockRetryScheduled(failure, plan.SliceIndex, outcome, chosen.Retry, chosen.Wait.TotalMilliseconds, chosen.ServerDelay?.TotalMilliseconds),
             stop.Token);
         for (int w = 0; w < workers.Length; w++)
@@ -185,63 +184,5 @@ public static class BlobUploadWorkload
             md5.AppendData(block, 0, (int)Math.Min(blockSizeBytes, blobSizeBytes - offset));
         }
         return Convert.ToBase64String(md5.GetHashAndReset());
-    }
-
-    /// <summary>One slice's request loop: send, record the outcome, and retry what the service may accept later.</summary>
-    /// <param name="retrying">Told of every retry: the failure, its outcome and the wait chosen (logged).</param>
-    private sealed class Upload(int retries, OperationSchedule schedule, UnreachableBreaker breaker, BlockRetryDelays delays,
-        Action<Exception, Outcome, ChosenRetryDelay> retrying, CancellationToken ct)
-    {
-        private long _operationIndex = -1;
-
-        public OperationSchedule Schedule => schedule;
-
-        /// <summary>
-        /// Sends a request until it succeeds, fails for good, or the slice stops; records every attempt.
-        /// <paramref name="countsAsBlock"/>: warmupOperations counts Put Blocks; a commit is warm-up only by time.
-        /// </summary>
-        public async Task<bool> SendAsync(WorkerRecorder recorder, long units, Func<Task> request, bool countsAsBlock = true)
-        {
-            for (int attempt = 0; ; attempt++)
-            {
-                long start = Stopwatch.GetTimestamp();
-                Outcome outcome;
-                Exception? failure = null;
-                try
-                {
-                    await request().ConfigureAwait(false);
-                    outcome = Outcome.Succeeded;
-                }
-                catch (Exception ex) when (OutcomeClassifier.Classify(ex, CancellationToken.None) is { } failed)
-                {
-                    outcome = failed;
-                    failure = ex;
-                }
-                long index = countsAsBlock ? Interlocked.Increment(ref _operationIndex) : long.MaxValue;
-                recorder.Record(outcome, start, units, schedule.IsWarmup(index, start));
-                breaker.Observe(outcome);
-                if (outcome == Outcome.Succeeded)
-                {
-                    return true;
-                }
-                if (attempt >= retries || !IsTransient(outcome) || ct.IsCancellationRequested)
-                {
-                    return false;
-                }
-                var wait = delays.Next(attempt + 1, failure);
-                retrying(failure!, outcome, wait);
-                try
-                {
-                    await Task.Delay(wait.Wait, ct).ConfigureAwait(false);
-                }
-                catch (OperationCanceledException)
-                {
-                    return false;
-                }
-            }
-        }
-
-        /// <summary>Worth sending again: the service pushed back or did not answer. A 4xx will not change.</summary>
-        private static bool IsTransient(Outcome outcome) => outcome is Outcome.Throttled or Outcome.TimedOut or Outcome.ServerError or Outcome.NetworkError;
     }
 }

@@ -14,13 +14,17 @@ public sealed class LeanRequest : IDisposable
 {
     private readonly HMACSHA256? _hmac;
 
-    public LeanRequest(LeanTransport transport, HttpMethod method, string contentType, int capacity)
+    /// <param name="contentType">Null for a request with no body and no Content-Type (a page blob's create).</param>
+    public LeanRequest(LeanTransport transport, HttpMethod method, string? contentType, int capacity)
     {
         Transport = transport;
         Content = new PooledContent(capacity);
         // As the SDK writes it ("application/json;odata=nometadata"), not re-formatted by MediaTypeHeaderValue.
         ContentType = contentType;
-        Content.Headers.TryAddWithoutValidation("Content-Type", contentType);
+        if (contentType is not null)
+        {
+            Content.Headers.TryAddWithoutValidation("Content-Type", contentType);
+        }
         Message = new HttpRequestMessage(method, transport.Account.TableEndpoint ?? transport.Account.BlobEndpoint) { Content = Content, Version = HttpVersion.Version11 };
         Message.Headers.ExpectContinue = transport.Expect100Continue;
         _hmac = transport.Account.Key is { } key ? new HMACSHA256(key) : null;
@@ -32,7 +36,7 @@ public sealed class LeanRequest : IDisposable
 
     public PooledContent Content { get; }
 
-    public string ContentType { get; }
+    public string? ContentType { get; }
 
     /// <summary>This request's x-ms-client-request-id, and the parts of its canonicalized resource (Blob Shared Key signs them).</summary>
     public string RequestId { get; set; } = "";

@@ -1,0 +1,141 @@
+using System.Security.Cryptography;
+using Azure;
+using Azure.Storage.Blobs.Models;
+using Azure.Storage.Blobs.Specialized;
+using StorageBench.Engine.Statistics;
+using StorageBench.Engine.Targets;
+
+namespace StorageBench.Engine.Workloads;
+
+/// <summary>
+/// The page blob upload's ground truth, in every target account: the accepted attempts' blobs in the step's container,
+/// each one's length, whether its every page was written (Get Page Ranges: a page blob has its full length from its
+/// create on, so its length alone cannot tell a blob whose pages landed from one whose pages were lost), and with
+/// verifyContent its MD5 against what its attempt sent (an unwritten page reads as zeros). As for block blobs, another
+/// execution's blobs are deleted and reported as discarded, and a blob without an attempt id fails verification.
+/// </summary>
+public static class PageBlobGroundTruth
+{
+    public static async Task<VerificationResult> VerifyAsync(IReadOnlyList<StorageTarget> targets, string containerName, IReadOnlyCollection<string> acceptedAttempts,
+        long reportedBlobs, long blobSizeBytes, IReadOnlyDictionary<string, string>? contentMd5ByAttempt, CancellationToken ct)
+    {
+        var accepted = acceptedAttempts.ToHashSet(StringComparer.Ordinal);
+        long blobs = 0, whole = 0, partial = 0, wholeBytes = 0, wrongLength = 0, wrongContent = 0, notFound = 0, discarded = 0, foreign = 0;
+        long sent = 0, reads = 0, rangeReads = 0, deletes = 0;
+        foreach (var target in targets)
+        {
+            using var clients = target.CreateSideCallClients();
+            var wire = clients.BlobWire;
+            var container = clients.Blobs.GetBlobContainerClient(containerName);
+            try
+            {
+                await foreach (var item in container.GetBlobsAsync(BlobTraits.None, BlobStates.None, prefix: null, ct))
+                {
+                    string attempt = BlobUploadWorkload.AttemptOf(item.Name);
+                    if (attempt.Length == 0)
+                    {
+                        foreign++;
+                        continue;
+                    }
+                    if (!accepted.Contains(attempt))
+                    {
+                        discarded += attempt == TableInsertWorkload.PrimerAttempt ? 0 : 1;
+                        long before = wire.Sent;
+                        await container.DeleteBlobIfExistsAsync(item.Name, cancellationToken: ct).ConfigureAwait(false);
+                        deletes += wire.Sent - before;
+                        continue;
+                    }
+                    blobs++;
+                    long length = item.Properties.ContentLength ?? 0;
+                    long beforeRead = wire.Sent;
+                    var blob = container.GetPageBlobClient(item.Name);
+                    long? written = await WrittenBytesAsync(blob, ct).ConfigureAwait(false);
+                    rangeReads += wire.Sent - beforeRead;
+                    bool? matches = written == blobSizeBytes && length == blobSizeBytes && contentMd5ByAttempt is not null
+                        ? await ContentMatchesAsync(blob, contentMd5ByAttempt.GetValueOrDefault(attempt), ct).ConfigureAwait(false)
+                        : true;
+                    if (written is null || matches is null)
+                    {
+                        notFound++;
+                    }
+                    else if (length != blobSizeBytes)
+                    {
+                        wrongLength++;
+                    }
+                    else if (written != length)
+                    {
+                        partial++;
+                    }
+                    else if (matches == false)
+                    {
+                        wrongContent++;
+                    }
+                    else
+                    {
+                        whole++;
+                        wholeBytes += length;
+                    }
+                    reads += wire.Sent - beforeRead;
+                }
+            }
+            catch (RequestFailedException ex) when (ex.Status == 404)
+            {
+                // No container: nothing landed there.
+            }
+            sent += wire.Sent;
+        }
+        long expected = reportedBlobs * blobSizeBytes;
+        string content = contentMd5ByAttempt is null ? "content not checked" : $"{wrongContent} whose MD5 differs from what was sent";
+        string missing = notFound > 0 ? $"; {notFound} blobs not found when read (listed, then 404)" : "";
+        return new VerificationResult(whole == reportedBlobs && wrongLength == 0 && wrongContent == 0 && notFound == 0 && foreign == 0, expected, wholeBytes, "bytes",
+            // A blob created whose pages did not all land is a failed blob the run reported as such: shown, not counted.
+            $"{whole} page blobs wholly written (reported {reportedBlobs}) of {blobs}, {partial} created but not wholly written, {wrongLength} with a length other than {blobSizeBytes}, " +
+            $"{content}, in container {containerName}{(targets.Count > 1 ? $" across {targets.Count} accounts" : "")}{missing}" +
+            (discarded > 0 ? $"; {discarded} blobs written by an execution whose result was not used were deleted" : "") +
+            (foreign > 0 ? $"; {foreign} blobs this tool did not write" : ""))
+        {
+            Discarded = discarded,
+            // Every other request these clients sent was a List Blobs page.
+            Requests = new VerificationRequests(sent - reads - deletes, reads, deletes, 0) { PageRangeReads = rangeReads },
+        };
+    }
+
+    /// <summary>Bytes of the blob's pages that were written (Get Page Ranges); null when the blob was not found (404).</summary>
+    private static async Task<long?> WrittenBytesAsync(PageBlobClient blob, CancellationToken ct)
+    {
+        try
+        {
+            long written = 0;
+            await foreach (var range in blob.GetAllPageRangesAsync(cancellationToken: ct).ConfigureAwait(false))
+            {
+                written += range.IsClear ? 0 : range.Range.Length ?? 0;
+            }
+            return written;
+        }
+        catch (RequestFailedException ex) when (ex.Status == 404)
+        {
+            return null;
+        }
+    }
+
+    /// <summary>Whether the blob's MD5 is what was sent; null when the blob could not be found when read (404).</summary>
+    private static async Task<bool?> ContentMatchesAsync(PageBlobClient blob, string? expectedMd5, CancellationToken ct)
+    {
+        if (expectedMd5 is null)
+        {
+            return false;
+        }
+        try
+        {
+            using var stream = await blob.OpenReadAsync(cancellationToken: ct).ConfigureAwait(false);
+#pragma warning disable CA5351 // Content-MD5 is the storage service's integrity header, compared as stored: not a security use.
+            using var md5 = MD5.Create();
+#pragma warning restore CA5351
+            return Convert.ToBase64String(await md5.ComputeHashAsync(stream, ct).ConfigureAwait(false)) == expectedMd5;
+        }
+        catch (RequestFailedException ex) when (ex.Status == 404)
+        {
+            return null;
+        }
+    }
+}

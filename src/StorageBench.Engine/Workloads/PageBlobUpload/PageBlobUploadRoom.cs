@@ -1,0 +1,163 @@
+using Microsoft.Extensions.Logging;
+using StorageBench.Engine.Cost;
+using StorageBench.Engine.Measurement;
+using StorageBench.Engine.Planning;
+using StorageBench.Engine.Spec;
+using StorageBench.Engine.Statistics;
+using StorageBench.Engine.Targets;
+
+namespace StorageBench.Engine.Workloads;
+
+/// <summary>
+/// The page blob upload's room: each blob created at its size, then Put Page in ranges of at most 4 MiB, in parallel, into
+/// the step's own container — its rules (512-byte pages, the page blob and Put Page limits), its plan (blobs shared out
+/// over slices), its loop (<see cref="PageBlobUploadWorkload"/>), its ground truth (<see cref="PageBlobGroundTruth"/>), its
+/// goodput in MB/s, latency per Put Page and its request lines.
+/// </summary>
+public sealed class PageBlobUploadRoom : Workload<PageBlobUploadSpec, PageBlobSlicePlan, VerifyPageBlobsInput>
+{
+    public static PageBlobUploadRoom Instance { get; } = new();
+
+    /// <summary>Goodput in MB/s of wholly written page blobs; its results columns start with "PageBlob".</summary>
+    public static readonly WorkloadKind PageBlobUpload = new(PageBlobUploadWorkload.Name, "MB", "MB", "#,0.00", "bytes", 1e6, "megabytesPerSecond")
+    {
+        ColumnPrefix = "PageBlob",
+        RateOf = t => t.MegabytesPerSecond,
+    };
+
+    public override WorkloadKind Kind => PageBlobUpload;
+
+    public override TargetService Service => TargetService.Blob;
+
+    /// <summary>Its own container beside blobUpload's, so the page-or-block comparison counts each workload's blobs apart.</summary>
+    public override string TargetSuffix => "p";
+
+    public override WorkloadSpec? SectionOf(RunSpec spec) => spec.PageBlobUpload;
+
+    protected override void Validate(PageBlobUploadSpec section, SpecChecks errors)
+    {
+        const string p = "pageBlobUpload.";
+        int before = errors.Count;
+        errors.Range(p + "blobCount", section.BlobCount, 1, 100_000);
+        PageMultiple(errors, p + "blobSizeBytes", section.BlobSizeBytes, ServiceLimits.PageBytes, ServiceLimits.MaxPageBlobBytes, "(the service's page blob limit, 8 TiB)");
+        PageMultiple(errors, p + "pageRangeBytes", section.PageRangeBytes, ServiceLimits.PageBytes, ServiceLimits.MaxPutPageBytes, "(the service's limit per Put Page, 4 MiB)");
+        errors.Range(p + "parallelRanges", section.ParallelRanges, 1, 1_024);
+        errors.Range(p + "retries", section.Retries, 0, 10);
+        errors.Range(p + "slices", section.Slices, 1, ServiceLimits.MaxSlices);
+        errors.RunLength(section, p);
+        if (section.Slices > section.BlobCount && section.BlobCount >= 1)
+        {
+            errors.Add(new(p + "slices", Num(section.Slices), $"exceeds blobCount {Num(section.BlobCount)}: every slice needs at least one blob"));
+        }
+        if (errors.Count == before && section.DurationSeconds == 0)
+        {
+            // warmupOperations counts Put Pages; the smallest slice has the last share of the blobs.
+            long fewest = section.BlobCount / section.Slices * PageBlobUploadWorkload.RangeCount(section.BlobSizeBytes, section.PageRangeBytes);
+            if (section.WarmupOperations >= fewest)
+            {
+                errors.Add(new(p + "warmupOperations", Num(section.WarmupOperations),
+                    $"must be less than the {Num(fewest)} Put Pages {(section.Slices > 1 ? "the smallest slice" : "the run")} sends (blobCount {Num(section.BlobCount)} of " +
+                    $"{Num(section.BlobSizeBytes)} bytes in ranges of {Num(section.PageRangeBytes)}{(section.Slices > 1 ? $" over {Num(section.Slices)} slices" : "")}), or nothing is measured"));
+            }
+        }
+    }
+
+    /// <summary>A size in whole pages: a multiple of <paramref name="page"/> from one page up to <paramref name="max"/>.</summary>
+    private static void PageMultiple(SpecChecks errors, string field, double value, int page, double max, string why)
+    {
+        double v = errors.Real(field, value);
+        if (v >= page && v <= max && v % page != 0)
+        {
+            errors.Add(new(field, errors.Shown(field, value), $"must be a multiple of {page} (a page)"));
+        }
+        else
+        {
+            errors.Range(field, value, page, max, $"{why}, in whole pages of {page}");
+        }
+    }
+
+    protected override IReadOnlyList<PageBlobSlicePlan> Plan(StepPlan stepPlan, PageBlobUploadSpec section, ClientSettings client) =>
+        [.. Enumerable.Range(0, section.Slices).Select(i => new PageBlobSlicePlan(stepPlan.RunId, stepPlan.StepId, stepPlan.TargetName, i,
+            (int)Planner.Share(section.BlobCount, i, section.Slices), section, client, stepPlan.StartAtUtc, i % stepPlan.TargetAccounts))];
+
+    protected override SliceHeader HeaderOf(PageBlobSlicePlan plan) => new(plan.RunId, plan.StepId, plan.SliceIndex, plan.StartAtUtc, plan.TargetIndex);
+
+    protected override SliceProgress ProgressOf(SliceOrder order, PageBlobSlicePlan plan) => new(plan.StepId, Name, plan.SliceIndex, default, 0,
+        plan.Workload.DurationSeconds > 0 ? 0 : plan.BlobCount * plan.Workload.BlobSizeBytes, plan.Workload.DurationSeconds, plan.StartAtUtc, default, false);
+
+    protected override Task<SliceResult> RunSliceAsync(PageBlobSlicePlan plan, StorageTarget target, TimeProvider time, CancellationToken ct, LiveSlice? live, ILogger? logger) =>
+        PageBlobUploadWorkload.RunAsync(plan, target, time, ct, live, logger);
+
+    protected override VerifyPageBlobsInput VerifyOrderOf(PageBlobUploadSpec section, StepPlan stepPlan, IReadOnlyList<SliceResult> slices) =>
+        new(stepPlan.TargetName, Attempts(slices), slices.Sum(s => s.Objects), section.BlobSizeBytes,
+            section.VerifyContent ? slices.ToDictionary(s => s.AttemptId, s => s.ContentMd5 ?? "") : null);
+
+    protected override Task<VerificationResult> VerifyAsync(VerifyPageBlobsInput order, IReadOnlyList<StorageTarget> targets, CancellationToken ct) =>
+        PageBlobGroundTruth.VerifyAsync(targets, order.ContainerName, order.AcceptedAttempts, order.ReportedBlobs, order.BlobSizeBytes, order.ContentMd5ByAttempt, ct);
+
+    /// <summary>
+    /// Throughput is goodput: bytes of page blobs whose every page landed, per second; a Put Page of a blob that failed is
+    /// work the run lost. Bytes written by successful Put Pages per second stay available as block throughput.
+    /// </summary>
+    protected override WorkloadSummary Summarize(PageBlobUploadSpec section, IReadOnlyList<SliceResult> slices, VerificationResult verified)
+    {
+        var w = SummaryCalculator.Summarize(Name,
+            $"operation = one Put Page (up to {section.PageRangeBytes} B) or the Put Blob that creates a page blob of {section.BlobSizeBytes} B, retries included; " +
+            "latency = successful Put Page requests; throughput = bytes of page blobs whose every page landed per second (goodput); " +
+            "per-second figures = bytes written by successful Put Pages",
+            slices, verified, unitsAreEntities: false, entitySizeBytes: 0);
+        long completedBytes = slices.Sum(s => s.CommittedUnits);
+        long planned = section.DurationSeconds > 0 ? slices.Sum(s => s.Planned) : section.BlobCount;
+        long completed = slices.Sum(s => s.Objects);
+        long failedBytes = slices.Sum(s => s.FailedObjectUnits);
+        return SummaryCalculator.Complete(w, planned, completed) with
+        {
+            Bytes = completedBytes,
+            Throughput = SummaryCalculator.Rates(w.Succeeded, completedBytes, w.DurationSeconds, unitsAreEntities: false, 0),
+            BlockThroughput = w.Throughput,
+            BytesSent = w.Bytes,
+            BytesSentForFailedBlobs = failedBytes,
+            BlobsPlanned = planned,
+            BlobsCommitted = completed,
+            BlobsFailed = Math.Max(0, planned - completed),
+            Priming = SummaryCalculator.PrimingOf(slices),
+            Transactions = Transactions(slices, verified),
+            // A failed blob holds the pages that did land.
+            StoredBytes = completed * section.BlobSizeBytes + failedBytes,
+        };
+    }
+
+    /// <summary>Its requests by kind, as counted (<see cref="TransactionCounts"/>): what the cost estimate prices.</summary>
+    public static IReadOnlyList<TransactionLine> Transactions(IReadOnlyList<SliceResult> slices, VerificationResult verified)
+    {
+        long sent = slices.Sum(s => s.Counts.Operations + s.WarmupOperations);
+        long failed = slices.Sum(s => s.Counts.Failed);
+        // The creates travel where a block upload's commits do: counted, not timed.
+        var r = TransactionCounts.Sum(slices);
+        var lines = new List<TransactionLine>
+        {
+            new("Put Page", Phases.Run, BilledAs.BlobWrite, sent - r.BlockLists) { Failed = failed - r.BlockListsFailed },
+            new("Put Blob (page blob create)", Phases.Run, BilledAs.BlobWrite, r.BlockLists) { Failed = r.BlockListsFailed },
+        };
+        TransactionCounts.Add(lines, new("priming Put Blob (page blob create) and Put Page", Phases.Priming, BilledAs.BlobWrite, r.PrimingWrites));
+        TransactionCounts.Add(lines, new("priming probe (Get Container Properties)", Phases.Priming, BilledAs.BlobOther, r.PrimingProbes));
+        TransactionCounts.Add(lines, new("priming Delete Blob", Phases.Priming, BilledAs.Free, r.PrimingDeletes));
+        if (verified.Requests is { } v)
+        {
+            TransactionCounts.Add(lines, new("List Blobs pages", Phases.Verification, BilledAs.BlobListOrCreateContainer, v.Queries));
+            TransactionCounts.Add(lines, new("Get Page Ranges", Phases.Verification, BilledAs.BlobOther, v.PageRangeReads));
+            TransactionCounts.Add(lines, new("content reads (Get Blob)", Phases.Verification, BilledAs.BlobRead, v.Reads - v.PageRangeReads));
+            TransactionCounts.Add(lines, new("Delete Blob of blobs other executions left", Phases.Verification, BilledAs.Free, v.Deletes));
+        }
+        TransactionCounts.Add(lines, new("SDK retries", Phases.Run, BilledAs.BlobWrite, r.Wire - sent - r.PrimingWrites - r.PrimingProbes - r.PrimingDeletes));
+        return lines;
+    }
+
+    protected override IEnumerable<(string Name, string Value)> Parameters(PageBlobUploadSpec section) =>
+    [
+        ("blobSizeBytes", I(section.BlobSizeBytes)), ("pageRangeBytes", I(section.PageRangeBytes)), ("parallelRanges", I(section.ParallelRanges)), ("slices", I(section.Slices)),
+    ];
+}
+
+/// <param name="ContentMd5ByAttempt">Null: check counts, lengths and written pages only. Otherwise each accepted attempt's content MD5, and every blob is read back.</param>
+public sealed record VerifyPageBlobsInput(string ContainerName, string[] AcceptedAttempts, long ReportedBlobs, long BlobSizeBytes, Dictionary<string, string>? ContentMd5ByAttempt);
