@@ -100,5 +100,6 @@ public static class TransactionCounts
         PrimingFailed = slices.Sum(s => s.Requests.PrimingFailed),
         BlockLists = slices.Sum(s => s.Requests.BlockLists),
         BlockListsFailed = slices.Sum(s => s.Requests.BlockListsFailed),
+        PrimingReads = slices.Sum(s => s.Requests.PrimingReads),
     };
 }

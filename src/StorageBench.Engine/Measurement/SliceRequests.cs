@@ -32,4 +32,7 @@ public sealed record SliceRequests
 
     /// <summary>Blob: of the measured window's Put Block Lists, those that did not succeed.</summary>
     public long BlockListsFailed { get; init; }
+
+    /// <summary>Blob download: priming Get Blobs (a small range of a seeded blob).</summary>
+    public long PrimingReads { get; init; }
 }

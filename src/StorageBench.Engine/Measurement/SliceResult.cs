@@ -83,6 +83,12 @@ public sealed record SliceResult
     /// <summary>Priming, Put Block Lists and the requests on the wire: what the cost estimate counts beyond <see cref="Counts"/>.</summary>
     public SliceRequests Requests { get; init; } = new();
 
+    /// <summary>Blob download: HdrHistogram (µs, compressed base64) of successful measured requests' time to first byte (send to the answer's headers); null elsewhere.</summary>
+    public string? FirstByteHistogram { get; init; }
+
+    /// <summary>Blob download: whole-blob downloads that came back with another length (or MD5) than was seeded.</summary>
+    public long WrongDownloads { get; init; }
+
     /// <summary>
     /// Merges worker recorders into one slice result. <paramref name="commits"/> (blob) records Put Block
     /// Lists: counted as requests and in the measured window, its units (committed blob bytes) kept apart

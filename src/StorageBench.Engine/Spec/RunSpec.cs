@@ -22,6 +22,8 @@ public sealed record RunSpec
 
     public BlobUploadSpec? BlobUpload { get; init; }
 
+    public BlobDownloadSpec? BlobDownload { get; init; }
+
     /// <summary>Run the workloads once per value of one parameter (e.g. tableInsert.batchSize [1, 4, 16, 32, 64, 100]).</summary>
     public SweepSpec? Sweep { get; init; }
 

@@ -198,6 +198,8 @@ public sealed record WorkloadSummary
     public IReadOnlyList<TransactionLine> Transactions { get; init; } = [];
     /// <summary>Bytes the service held: entities stored × entity size (payload only), or committed blobs × blob size; warm-up included.</summary>
     public long StoredBytes { get; init; }
+    /// <summary>Blob download: time to first byte of the successful measured Get Blobs (send to the answer's headers), beside their latency (to the last byte).</summary>
+    public LatencySummary? TimeToFirstByteMs { get; init; }
 }
 
 /// <summary>

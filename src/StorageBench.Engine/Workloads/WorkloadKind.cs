@@ -29,7 +29,7 @@ public sealed record WorkloadKind(string Name, string Unit, string UnitSingular,
         RateOf = t => t.MegabytesPerSecond,
     };
 
-    public static IReadOnlyList<WorkloadKind> All { get; } = [TableInsert, BlobUpload];
+    public static IReadOnlyList<WorkloadKind> All { get; } = [TableInsert, BlobUpload, BlobDownloadWorkload.KindOf];
 
     /// <summary>What its results-table columns start with ("Table": TableEntitiesPerSecond, TableLatencyP99Ms, …).</summary>
     public required string ColumnPrefix { get; init; }
