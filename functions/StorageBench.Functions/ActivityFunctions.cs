@@ -1,9 +1,9 @@
 using Microsoft.Azure.Functions.Worker;
 using StorageBench.Engine.Cost;
 using StorageBench.Engine.Measurement;
-using StorageBench.Engine.Planning;
 using StorageBench.Engine.ResultsStore;
 using StorageBench.Engine.Statistics;
+using StorageBench.Engine.Workloads;
 using StorageBench.Orchestration;
 
 namespace StorageBench.Functions;
@@ -24,17 +24,14 @@ public sealed class ActivityFunctions(BenchmarkActivities a)
     [Function(ActivityNames.PrepareTargets)]
     public Task<TargetRequests> PrepareTargets([ActivityTrigger] StepTargets input, FunctionContext context) => a.PrepareTargetsAsync(input, context.CancellationToken);
 
-    [Function(ActivityNames.RunTableSlice)]
-    public Task<SliceResult> RunTableSlice([ActivityTrigger] TableSlicePlan plan, FunctionContext context) => a.RunTableSliceAsync(plan, context.CancellationToken);
+    [Function(ActivityNames.SeedSlice)]
+    public Task<SeedResult> SeedSlice([ActivityTrigger] SliceOrder order, FunctionContext context) => a.SeedSliceAsync(order, context.CancellationToken);
 
-    [Function(ActivityNames.RunBlobSlice)]
-    public Task<SliceResult> RunBlobSlice([ActivityTrigger] BlobSlicePlan plan, FunctionContext context) => a.RunBlobSliceAsync(plan, context.CancellationToken);
+    [Function(ActivityNames.RunSlice)]
+    public Task<SliceResult> RunSlice([ActivityTrigger] SliceOrder order, FunctionContext context) => a.RunSliceAsync(order, context.CancellationToken);
 
-    [Function(ActivityNames.VerifyTable)]
-    public Task<VerificationResult> VerifyTable([ActivityTrigger] VerifyTableInput input, FunctionContext context) => a.VerifyTableAsync(input, context.CancellationToken);
-
-    [Function(ActivityNames.VerifyBlobs)]
-    public Task<VerificationResult> VerifyBlobs([ActivityTrigger] VerifyBlobsInput input, FunctionContext context) => a.VerifyBlobsAsync(input, context.CancellationToken);
+    [Function(ActivityNames.Verify)]
+    public Task<VerificationResult> Verify([ActivityTrigger] VerifyOrder order, FunctionContext context) => a.VerifyAsync(order, context.CancellationToken);
 
     [Function(ActivityNames.DeleteTargets)]
     public Task<TargetRequests> DeleteTargets([ActivityTrigger] StepTargets input, FunctionContext context) => a.DeleteTargetsAsync(input, context.CancellationToken);

@@ -7,6 +7,7 @@ using StorageBench.Engine;
 using StorageBench.Engine.Reports;
 using StorageBench.Engine.ResultsStore;
 using StorageBench.Engine.Statistics;
+using StorageBench.Engine.Workloads;
 
 namespace StorageBench.Cli;
 
@@ -67,8 +68,10 @@ public static class RunsCommand
     public static string RunsTable(IReadOnlyList<TableEntity> rows)
     {
         var b = new StringBuilder();
-        b.AppendLine("| scenario | run | step | started (UTC) | status | table entities/s | table p99 ms | blob throughput | blob p99 ms | verified |");
-        b.AppendLine("|---|---|---:|---|---|---:|---:|---:|---:|---|");
+        // A rate and a p99 column for each workload some row has figures for, in the order a step runs them.
+        var kinds = WorkloadKind.All.Where(k => rows.Any(r => r.ContainsKey(WorkloadColumns.Of(k).Operations))).ToList();
+        b.AppendLine("| scenario | run | step | started (UTC) | status |" + string.Concat(kinds.Select(k => $" {k.Name} {k.RateUnit} | {k.Name} p99 ms |")) + " verified |");
+        b.AppendLine("|---|---|---:|---|---|" + string.Concat(kinds.Select(_ => "---:|---:|")) + "---|");
         bool marked = false;
         foreach (var r in rows)
         {
@@ -80,10 +83,10 @@ public static class RunsCommand
                 marked |= mark.Length > 0;
                 return Num(c.LatencyP99Ms, "0.0") is { Length: > 0 } p99 ? p99 + mark : "";
             }
-            string verified = string.Join(" ", new[] { "TableVerified", "BlobVerified" }.Where(r.ContainsKey).Select(c => r.GetBoolean(c) == true ? "yes" : "NO"));
-            string blobRate = r.GetDouble(WorkloadColumns.Blob.MegabytesPerSecond) is { } mb ? ReportWriter.BytesPerSecond(mb) : "";
+            string verified = string.Join(" ", kinds.Select(k => WorkloadColumns.Of(k).Verified).Where(r.ContainsKey).Select(c => r.GetBoolean(c) == true ? "yes" : "NO"));
+            string figures = string.Concat(kinds.Select(k => (k, c: WorkloadColumns.Of(k))).Select(x => $" {Num(x.c.RateColumn(x.k), x.k.RateFormat)} | {P99(x.c)} |"));
             b.AppendLine(CultureInfo.InvariantCulture,
-                $"| {r.PartitionKey} | {r.GetString("RunId")} | {Num("StepValue", "0.##")} | {r.GetDateTimeOffset("StartedUtc")?.UtcDateTime:u} | {r.GetString("Status")} | {Num("TableEntitiesPerSecond", "0.0")} | {P99(WorkloadColumns.Table)} | {blobRate} | {P99(WorkloadColumns.Blob)} | {verified} |");
+                $"| {r.PartitionKey} | {r.GetString("RunId")} | {Num("StepValue", "0.##")} | {r.GetDateTimeOffset("StartedUtc")?.UtcDateTime:u} | {r.GetString("Status")} |{figures} {verified} |");
         }
         b.Append(CultureInfo.InvariantCulture, $"{rows.Count} run row(s)");
         if (marked)

@@ -1,7 +1,10 @@
 using StorageBench.Engine.Measurement;
 using StorageBench.Engine.ResultsStore;
 using StorageBench.Engine.Spec;
+using StorageBench.Engine.Planning;
 using StorageBench.Engine.Statistics;
+using StorageBench.Engine.Targets;
+using StorageBench.Engine.Workloads;
 
 namespace StorageBench.Orchestration;
 
@@ -10,10 +13,9 @@ public static class ActivityNames
 {
     public const string DescribeEnvironment = "DescribeEnvironment";
     public const string PrepareTargets = "PrepareTargets";
-    public const string RunTableSlice = "RunTableSlice";
-    public const string RunBlobSlice = "RunBlobSlice";
-    public const string VerifyTable = "VerifyTable";
-    public const string VerifyBlobs = "VerifyBlobs";
+    public const string SeedSlice = "SeedSlice";
+    public const string RunSlice = "RunSlice";
+    public const string Verify = "Verify";
     public const string DeleteTargets = "DeleteTargets";
     public const string StoreStep = "StoreStep";
     public const string EmitStepTelemetry = "EmitStepTelemetry";
@@ -94,15 +96,15 @@ public sealed record StepResult(string StepId, int Index, string? Parameter, dou
     public IReadOnlyList<UnmeasuredWorkload> Unmeasured { get; init; } = [];
 }
 
-/// <summary>A step's own table and container (named from its id and creation time), and which of them it uses.</summary>
-public sealed record StepTargets(string StepId, string TableName, string ContainerName, bool Table, bool Blob);
-
-/// <param name="AcceptedAttempts">The slice executions whose results the orchestrator received; only their entities count.</param>
-/// <param name="ReportedEntities">Every entity those executions say they stored, warm-up included.</param>
-public sealed record VerifyTableInput(string TableName, string[] AcceptedAttempts, long ReportedEntities);
-
-/// <param name="ContentMd5ByAttempt">Null: check counts and lengths only. Otherwise each accepted attempt's content MD5, and every blob is read back.</param>
-public sealed record VerifyBlobsInput(string ContainerName, string[] AcceptedAttempts, long ReportedBlobs, long BlobSizeBytes, Dictionary<string, string>? ContentMd5ByAttempt);
+/// <summary>A step's own tables and containers, one per workload (named from the step's id, its creation time and the workload).</summary>
+public sealed record StepTargets(string StepId, string[] Tables, string[] Containers)
+{
+    public static StepTargets For(string stepId, DateTime createdUtc, IEnumerable<Workload> rooms)
+    {
+        var names = rooms.Select(r => (r.Service, Name: Planner.TargetName(r, stepId, createdUtc))).ToList();
+        return new(stepId, [.. names.Where(n => n.Service == TargetService.Table).Select(n => n.Name)], [.. names.Where(n => n.Service == TargetService.Blob).Select(n => n.Name)]);
+    }
+}
 
 /// <summary>The slice executions a workload of a step accepted: the other executions' slice rows are deleted.</summary>
 public sealed record AcceptedSlices(string Workload, string[] Attempts);

@@ -11,7 +11,6 @@ using StorageBench.Engine.ResultsStore;
 using StorageBench.Engine.Statistics;
 using StorageBench.Engine.Targets;
 using StorageBench.Engine.Telemetry;
-using StorageBench.Engine.Verification;
 using StorageBench.Engine.Workloads;
 using StorageBench.Orchestration.Activities;
 
@@ -64,26 +63,24 @@ public sealed class BenchmarkActivities(IReadOnlyList<StorageTarget> targets, Re
     public Task<TargetRequests> PrepareTargetsAsync(StepTargets input, CancellationToken ct) =>
         StorageCall.RunAsync("creating the step's table and container", Policy.Setup, t => StepStorage.CreateAsync(targets, input, t), ct);
 
-    /// <summary>A table slice, with its cancel polls, progress and slice row (<see cref="SliceRunner"/>).</summary>
-    public Task<SliceResult> RunTableSliceAsync(TableSlicePlan plan, CancellationToken ct) =>
-        Slices.RunAsync(new SliceProgress(plan.StepId, TableInsertWorkload.Name, plan.SliceIndex, default, 0,
-                plan.Workload.DurationSeconds > 0 ? 0 : plan.EntityCount, plan.Workload.DurationSeconds, plan.StartAtUtc, default, false),
-            plan.RunId, (stop, live) => TableInsertWorkload.RunAsync(plan, targets[plan.TargetIndex], time, stop, live, _logger), ct);
+    /// <summary>A slice of any workload, with its cancel polls, progress and slice row (<see cref="SliceRunner"/>); its room runs it.</summary>
+    public Task<SliceResult> RunSliceAsync(SliceOrder order, CancellationToken ct)
+    {
+        var room = WorkloadList.Of(order.Workload);
+        return Slices.RunAsync(room.ProgressOf(order), order.RunId, (stop, live) => room.RunSliceAsync(order, targets[order.TargetIndex], time, stop, live, _logger), ct);
+    }
 
-    public Task<SliceResult> RunBlobSliceAsync(BlobSlicePlan plan, CancellationToken ct) =>
-        Slices.RunAsync(new SliceProgress(plan.StepId, BlobUploadWorkload.Name, plan.SliceIndex, default, 0,
-                plan.Workload.DurationSeconds > 0 ? 0 : plan.BlobCount * plan.Workload.BlobSizeBytes, plan.Workload.DurationSeconds, plan.StartAtUtc, default, false),
-            plan.RunId, (stop, live) => BlobUploadWorkload.RunAsync(plan, targets[plan.TargetIndex], time, stop, live, _logger), ct);
+    /// <summary>Writes what a reading workload's slice will read, outside the measured window; safe to run twice.</summary>
+    public Task<SeedResult> SeedSliceAsync(SliceOrder order, CancellationToken ct) =>
+        StorageCall.RunAsync($"seeding {order.Workload} slice {order.SliceIndex}", Policy.Seeding,
+            t => WorkloadList.Of(order.Workload).SeedAsync(order, targets[order.TargetIndex], t), ct);
 
     /// <summary>
     /// Verification: counted in storage under its deadline. Storage that cannot be read (dead, slow, refusing) gives
     /// "not verified" with the reason, and the measured figures are kept.
     /// </summary>
-    public Task<VerificationResult> VerifyTableAsync(VerifyTableInput input, CancellationToken ct) =>
-        VerifyAsync(input.TableName, t => GroundTruth.VerifyTableAsync(targets, input.TableName, input.AcceptedAttempts, input.ReportedEntities, t), ct);
-
-    public Task<VerificationResult> VerifyBlobsAsync(VerifyBlobsInput input, CancellationToken ct) =>
-        VerifyAsync(input.ContainerName, t => GroundTruth.VerifyBlobsAsync(targets, input.ContainerName, input.AcceptedAttempts, input.ReportedBlobs, input.BlobSizeBytes, input.ContentMd5ByAttempt, t), ct);
+    public Task<VerificationResult> VerifyAsync(VerifyOrder order, CancellationToken ct) =>
+        VerifyAsync(order.Workload, t => WorkloadList.Of(order.Workload).VerifyAsync(order, targets, t), ct);
 
     private async Task<VerificationResult> VerifyAsync(string what, Func<CancellationToken, Task<VerificationResult>> verify, CancellationToken ct)
     {

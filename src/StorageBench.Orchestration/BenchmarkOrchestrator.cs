@@ -5,6 +5,8 @@ using StorageBench.Engine.ResultsStore;
 using StorageBench.Engine.Spec;
 using StorageBench.Engine.Statistics;
 
+using StorageBench.Engine.Workloads;
+
 namespace StorageBench.Orchestration;
 
 /// <summary>
@@ -91,7 +93,7 @@ public static class BenchmarkOrchestrator
                 side = side.Missing(TargetSideRequests.PreparePhase, TargetSideRequests.PrimingPhase, TargetSideRequests.VerifyPhase, TargetSideRequests.CleanupPhase);
                 status = ex is TaskFailedException stopped && stopped.IsCancellation() ? RunStatus.Canceled : RunStatus.Failed;
                 search?.Stop(value, "the step failed");
-                unmeasured.AddRange(StepOrchestrator.WorkloadsOf(stepSpec).Select(w => new UnmeasuredWorkload(w, parameter, parameter is null ? null : value,
+                unmeasured.AddRange(WorkloadList.In(stepSpec).Select(w => w.Room.Name).Select(w => new UnmeasuredWorkload(w, parameter, parameter is null ? null : value,
                     status == RunStatus.Canceled ? "canceled: the step ended without a result" : "the step ended without a result (see the errors)")));
                 NotStartedSteps(spec, parameter, valueList, index, status, unmeasured);
                 break;
@@ -191,7 +193,7 @@ public static class BenchmarkOrchestrator
         }
         string step = string.Create(CultureInfo.InvariantCulture, $"{parameter}={values[stopped]:0.###}");
         string why = status == RunStatus.Canceled ? $"not started: the run was canceled during the step {step}" : $"not started: the step {step} failed";
-        unmeasured.AddRange(values.Skip(stopped + 1).SelectMany(v => StepOrchestrator.WorkloadsOf(SpecVariants.Apply(spec, parameter, v))
+        unmeasured.AddRange(values.Skip(stopped + 1).SelectMany(v => WorkloadList.In(SpecVariants.Apply(spec, parameter, v)).Select(w => w.Room.Name)
             .Select(w => new UnmeasuredWorkload(w, parameter, v, why))));
     }
 

@@ -12,8 +12,8 @@ namespace StorageBench.Orchestration;
 
 /// <summary>
 /// One step of a run (a plain run has one; a sweep or search one per value), as its own
-/// sub-orchestration so a run's history does not grow with its slices: create the step's table and
-/// container → fan out one activity per slice (synchronized start) → fan in (merge histograms and
+/// sub-orchestration so a run's history does not grow with its slices: create the step's tables and
+/// containers (one per workload) → seed what a reading workload reads → fan out one activity per slice (synchronized start) → fan in (merge histograms and
 /// timelines) → verify against storage, counting only the slice executions whose results arrived →
 /// delete the table and container (also after a failure) → store the step's row and telemetry.
 /// Deterministic: only the context's clock and activities.
@@ -23,14 +23,15 @@ public static class StepOrchestrator
     public const string Name = "BenchmarkStep";
 
     /// <summary>The phases a step's status names while a workload's slices run, and while what they wrote is counted.</summary>
-    public const string RunningPhase = "running", VerifyingPhase = "verifying";
+    public const string RunningPhase = "running", VerifyingPhase = "verifying", SeedingPhase = "seeding";
 
     public static async Task<StepResult> RunAsync(TaskOrchestrationContext context, StepInput input)
     {
         string stepId = context.InstanceId;
         var spec = input.Spec;
         var created = context.CurrentUtcDateTime;
-        var targets = new StepTargets(stepId, Planner.TableName(stepId, created), Planner.ContainerName(stepId, created), spec.TableInsert is not null, spec.BlobUpload is not null);
+        var rooms = WorkloadList.In(spec).Select(w => w.Room).ToList();
+        var targets = StepTargets.For(stepId, created, rooms);
         var workloads = new List<WorkloadSummary>();
         var accepted = new List<AcceptedSlices>();
         var errors = new List<string>();
@@ -49,40 +50,36 @@ public static class StepOrchestrator
         {
             context.SetCustomStatus(new RunProgress("preparing", null, 0, input.Index));
             made = await context.CallActivityAsync<TargetRequests>(ActivityNames.PrepareTargets, targets);
-            if (spec.TableInsert is { } table)
+            foreach (var room in rooms)
             {
-                var plans = Planner.PlanTable(input.RunId, stepId, targets.TableName, table, spec.Client, StartAt(context, spec), input.Environment.TargetAccounts);
-                var (slices, stopped) = await FanOutAsync(context, ActivityNames.RunTableSlice, plans, TableInsertWorkload.Name, input.Index, errors, notes);
-                fannedOut.Add(TableInsertWorkload.Name);
-                canceled |= stopped;
-                canceledAt ??= canceled ? context.CurrentUtcDateTime : null;
-                side = Primed(side, slices, plans.Count);
-                if (slices.Count > 0)
+                if (canceled || errors.Count > 0)
                 {
-                    var verified = await VerifyAsync(context, ActivityNames.VerifyTable,
-                        new VerifyTableInput(targets.TableName, Attempts(slices), slices.Sum(s => s.Units + s.WarmupUnits)), TableInsertWorkload.Name, plans.Count, input.Index, errors, notes);
-                    side = Verified(side, verified);
-                    workloads.Add(SummaryCalculator.SummarizeTable(table, slices, verified));
-                    accepted.Add(new AcceptedSlices(TableInsertWorkload.Name, Attempts(slices)));
-                    hosts.UnionWith(slices.Select(s => s.Worker));
+                    break;   // a later workload starts only when the ones before it ran whole
                 }
-            }
-            if (spec.BlobUpload is { } blob && !canceled && errors.Count == 0)
-            {
-                var plans = Planner.PlanBlob(input.RunId, stepId, targets.ContainerName, blob, spec.Client, StartAt(context, spec), input.Environment.TargetAccounts);
-                var (slices, stopped) = await FanOutAsync(context, ActivityNames.RunBlobSlice, plans, BlobUploadWorkload.Name, input.Index, errors, notes);
-                fannedOut.Add(BlobUploadWorkload.Name);
+                string target = Planner.TargetName(room, stepId, created);
+                if (room.Seeds)
+                {
+                    side = await SeedAsync(context, room, spec, new StepPlan(input.RunId, stepId, target, context.CurrentUtcDateTime, input.Environment.TargetAccounts),
+                        input.Index, side, errors);
+                    if (errors.Count > 0)
+                    {
+                        break;
+                    }
+                }
+                var stepPlan = new StepPlan(input.RunId, stepId, target, StartAt(context, spec), input.Environment.TargetAccounts);
+                var orders = room.Plan(stepPlan, spec);
+                var (slices, stopped) = await FanOutAsync(context, orders, room.Name, input.Index, errors, notes);
+                fannedOut.Add(room.Name);
                 canceled |= stopped;
                 canceledAt ??= canceled ? context.CurrentUtcDateTime : null;
-                side = Primed(side, slices, plans.Count);
+                side = Primed(side, slices, orders.Count);
                 if (slices.Count > 0)
                 {
-                    var verified = await VerifyAsync(context, ActivityNames.VerifyBlobs,
-                        new VerifyBlobsInput(targets.ContainerName, Attempts(slices), slices.Sum(s => s.Objects), blob.BlobSizeBytes,
-                            blob.VerifyContent ? slices.ToDictionary(s => s.AttemptId, s => s.ContentMd5 ?? "") : null), BlobUploadWorkload.Name, plans.Count, input.Index, errors, notes);
+                    var verified = await VerifyAsync(context, room.VerifyOrderOf(spec, stepPlan, slices), room.Name, orders.Count, input.Index, errors, notes);
                     side = Verified(side, verified);
-                    workloads.Add(SummaryCalculator.SummarizeBlob(blob, slices, verified));
-                    accepted.Add(new AcceptedSlices(BlobUploadWorkload.Name, Attempts(slices)));
+                    var summary = room.Summarize(spec, slices, verified);
+                    workloads.Add(summary);
+                    accepted.Add(new AcceptedSlices(room.Name, Attempts(slices)));
                     hosts.UnionWith(slices.Select(s => s.Worker));
                 }
             }
@@ -106,7 +103,7 @@ public static class StepOrchestrator
             }
         }
         // Creating and deleting the table and container are requests too: the cost estimate counts them.
-        workloads = [.. workloads.Select(w => TransactionCounts.WithTargets(w, made, deleted))];
+        workloads = [.. workloads.Select(w => TransactionCounts.WithTargets(w, WorkloadList.Of(w.Workload).Service, Planner.TargetName(WorkloadList.Of(w.Workload), stepId, created), made, deleted))];
         side = made is null ? side.Missing(TargetSideRequests.PreparePhase) : side with { Prepare = made.Tables + made.Containers };
         side = deleted is null ? side.Missing(TargetSideRequests.CleanupPhase) : side with { Cleanup = deleted.Tables + deleted.Containers };
 
@@ -114,14 +111,14 @@ public static class StepOrchestrator
         {
             // A run that lost a significant share of its work must not look like a success.
             errors.AddRange(workloads.Where(w => w.UnstoredShare > spec.MaxUnstoredShare).Select(w =>
-                $"{w.Workload}: {w.Planned - w.Stored:N0} of {w.Planned:N0} planned {(w.BlobsPlanned is null ? "entities" : "blobs")} " +
+                $"{w.Workload}: {w.Planned - w.Stored:N0} of {w.Planned:N0} planned {WorkloadKind.Of(w.Workload).PlannedUnit} " +
                 $"({w.UnstoredShare * 100:0.0}%) were not stored, over maxUnstoredShare {spec.MaxUnstoredShare * 100:0.###}%"));
         }
         // A workload that measured nothing (all warm-up, nothing sent) is not a result: the step fails, naming it.
         errors.AddRange(SummaryCalculator.NothingMeasured(workloads, canceled));
         string status = canceled ? RunStatus.Canceled : errors.Count > 0 ? RunStatus.Failed : RunStatus.Completed;
         // Every workload of the spec is in the summary: with figures, or here with why it has none.
-        UnmeasuredWorkload[] unmeasured = [.. WorkloadsOf(spec).Where(name => !workloads.Any(w => w.Workload == name)).Select(name => new UnmeasuredWorkload(name, input.Parameter, input.Value,
+        UnmeasuredWorkload[] unmeasured = [.. rooms.Select(r => r.Name).Where(name => !workloads.Any(w => w.Workload == name)).Select(name => new UnmeasuredWorkload(name, input.Parameter, input.Value,
             !fannedOut.Contains(name) ? NotStarted(canceledAt, "an earlier part of the step failed (see the errors)")
             : canceledAt is { } at ? $"canceled at {Utc(at)} before any slice handed back figures"
             : "no slice handed back figures (see the errors)"))];
@@ -163,17 +160,23 @@ public static class StepOrchestrator
         };
     }
 
-    /// <summary>The workloads a spec asks for, in the order a step runs them.</summary>
-    internal static IEnumerable<string> WorkloadsOf(RunSpec spec)
+    /// <summary>
+    /// A reading workload's seeding: every slice writes what it will read (its own activity, in parallel), before the
+    /// measured slices are planned, so their synchronized start comes after it. A seed that could not write all it should
+    /// fails the step, naming how much: what would be read is not there.
+    /// </summary>
+    private static async Task<TargetSideRequests> SeedAsync(TaskOrchestrationContext context, Workload room, RunSpec spec, StepPlan stepPlan, int step,
+        TargetSideRequests side, List<string> errors)
     {
-        if (spec.TableInsert is not null)
+        var orders = room.Plan(stepPlan, spec);
+        context.SetCustomStatus(new RunProgress(SeedingPhase, room.Name, orders.Count, step));
+        var seeded = await Task.WhenAll(orders.Select(o => context.CallActivityAsync<SeedResult>(ActivityNames.SeedSlice, o)));
+        long failed = seeded.Sum(s => s.Failed);
+        if (failed > 0)
         {
-            yield return TableInsertWorkload.Name;
+            errors.Add($"{room.Name}: seeding failed: {failed:N0} of {seeded.Sum(s => s.Requests):N0} requests failed, so what the slices would read is not all there");
         }
-        if (spec.BlobUpload is not null)
-        {
-            yield return BlobUploadWorkload.Name;
-        }
+        return side with { Seed = side.Seed + seeded.Sum(s => s.Requests) };
     }
 
     /// <summary>Why a workload was never started: the run's cancel (and when it was seen), or <paramref name="otherwise"/>.</summary>
@@ -200,14 +203,14 @@ public static class StepOrchestrator
     /// deadline, refusing), the figures the slices measured are still kept, marked unverified with the
     /// reason (in errors too); the status is unchanged, and the CLI exits 1 for an unverified run.
     /// </summary>
-    private static async Task<VerificationResult> VerifyAsync(TaskOrchestrationContext context, string activity, object input, string workload, int slices, int step,
+    private static async Task<VerificationResult> VerifyAsync(TaskOrchestrationContext context, VerifyOrder input, string workload, int slices, int step,
         List<string> errors, List<string> notes)
     {
         // Its own phase: the slices are done, and their progress rows no longer say what the step does (a large table takes minutes).
         context.SetCustomStatus(new RunProgress(VerifyingPhase, workload, slices, step));
         try
         {
-            var verified = await context.CallActivityAsync<VerificationResult>(activity, input);
+            var verified = await context.CallActivityAsync<VerificationResult>(ActivityNames.Verify, input);
             if (verified.NotVerifiedReason is not null)
             {
                 // The activity met storage it could not read (the storage-call policy): the figures stand, unverified.
@@ -233,11 +236,11 @@ public static class StepOrchestrator
     /// One activity per slice, all awaited: a slice that fails is named in the errors, and the figures
     /// of the slices that completed are kept. Stopped is true when the run was canceled under them.
     /// </summary>
-    private static async Task<(List<SliceResult> Done, bool Stopped)> FanOutAsync<TPlan>(TaskOrchestrationContext context, string activity,
-        IReadOnlyList<TPlan> plans, string workload, int step, List<string> errors, List<string> notes)
+    private static async Task<(List<SliceResult> Done, bool Stopped)> FanOutAsync(TaskOrchestrationContext context,
+        IReadOnlyList<SliceOrder> plans, string workload, int step, List<string> errors, List<string> notes)
     {
         context.SetCustomStatus(new RunProgress(RunningPhase, workload, plans.Count, step));
-        var calls = plans.Select(p => context.CallActivityAsync<SliceResult>(activity, p)).ToList();
+        var calls = plans.Select(p => context.CallActivityAsync<SliceResult>(ActivityNames.RunSlice, p)).ToList();
         try
         {
             await Task.WhenAll(calls);

@@ -1,11 +1,11 @@
 using Microsoft.Extensions.Logging;
 using StorageBench.Engine.Cost;
 using StorageBench.Engine.Measurement;
-using StorageBench.Engine.Planning;
 using StorageBench.Engine.ResultsStore;
 using StorageBench.Engine.Statistics;
 using StorageBench.Engine.Telemetry;
 using StorageBench.Engine.Targets;
+using StorageBench.Engine.Workloads;
 using StorageBench.Orchestration;
 
 namespace StorageBench.TaskHub;
@@ -20,10 +20,9 @@ public static class BenchmarkTaskHub
         .AddActivity<double, CleanupResult>(ActivityNames.CleanupLeftovers, a.CleanupLeftoversAsync)
         .AddActivity<object?, EnvironmentInfo>(ActivityNames.DescribeEnvironment, (_, _) => a.DescribeEnvironmentAsync())
         .AddActivity<StepTargets, TargetRequests>(ActivityNames.PrepareTargets, a.PrepareTargetsAsync)
-        .AddActivity<TableSlicePlan, SliceResult>(ActivityNames.RunTableSlice, a.RunTableSliceAsync)
-        .AddActivity<BlobSlicePlan, SliceResult>(ActivityNames.RunBlobSlice, a.RunBlobSliceAsync)
-        .AddActivity<VerifyTableInput, VerificationResult>(ActivityNames.VerifyTable, a.VerifyTableAsync)
-        .AddActivity<VerifyBlobsInput, VerificationResult>(ActivityNames.VerifyBlobs, a.VerifyBlobsAsync)
+        .AddActivity<SliceOrder, SeedResult>(ActivityNames.SeedSlice, a.SeedSliceAsync)
+        .AddActivity<SliceOrder, SliceResult>(ActivityNames.RunSlice, a.RunSliceAsync)
+        .AddActivity<VerifyOrder, VerificationResult>(ActivityNames.Verify, a.VerifyAsync)
         .AddActivity<StepTargets, TargetRequests>(ActivityNames.DeleteTargets, a.DeleteTargetsAsync)
         .AddActivity<StoreStepInput, bool>(ActivityNames.StoreStep, a.StoreStepAsync)
         .AddActivity<StepTelemetryInput, bool>(ActivityNames.EmitStepTelemetry, a.EmitStepTelemetryAsync)

@@ -70,12 +70,12 @@ public static class FloorBenchmark
         SliceResult slice;
         if (spec.TableInsert is { } t)
         {
-            var plan = Planner.PlanTable(runId, stepId, "floor", t, spec.Client, DateTime.UtcNow).Single();
+            var plan = TableInsertRoom.PlanSlices(runId, stepId, "floor", t, spec.Client, DateTime.UtcNow).Single();
             slice = await TableInsertWorkload.RunAsync(plan, target, TimeProvider.System, default);
         }
         else
         {
-            var plan = Planner.PlanBlob(runId, stepId, "floor", spec.BlobUpload!, spec.Client, DateTime.UtcNow).Single();
+            var plan = BlobUploadRoom.PlanSlices(runId, stepId, "floor", spec.BlobUpload!, spec.Client, DateTime.UtcNow).Single();
             slice = await BlobUploadWorkload.RunAsync(plan, target, TimeProvider.System, default);
         }
         wall.Stop();

@@ -321,14 +321,14 @@ static async Task<double> TightLoopAsync(StorageTarget target, RunSpec spec)
     await clients.Tables.CreateTableAsync(tableName);
     try
     {
-        var plans = Planner.PlanTable(runId, stepId, tableName, spec.TableInsert!, spec.Client, DateTime.UtcNow.AddSeconds(spec.StartDelaySeconds));
+        var plans = TableInsertRoom.PlanSlices(runId, stepId, tableName, spec.TableInsert!, spec.Client, DateTime.UtcNow.AddSeconds(spec.StartDelaySeconds));
         var slices = await Task.WhenAll(plans.Select(p => TableInsertWorkload.RunAsync(p, target, TimeProvider.System, default)));
         var verified = await GroundTruth.VerifyTableAsync(target, tableName, [.. slices.Select(s => s.AttemptId)], slices.Sum(s => s.Units + s.WarmupUnits), default);
         if (!verified.Matched)
         {
             throw new InvalidOperationException("tight loop did not verify: " + verified);
         }
-        return SummaryCalculator.SummarizeTable(spec.TableInsert!, slices, verified).Throughput.EntitiesPerSecond!.Value;
+        return TableInsertRoom.SummarizeSlices(spec.TableInsert!, slices, verified).Throughput.EntitiesPerSecond!.Value;
     }
     finally
     {

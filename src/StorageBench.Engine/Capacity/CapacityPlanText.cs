@@ -1,5 +1,6 @@
 using System.Globalization;
 using System.Text;
+using StorageBench.Engine.Workloads;
 
 namespace StorageBench.Engine.Capacity;
 
@@ -9,29 +10,27 @@ public static class CapacityPlanText
     public static string Render(CapacityPlan plan, ScalabilityTargets targets)
     {
         var op = plan.OperatingPoint;
-        bool table = plan.Workload == Workloads.TableInsertWorkload.Name;
+        var room = WorkloadList.Of(plan.Workload);
+        var model = room.Capacity!;
         string unit = plan.Request.Unit;
-        string N(double v) => v.ToString(table || v >= 100 ? "N0" : "N1", CultureInfo.InvariantCulture);
+        string N(double v) => v.ToString(room.Kind.UnitsAreEntities || v >= 100 ? "N0" : "N1", CultureInfo.InvariantCulture);
         var b = new StringBuilder();
         void Line(string label, string value) => b.Append(CultureInfo.InvariantCulture, $"  {label,-24}{value}\n");
 
-        string what = table ? $"{plan.Spec.TableInsert!.EntitySizeBytes:N0}-byte entities in batches of {plan.Spec.TableInsert.BatchSize}" : $"{plan.Spec.BlobUpload!.BlobSizeBytes:N0}-byte blobs in {plan.Spec.BlobUpload.BlockSizeBytes:N0}-byte blocks";
+        string what = model.Describe(plan.Spec);
         b.Append(CultureInfo.InvariantCulture, $"Plan: {N(plan.Request.Target)} {unit} of {what} ({plan.Workload}) against {plan.TargetKind}\n");
         b.Append(CultureInfo.InvariantCulture, $"  from {op.Label}: {N(op.Rate)} {unit} over {op.Slices} slice(s), p50 {op.LatencyP50Ms:0.#} ms, p99 {op.LatencyP99Ms:0.#} ms (measured; {op.Source})\n\n");
-        if (table)
+        if (model.SizesPartitions)
         {
             Line("partitions", $"{plan.Partitions:N0}");
         }
         Line("slices", $"{plan.Slices:N0}");
-        Line(table ? "in flight per slice" : "blocks in flight/slice", $"{plan.InFlightPerSlice:N0}" + (table && plan.InFlightPerSlice > op.Spec.TableInsert!.Concurrency
-            ? $" (measured at {op.Spec.TableInsert.Concurrency}; room for {CapacityPlanner.InFlightHeadroom:0}× the requests its p99 keeps in flight, assumed)" : " (as measured)"));
+        Line(model.InFlightLabel, $"{plan.InFlightPerSlice:N0}" + model.InFlightNote(plan));
         Line("target accounts", $"{plan.Accounts:N0}" + (plan.Accounts > 1 ? " (spread: one account cannot take the target)" : ""));
         double? cores = targets.CoresPerInstance(plan.Request.InstanceMemoryMb);
         Line("Function App instances", $"{plan.Instances:N0} × {plan.Request.InstanceMemoryMb} MB ({cores:0.##} core(s) each, {targets.File})" +
             (plan.DriverCores is { } need ? $"; driver CPU needed {need:0.##} core(s)" : "; driver CPU not measured"));
-        Line("expected throughput", $"{N(plan.ExpectedThroughput)} {unit}" + (table
-            ? $" (open loop: tableInsert.targetOperationsPerSecond {plan.Spec.TableInsert!.TargetOperationsPerSecond:0.###} batches/s)"
-            : " (closed loop: at least this)"));
+        Line("expected throughput", $"{N(plan.ExpectedThroughput)} {unit}" + model.ExpectedNote(plan));
         var bottleneck = plan.Bottleneck;
         Line("bottleneck", $"{bottleneck.Name}: {bottleneck.Units:0.##} × {N(bottleneck.PerUnit)} = {N(bottleneck.Capacity)} {unit}, " +
             $"{(bottleneck.Capacity / plan.Request.Target - 1) * 100:0}% above the target; binds first as the rate grows");
@@ -39,7 +38,7 @@ public static class CapacityPlanText
             $"the plan runs each at {N(plan.ExpectedThroughput / plan.Slices)})");
         var c = plan.Cost;
         string compute = c.ComputePerHour is { } p ? $" + compute {c.Currency} {p:0.####} ({plan.Instances} instance(s) × {plan.Request.InstanceMemoryMb / 1024.0:0.#} GB × 3,600 s, busy all hour)" : " (compute not priced: the price table has no functionsFlexConsumptionOnDemandPerGbSecond)";
-        Line("cost per hour", $"{c.Currency} {c.TotalPerHour:0.####}: {c.RequestsPerHour:N0} {(table ? "table transactions" : "blob write operations")} {c.Currency} {c.RequestsCostPerHour:0.####}{compute}");
+        Line("cost per hour", $"{c.Currency} {c.TotalPerHour:0.####}: {c.RequestsPerHour:N0} {model.RequestsName} {c.Currency} {c.RequestsCostPerHour:0.####}{compute}");
         Line("", $"storage grows {c.GigabytesWrittenPerHour:N1} GB per hour, {c.Currency} {c.StoragePerMonthOfOneHour:0.####} per month held; prices: {c.PriceTable}");
         b.Append("\nlimits (units × each = together; where each figure comes from):\n");
         foreach (var l in plan.Limits)

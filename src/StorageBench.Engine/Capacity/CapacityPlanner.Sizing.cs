@@ -1,16 +1,12 @@
 using StorageBench.Engine.Spec;
-using StorageBench.Engine.Workloads;
 
 namespace StorageBench.Engine.Capacity;
 
 /// <summary>What tables and blobs size alike: storage accounts, Function App instances, and slices spread evenly over the accounts.</summary>
 public static partial class CapacityPlanner
 {
-    /// <summary>How a plan writes its rate and names what it scales out: all that differs between tables and blobs in <see cref="Size"/>.</summary>
+    /// <summary>How a plan writes its rate and names what it scales out: all that differs between workloads in <see cref="Size"/>.</summary>
     private sealed record RateUnit(Func<double, string> Format, string ScalesOut, string Per);
-
-    private static readonly RateUnit Entities = new(r => $"{r:N0} {WorkloadKind.TableInsert.RateUnit}", "slices, partitions or accounts", WorkloadKind.TableInsert.UnitSingular);
-    private static readonly RateUnit Megabytes = new(r => $"{r:N1} {WorkloadKind.BlobUpload.RateUnit}", "slices or accounts", WorkloadKind.BlobUpload.UnitSingular);
 
     /// <summary>The units tables and blobs size alike: storage accounts, Function App instances, and slices spread evenly over the accounts.</summary>
     /// <param name="DriverCores">Null when no step recorded driver CPU.</param>

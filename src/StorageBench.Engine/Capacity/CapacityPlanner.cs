@@ -8,8 +8,8 @@ namespace StorageBench.Engine.Capacity;
 /// From measured steps to a plan. Pure: the same steps, targets and prices give the same plan. It scales out what was
 /// measured — one slice at its concurrency, one partition, one account, one driver core — and, for Azure Storage,
 /// respects the documented targets; it never extrapolates a unit's capacity past what was measured or documented.
-/// This file picks the operating point and holds the rules both workloads share; the table plan is in
-/// CapacityPlanner.Table.cs, the blob plan in ….Blob.cs, and the sizing of accounts, instances and slices in ….Sizing.cs.
+/// This file picks the operating point and holds the rules every workload's plan shares; each workload's own plan is its
+/// room's <see cref="CapacityModel"/> (its CapacityPlanner.*.cs), and the sizing of accounts, instances and slices is in ….Sizing.cs.
 /// </summary>
 public static partial class CapacityPlanner
 {
@@ -27,9 +27,13 @@ public static partial class CapacityPlanner
 
     public static PlanOutcome Plan(IReadOnlyList<MeasuredStep> steps, PlanRequest request, ScalabilityTargets targets, PriceTable prices)
     {
-        var kind = WorkloadKind.All.FirstOrDefault(k => k.RateUnit == request.Unit) ?? WorkloadKind.BlobUpload;
-        bool table = kind == WorkloadKind.TableInsert;
-        string workload = kind.Name;
+        // The unit names the workload: the first whose room has a capacity model for it.
+        var room = WorkloadList.All.FirstOrDefault(w => w.Capacity is not null && w.Kind.RateUnit == request.Unit);
+        if (room?.Capacity is not { } model)
+        {
+            return Refuse($"no workload plans in {request.Unit}: {string.Join(", ", WorkloadList.All.Where(w => w.Capacity is not null).Select(w => $"{w.Kind.RateUnit} ({w.Name})"))}");
+        }
+        string workload = room.Name;
         var measured = steps.Where(s => s.Workload == workload).ToList();
         if (measured.Count == 0)
         {
@@ -45,17 +49,11 @@ public static partial class CapacityPlanner
         {
             return Refuse($"the steps were measured against {string.Join(" and ", kinds)}: plan from runs against one kind of target (their limits differ)");
         }
-        if (table)
+        if (model.Narrow(sustained, request) is var (narrowed, refusal) && refusal is not null)
         {
-            int size = request.EntitySizeBytes ?? sustained.MaxBy(s => s.Rate)!.Spec.TableInsert!.EntitySizeBytes;
-            var sized = sustained.Where(s => s.Spec.TableInsert!.EntitySizeBytes == size).ToList();
-            if (sized.Count == 0)
-            {
-                return Refuse($"no sustained step wrote entities of {size:N0} bytes (measured: {string.Join(", ", sustained.Select(s => s.Spec.TableInsert!.EntitySizeBytes).Distinct().Order().Select(b => $"{b:N0}"))} bytes); " +
-                    "a plan does not extrapolate across entity sizes: measure that size first");
-            }
-            sustained = sized;
+            return Refuse(refusal);
         }
+        sustained = narrowed;
         if (request.P99Ms is { } bound)
         {
             var fast = sustained.Where(s => s.LatencyP99Ms <= bound).ToList();
@@ -67,8 +65,8 @@ public static partial class CapacityPlanner
             sustained = fast;
         }
         // The operating point: the step whose slices each sustained the most, at the lowest concurrency for a tie.
-        var op = sustained.OrderByDescending(s => s.Rate / s.Slices).ThenBy(InFlight).First();
-        return table ? PlanTable(sustained, op, request, targets, prices) : PlanBlob(sustained, op, request, targets, prices);
+        var op = sustained.OrderByDescending(s => s.Rate / s.Slices).ThenBy(s => model.InFlight(s.Spec)).First();
+        return model.Plan(sustained, op, request, targets, prices);
     }
 
     /// <summary>The written spec must pass the validator the run command applies, or the plan is not one.</summary>
@@ -93,8 +91,6 @@ public static partial class CapacityPlanner
         var other = sustained.Where(s => s.CpuMicrosecondsPerUnit > 0).MaxBy(s => s.CpuMicrosecondsPerUnit);
         return other is null ? null : (other, other.CpuMicrosecondsPerUnit!.Value);
     }
-
-    private static int InFlight(MeasuredStep s) => s.IsTable ? s.Spec.TableInsert!.Concurrency : s.Spec.BlobUpload!.ParallelBlocks;
 
     /// <summary>
     /// How long the written spec runs: as asked, else as long as the operating point's step ran, but at least long

@@ -18,12 +18,10 @@ public sealed record MeasuredStep(string RunId, string Source, string Workload, 
     string TargetKind, int TargetAccounts, int DriverCores, double Rate, double LatencyP50Ms, double LatencyP99Ms,
     long Operations, long Failed, double? CpuMicrosecondsPerUnit, bool BeyondKnee)
 {
-    public bool IsTable => Workload == TableInsertWorkload.Name;
-
     public double FailedShare => Operations == 0 ? 1 : (double)Failed / Operations;
 
     /// <summary>Slices of the step's workload.</summary>
-    public int Slices => IsTable ? Spec.TableInsert!.Slices : Spec.BlobUpload!.Slices;
+    public int Slices => WorkloadList.Find(Workload)?.Capacity?.Slices(Spec) ?? 1;
 
     /// <summary>"run 2026…-ab12cd34, tableInsert.concurrency = 8", what a plan cites as the measurement behind a figure.</summary>
     public string Label => StepParameter is null

@@ -18,6 +18,8 @@ public sealed record ScalabilityTargets
     public required double TableEntitiesPerSecondPerPartition { get; init; }
     public required double AccountRequestsPerSecond { get; init; }
     public required double AccountIngressGbps { get; init; }
+    /// <summary>Data one standard account serves out (reads), gigabits per second: what binds a download plan.</summary>
+    public required double AccountEgressGbps { get; init; }
     public required double BlobRequestsPerSecond { get; init; }
     public required double AccountsPerRegion { get; init; }
     public required double FlexConsumptionMaxInstances { get; init; }
@@ -79,6 +81,7 @@ public sealed record ScalabilityTargets
             TableEntitiesPerSecondPerPartition = Positive("tableEntitiesPerSecondPerPartition"),
             AccountRequestsPerSecond = Positive("accountRequestsPerSecond"),
             AccountIngressGbps = Positive("accountIngressGbps"),
+            AccountEgressGbps = Positive("accountEgressGbps"),
             BlobRequestsPerSecond = Positive("blobRequestsPerSecond"),
             AccountsPerRegion = Positive("accountsPerRegion"),
             FlexConsumptionMaxInstances = Positive("flexConsumptionMaxInstances"),

@@ -50,9 +50,12 @@ public static class BilledAs
     public const string DataTransferOut = "data transfer out";
 }
 
-/// <summary>Requests that created or deleted a step's table and container, counted on the wire.</summary>
+/// <summary>Requests that created or deleted a step's tables and containers, counted on the wire.</summary>
 public sealed record TargetRequests(long Tables, long Containers)
 {
+    /// <summary>Each table's or container's own requests (its workload's Create/Delete line), by name.</summary>
+    public IReadOnlyDictionary<string, long> ByName { get; init; } = new Dictionary<string, long>();
+
     /// <summary>What the service called itself (its Server header) when the step's table or container was made: Azurite's version; null when not seen.</summary>
     public string? Server { get; init; }
 }

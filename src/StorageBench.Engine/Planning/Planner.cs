@@ -1,6 +1,5 @@
 using System.Globalization;
 using System.Text.RegularExpressions;
-using StorageBench.Engine.Spec;
 
 namespace StorageBench.Engine.Planning;
 
@@ -36,6 +35,10 @@ public static partial class Planner
 
     public static string ContainerName(string stepId, DateTime createdUtc) => "sbb" + Stamp(createdUtc) + Alnum(stepId);
 
+    /// <summary>A workload's own table or container in a step: the step's name for its service, and the workload's suffix.</summary>
+    public static string TargetName(Workloads.Workload room, string stepId, DateTime createdUtc) =>
+        (room.Service == Targets.TargetService.Table ? TableName(stepId, createdUtc) : ContainerName(stepId, createdUtc)) + room.TargetSuffix;
+
     /// <summary>The prefix every table or container name of a run's steps carries after its kind and stamp.</summary>
     public static string TargetSuffixOf(string runId) => Alnum(runId);
 
@@ -50,30 +53,6 @@ public static partial class Planner
 
     public static string PartitionKey(int index) => $"p{index:D5}";
 
-    /// <param name="targetAccounts">Configured target accounts: slice i writes to account i mod this.</param>
-    public static IReadOnlyList<TableSlicePlan> PlanTable(string runId, string stepId, string tableName, TableInsertSpec spec, ClientSettings client,
-        DateTime startAtUtc, int targetAccounts = 1)
-    {
-        var slices = new TableSlicePlan[spec.Slices];
-        for (int i = 0; i < spec.Slices; i++)
-        {
-            slices[i] = new TableSlicePlan(runId, stepId, tableName, i, PartitionsOf(i, spec.Slices, spec.PartitionCount),
-                Share(spec.EntityCount, i, spec.Slices), spec.TargetOperationsPerSecond / spec.Slices, spec, client, startAtUtc, i % targetAccounts);
-        }
-        return slices;
-    }
-
-    public static IReadOnlyList<BlobSlicePlan> PlanBlob(string runId, string stepId, string containerName, BlobUploadSpec spec, ClientSettings client,
-        DateTime startAtUtc, int targetAccounts = 1)
-    {
-        var slices = new BlobSlicePlan[spec.Slices];
-        for (int i = 0; i < spec.Slices; i++)
-        {
-            slices[i] = new BlobSlicePlan(runId, stepId, containerName, i, (int)Share(spec.BlobCount, i, spec.Slices), spec, client, startAtUtc, i % targetAccounts);
-        }
-        return slices;
-    }
-
     /// <summary>Slice i's share of total, remainder to the first slices.</summary>
     public static long Share(long total, int index, int count) => total / count + (index < total % count ? 1 : 0);
 
@@ -81,7 +60,7 @@ public static partial class Planner
     /// With at least as many partitions as slices each slice owns its own (p % slices == i);
     /// with fewer, slices share them — as the seeds' several processes shared one partition.
     /// </summary>
-    private static PartitionRange PartitionsOf(int slice, int sliceCount, int partitionCount) =>
+    public static PartitionRange PartitionsOf(int slice, int sliceCount, int partitionCount) =>
         partitionCount < sliceCount
             ? new PartitionRange(slice % partitionCount, 1, 1)
             : new PartitionRange(slice, sliceCount, (partitionCount - slice + sliceCount - 1) / sliceCount);

@@ -5,7 +5,7 @@ using StorageBench.Engine.Workloads;
 namespace StorageBench.Engine.Preflight;
 
 /// <summary>
-/// Which storage services a run needs: each workload's own (table insert: tables; blob upload: blobs) on every target,
+/// Which storage services a run needs: each workload's own (a table workload: tables; a blob workload: blobs) on every target,
 /// and tables where the results go. The one rule every call outside the measured path follows (preflight, creating,
 /// verifying and deleting a step's table and container, cleanup): a target is sent requests only for these.
 /// </summary>
@@ -13,10 +13,7 @@ public static class TargetServices
 {
     /// <summary>The spec's workloads and the service each needs, in the spec's order.</summary>
     public static IReadOnlyList<(string Workload, TargetService Service)> Needed(RunSpec spec) =>
-    [
-        .. spec.TableInsert is null ? [] : new[] { (TableInsertWorkload.Name, TargetService.Table) },
-        .. spec.BlobUpload is null ? [] : new[] { (BlobUploadWorkload.Name, TargetService.Blob) },
-    ];
+        [.. WorkloadList.In(spec).Select(w => (w.Room.Name, w.Room.Service))];
 
     /// <summary>
     /// The first need that has no endpoint, as one line naming the workload (or the results table), the service and the

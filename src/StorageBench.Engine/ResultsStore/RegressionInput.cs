@@ -13,7 +13,7 @@ public sealed record RegressionInput(string Scenario, string RunId, DateTime Sta
     public IReadOnlyDictionary<string, string>? NotJudgedMetrics { get; init; }
 
     public static readonly IReadOnlyList<(string Column, bool HigherIsBetter)> Columns =
-        [(WorkloadColumns.Table.EntitiesPerSecond, true), (WorkloadColumns.Table.LatencyP99Ms, false), (WorkloadColumns.Blob.MegabytesPerSecond, true), (WorkloadColumns.Blob.LatencyP99Ms, false)];
+        [.. WorkloadKind.All.SelectMany(k => new[] { (WorkloadColumns.Of(k).RateColumn(k), true), (WorkloadColumns.Of(k).LatencyP99Ms, false) })];
 
     public static RegressionInput From(string scenario, string runId, DateTime startedUtc, IEnumerable<WorkloadSummary> workloads)
     {
@@ -22,9 +22,9 @@ public sealed record RegressionInput(string Scenario, string RunId, DateTime Sta
         var list = workloads.ToList();
         foreach (var w in list)
         {
-            bool table = w.Workload == TableInsertWorkload.Name;
-            var c = table ? WorkloadColumns.Table : WorkloadColumns.Blob;
-            metrics[table ? c.EntitiesPerSecond : c.MegabytesPerSecond] = WorkloadKind.Of(w.Workload).RateOf(w.Throughput) ?? 0;
+            var kind = WorkloadKind.Of(w.Workload);
+            var c = WorkloadColumns.Of(kind);
+            metrics[c.RateColumn(kind)] = kind.RateOf(w.Throughput) ?? 0;
             if (w.LatencyMs.P99 is { } p99)
             {
                 metrics[c.LatencyP99Ms] = p99;   // a run with no sample has no p99 to judge

@@ -1,3 +1,5 @@
+using StorageBench.Engine.Workloads;
+
 namespace StorageBench.Engine.ResultsStore;
 
 /// <summary>
@@ -41,11 +43,6 @@ public static class ResultsColumns
     public const string SaturationHighest = "SaturationHighest";
     public const string SaturationKnee = "SaturationKnee";
 
-    // The blob workload's figures that tables do not have.
-    public const string BlobsFailed = "BlobsFailed";
-    public const string BlobBytesSent = "BlobBytesSent";
-    public const string BlobBytesSentForFailedBlobs = "BlobBytesSentForFailedBlobs";
-    public const string BlobBlockMegabytesPerSecond = "BlobBlockMegabytesPerSecond";
 
     /// <summary>The columns of a slice execution's row (the slices table).</summary>
     public static class Slice
@@ -93,16 +90,16 @@ public static class ResultsColumns
 
     /// <summary>Run-row columns stored as Int64; every other numeric column is Double.</summary>
     public static readonly IReadOnlySet<string> Int64Columns = new HashSet<string>(
-        [Instances, Steps, BlobsFailed, BlobBytesSent, BlobBytesSentForFailedBlobs,
-            .. new[] { WorkloadColumns.Table, WorkloadColumns.Blob }.SelectMany(c => new[]
+        [Instances, Steps,
+            .. WorkloadKind.All.Select(WorkloadColumns.Of).SelectMany(c => new[]
                 { c.Operations, c.Succeeded, c.Failed, c.Throttled, c.TimedOut, c.Entities, c.Bytes, c.Planned, c.Stored, c.PerSecondSamples, c.LateRequests,
-                    c.DroppedOperations })],
+                    c.DroppedOperations, c.ObjectsFailed, c.BytesSent, c.BytesSentForFailedObjects })],
         StringComparer.Ordinal);
 
     public static readonly IReadOnlySet<string> DoubleColumns = new HashSet<string>(
-        [StepValue, SaturationHighest, SaturationKnee, BlobBlockMegabytesPerSecond, WorkloadColumns.Table.ClientCpu, WorkloadColumns.Blob.ClientCpu,
-            .. new[] { WorkloadColumns.Table, WorkloadColumns.Blob }.SelectMany(c => new[]
-                { c.DurationSeconds, c.OperationsPerSecond, c.EntitiesPerSecond, c.MegabytesPerSecond, c.PeakPerSecond, c.LatencyP50Ms, c.LatencyP90Ms,
+        [StepValue, SaturationHighest, SaturationKnee,
+            .. WorkloadKind.All.Select(WorkloadColumns.Of).SelectMany(c => new[]
+                { c.BlockMegabytesPerSecond, c.ClientCpu, c.DurationSeconds, c.OperationsPerSecond, c.EntitiesPerSecond, c.MegabytesPerSecond, c.PeakPerSecond, c.LatencyP50Ms, c.LatencyP90Ms,
                     c.LatencyP99Ms, c.LatencyMaxMs, c.UnstoredShare, c.PerSecondMean, c.PerSecondDeviation, c.ServiceTimeP50Ms, c.ServiceTimeP99Ms,
                     c.ScheduleLagP99Ms, c.ScheduleLagMaxMs })],
         StringComparer.Ordinal);
@@ -111,34 +108,38 @@ public static class ResultsColumns
 /// <summary>The columns of one workload's figures in a run or step row, written out whole for each workload.</summary>
 public sealed record WorkloadColumns
 {
-    public static readonly WorkloadColumns Table = new()
-    {
-        Operations = "TableOperations", Succeeded = "TableSucceeded", Failed = "TableFailed", Throttled = "TableThrottled", TimedOut = "TableTimedOut",
-        Entities = "TableEntities", Bytes = "TableBytes", Planned = "TablePlanned", Stored = "TableStored", UnstoredShare = "TableUnstoredShare",
-        DurationSeconds = "TableDurationSeconds", OperationsPerSecond = "TableOperationsPerSecond", EntitiesPerSecond = "TableEntitiesPerSecond",
-        MegabytesPerSecond = "TableMegabytesPerSecond", PeakPerSecond = "TablePeakPerSecond", PerSecondMean = "TablePerSecondMean",
-        PerSecondDeviation = "TablePerSecondDeviation", PerSecondSamples = "TablePerSecondSamples", ClientCpu = "TableClientCpuMicrosecondsPerEntity",
-        LatencyP50Ms = "TableLatencyP50Ms", LatencyP90Ms = "TableLatencyP90Ms", LatencyP99Ms = "TableLatencyP99Ms", LatencyMaxMs = "TableLatencyMaxMs",
-        Verified = "TableVerified", LatencyHistogram = "TableLatencyHistogram",
-        ServiceTimeP50Ms = "TableServiceTimeP50Ms", ServiceTimeP99Ms = "TableServiceTimeP99Ms", ScheduleLagP99Ms = "TableScheduleLagP99Ms",
-        ScheduleLagMaxMs = "TableScheduleLagMaxMs", LateRequests = "TableLateRequests", DroppedOperations = "TableDroppedOperations",
-    };
+    /// <summary>The table insert's columns (Table…), as rows have always been written.</summary>
+    public static WorkloadColumns Table => Of(WorkloadKind.TableInsert);
 
-    public static readonly WorkloadColumns Blob = new()
-    {
-        Operations = "BlobOperations", Succeeded = "BlobSucceeded", Failed = "BlobFailed", Throttled = "BlobThrottled", TimedOut = "BlobTimedOut",
-        Entities = "BlobEntities", Bytes = "BlobBytes", Planned = "BlobPlanned", Stored = "BlobStored", UnstoredShare = "BlobUnstoredShare",
-        DurationSeconds = "BlobDurationSeconds", OperationsPerSecond = "BlobOperationsPerSecond", EntitiesPerSecond = "BlobEntitiesPerSecond",
-        MegabytesPerSecond = "BlobMegabytesPerSecond", PeakPerSecond = "BlobPeakPerSecond", PerSecondMean = "BlobPerSecondMean",
-        PerSecondDeviation = "BlobPerSecondDeviation", PerSecondSamples = "BlobPerSecondSamples", ClientCpu = "BlobClientCpuMicrosecondsPerMegabyte",
-        LatencyP50Ms = "BlobLatencyP50Ms", LatencyP90Ms = "BlobLatencyP90Ms", LatencyP99Ms = "BlobLatencyP99Ms", LatencyMaxMs = "BlobLatencyMaxMs",
-        Verified = "BlobVerified", LatencyHistogram = "BlobLatencyHistogram",
-        ServiceTimeP50Ms = "BlobServiceTimeP50Ms", ServiceTimeP99Ms = "BlobServiceTimeP99Ms", ScheduleLagP99Ms = "BlobScheduleLagP99Ms",
-        ScheduleLagMaxMs = "BlobScheduleLagMaxMs", LateRequests = "BlobLateRequests", DroppedOperations = "BlobDroppedOperations",
-    };
+    /// <summary>The block blob upload's columns (Blob…), as rows have always been written.</summary>
+    public static WorkloadColumns Blob => Of(WorkloadKind.BlobUpload);
 
-    /// <summary>The table workload's columns for tableInsert, the blob workload's for anything else (as rows have always been written).</summary>
-    public static WorkloadColumns For(string workload) => workload == Workloads.TableInsertWorkload.Name ? Table : Blob;
+    /// <summary>A workload's columns: its <see cref="WorkloadKind.ColumnPrefix"/> and the figure's name.</summary>
+    public static WorkloadColumns Of(WorkloadKind kind)
+    {
+        string p = kind.ColumnPrefix;
+        return new()
+        {
+            Operations = p + "Operations", Succeeded = p + "Succeeded", Failed = p + "Failed", Throttled = p + "Throttled", TimedOut = p + "TimedOut",
+            Entities = p + "Entities", Bytes = p + "Bytes", Planned = p + "Planned", Stored = p + "Stored", UnstoredShare = p + "UnstoredShare",
+            DurationSeconds = p + "DurationSeconds", OperationsPerSecond = p + "OperationsPerSecond", EntitiesPerSecond = p + "EntitiesPerSecond",
+            MegabytesPerSecond = p + "MegabytesPerSecond", PeakPerSecond = p + "PeakPerSecond", PerSecondMean = p + "PerSecondMean",
+            PerSecondDeviation = p + "PerSecondDeviation", PerSecondSamples = p + "PerSecondSamples",
+            ClientCpu = p + "ClientCpuMicrosecondsPer" + (kind.UnitsAreEntities ? "Entity" : "Megabyte"),
+            LatencyP50Ms = p + "LatencyP50Ms", LatencyP90Ms = p + "LatencyP90Ms", LatencyP99Ms = p + "LatencyP99Ms", LatencyMaxMs = p + "LatencyMaxMs",
+            Verified = p + "Verified", LatencyHistogram = p + "LatencyHistogram",
+            ServiceTimeP50Ms = p + "ServiceTimeP50Ms", ServiceTimeP99Ms = p + "ServiceTimeP99Ms", ScheduleLagP99Ms = p + "ScheduleLagP99Ms",
+            ScheduleLagMaxMs = p + "ScheduleLagMaxMs", LateRequests = p + "LateRequests", DroppedOperations = p + "DroppedOperations",
+            ObjectsFailed = p + "sFailed", BytesSent = p + "BytesSent", BytesSentForFailedObjects = p + "BytesSentForFailedBlobs",
+            BlockMegabytesPerSecond = p + "BlockMegabytesPerSecond",
+        };
+    }
+
+    /// <summary>The columns of the workload of this name; null for a name no workload has.</summary>
+    public static WorkloadColumns? For(string workload) => WorkloadKind.Find(workload) is { } kind ? Of(kind) : null;
+
+    /// <summary>Its headline rate's column: entities/s or MB/s.</summary>
+    public string RateColumn(WorkloadKind kind) => kind.UnitsAreEntities ? EntitiesPerSecond : MegabytesPerSecond;
 
     public required string Operations { get; init; }
     public required string Succeeded { get; init; }
@@ -177,4 +178,9 @@ public sealed record WorkloadColumns
     public required string ScheduleLagMaxMs { get; init; }
     public required string LateRequests { get; init; }
     public required string DroppedOperations { get; init; }
+    /// <summary>Blob workloads: blobs not committed, bytes staged (and of them for blobs never committed), and bytes staged per second.</summary>
+    public required string ObjectsFailed { get; init; }
+    public required string BytesSent { get; init; }
+    public required string BytesSentForFailedObjects { get; init; }
+    public required string BlockMegabytesPerSecond { get; init; }
 }

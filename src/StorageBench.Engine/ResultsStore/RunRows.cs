@@ -75,7 +75,8 @@ public static class RunRows
         }
         foreach (var w in s.Workloads)
         {
-            var c = WorkloadColumns.For(w.Workload);
+            var kind = WorkloadKind.Of(w.Workload);
+            var c = WorkloadColumns.Of(kind);
             row[c.Operations] = w.Operations;
             row[c.Succeeded] = w.Succeeded;
             row[c.Failed] = w.Failed;
@@ -87,14 +88,14 @@ public static class RunRows
             row[c.UnstoredShare] = w.UnstoredShare;
             if (w.BlobsPlanned is not null)
             {
-                row[C.BlobsFailed] = w.BlobsFailed ?? 0;
-                row[C.BlobBytesSent] = w.BytesSent ?? 0;
-                row[C.BlobBytesSentForFailedBlobs] = w.BytesSentForFailedBlobs ?? 0;
-                row[C.BlobBlockMegabytesPerSecond] = w.BlockThroughput?.MegabytesPerSecond ?? 0;
+                row[c.ObjectsFailed] = w.BlobsFailed ?? 0;
+                row[c.BytesSent] = w.BytesSent ?? 0;
+                row[c.BytesSentForFailedObjects] = w.BytesSentForFailedBlobs ?? 0;
+                row[c.BlockMegabytesPerSecond] = w.BlockThroughput?.MegabytesPerSecond ?? 0;
             }
             row[c.DurationSeconds] = w.DurationSeconds;
             row[c.OperationsPerSecond] = w.Throughput.OperationsPerSecond;
-            row[w.Entities is null ? c.MegabytesPerSecond : c.EntitiesPerSecond] = w.Throughput.MegabytesPerSecond ?? w.Throughput.EntitiesPerSecond ?? 0;
+            row[c.RateColumn(kind)] = kind.RateOf(w.Throughput) ?? 0;
             if (w.PeakPerSecond is { } peak)
             {
                 row[c.PeakPerSecond] = peak;   // absent when the run covered no whole second
@@ -205,8 +206,7 @@ public static class RunRows
     /// <summary>A workload's figures from a run or step row; null when the row has none for it.</summary>
     public static WorkloadFigures? FiguresOf(TableEntity r, string workload)
     {
-        var c = WorkloadColumns.For(workload);
-        if (r.GetInt64(c.Operations) is not { } operations)
+        if (WorkloadKind.Find(workload) is not { } kind || WorkloadColumns.Of(kind) is not { } c || r.GetInt64(c.Operations) is not { } operations)
         {
             return null;
         }
@@ -216,7 +216,7 @@ public static class RunRows
         RateSpread? spread = r.GetDouble(c.PerSecondMean) is { } mean && r.GetDouble(c.PerSecondDeviation) is { } sd && r.GetInt64(c.PerSecondSamples) is { } n
             ? new RateSpread(mean, sd, (int)n)
             : null;
-        return new WorkloadFigures(workload, r.GetString(C.StepParameter), r.GetDouble(C.StepValue), Num(c == WorkloadColumns.Table ? c.EntitiesPerSecond : c.MegabytesPerSecond),
+        return new WorkloadFigures(workload, r.GetString(C.StepParameter), r.GetDouble(C.StepValue), Num(c.RateColumn(kind)),
             r.GetDouble(c.PeakPerSecond), latency?.P50 ?? Num(c.LatencyP50Ms), latency?.P95, latency?.P99 ?? Num(c.LatencyP99Ms), latency?.Max ?? Num(c.LatencyMaxMs),
             operations, r.GetInt64(c.Throttled) ?? 0, r.GetInt64(c.Failed) ?? 0, r.GetDouble(c.ClientCpu), spread)
         {
@@ -224,7 +224,7 @@ public static class RunRows
         };
     }
 
-    /// <summary>The figures of both workloads a row holds, table first.</summary>
+    /// <summary>The figures of every workload a row holds, in the order a step runs them.</summary>
     public static IEnumerable<WorkloadFigures> AllFiguresOf(TableEntity r) =>
-        new[] { TableInsertWorkload.Name, BlobUploadWorkload.Name }.Select(w => FiguresOf(r, w)).OfType<WorkloadFigures>();
+        WorkloadKind.All.Select(k => FiguresOf(r, k.Name)).OfType<WorkloadFigures>();
 }

@@ -69,7 +69,7 @@ public sealed record SaturationSpec
     }
 }
 
-/// <summary>How long a workload runs and which of its operations count. Shared by both workloads.</summary>
+/// <summary>How long a workload runs and which of its operations count. Shared by every workload.</summary>
 public abstract record WorkloadSpec
 {
     /// <summary>0: run the fixed count (entityCount / blobCount). Above 0: run this long, however many that is.</summary>
@@ -80,50 +80,6 @@ public abstract record WorkloadSpec
 
     /// <summary>The first operations of each slice are done but left out of the statistics.</summary>
     public long WarmupOperations { get; init; }
-}
-
-/// <summary>Entity group transactions (or single inserts when batchSize is 1) into one table per run.</summary>
-public sealed record TableInsertSpec : WorkloadSpec
-{
-    public long EntityCount { get; init; } = 10_000;
-    public int EntitySizeBytes { get; init; } = 1024;
-    public int BatchSize { get; init; } = 100;
-    /// <summary>Distinct partitions in the run; slices share them when there are fewer partitions than slices.</summary>
-    public int PartitionCount { get; init; } = 1;
-    /// <summary>In-flight requests per slice.</summary>
-    public int Concurrency { get; init; } = 4;
-    /// <summary>Parallel activities (instances in the seeds' terms).</summary>
-    public int Slices { get; init; } = 1;
-
-    /// <summary>
-    /// 0: closed loop (each in-flight slot sends its next request when the last one returns).
-    /// Above 0: open loop at this many requests per second across all slices. Latency runs from each request's slot in
-    /// the schedule (from its send when the timer woke early), so a loop that falls behind shows the wait its callers would
-    /// have had; service time (from the send) and the schedule's lag are reported beside it. With a duration, slots not
-    /// sent by its end are dropped and counted, not sent late.
-    /// </summary>
-    public double TargetOperationsPerSecond { get; init; }
-}
-
-/// <summary>Put Block ×N in parallel, then Put Block List, per blob.</summary>
-public sealed record BlobUploadSpec : WorkloadSpec
-{
-    public int BlobCount { get; init; } = 4;
-    public long BlobSizeBytes { get; init; } = 8L * 1024 * 1024;
-    public int BlockSizeBytes { get; init; } = 4 * 1024 * 1024;
-    /// <summary>In-flight Put Block requests per blob.</summary>
-    public int ParallelBlocks { get; init; } = 4;
-    /// <summary>
-    /// How many more times a Put Block or Put Block List that was throttled or failed transiently is
-    /// sent (after 100 ms, then 200, 400, … up to 3.2 s), as storage clients do when the service asks
-    /// them to back off. Every attempt is counted; a blob fails only when its retries are exhausted.
-    /// 0: a failed block fails its blob.
-    /// </summary>
-    public int BlockRetries { get; init; } = 3;
-    public int Slices { get; init; } = 1;
-
-    /// <summary>After the run, download every blob and compare its MD5 with what was sent (costs a full read).</summary>
-    public bool VerifyContent { get; init; }
 }
 
 /// <summary>HTTP and SDK client knobs; defaults keep failures visible.</summary>

@@ -1,7 +1,5 @@
 using HdrHistogram;
-using StorageBench.Engine.Cost;
 using StorageBench.Engine.Measurement;
-using StorageBench.Engine.Spec;
 using StorageBench.Engine.Workloads;
 
 namespace StorageBench.Engine.Statistics;
@@ -9,53 +7,6 @@ namespace StorageBench.Engine.Statistics;
 /// <summary>Fan-in maths: merges slice histograms and timelines into one workload summary. Pure and deterministic.</summary>
 public static class SummaryCalculator
 {
-    public static WorkloadSummary SummarizeTable(TableInsertSpec spec, IReadOnlyList<SliceResult> slices, VerificationResult verified)
-    {
-        string op = spec.BatchSize == 1 ? "single-entity insert" : $"entity group transaction of up to {spec.BatchSize} entities";
-        string latency = spec.TargetOperationsPerSecond > 0
-            ? "latency = successful requests, from each one's slot in the open loop's schedule (from its send if that was earlier); service time = from the send"
-            : "latency = successful requests";
-        var w = Summarize(TableInsertWorkload.Name, $"operation = one {op} ({spec.EntitySizeBytes} B entities); {latency}",
-            slices, verified, unitsAreEntities: true, entitySizeBytes: spec.EntitySizeBytes);
-        long planned = spec.DurationSeconds > 0 ? slices.Sum(s => s.Planned) : spec.EntityCount;
-        long stored = slices.Sum(s => s.Units + s.WarmupUnits);
-        return Complete(w, planned, stored) with
-        {
-            Priming = PrimingOf(slices),
-            Transactions = TransactionCounts.ForTable(spec, slices, verified),
-            StoredBytes = stored * spec.EntitySizeBytes,
-        };
-    }
-
-    /// <summary>
-    /// Blob figures: throughput is goodput — bytes of committed blobs per second; a Put Block whose blob
-    /// was never committed is work the run lost. Bytes staged per second stay available as block throughput.
-    /// </summary>
-    public static WorkloadSummary SummarizeBlob(BlobUploadSpec spec, IReadOnlyList<SliceResult> slices, VerificationResult verified)
-    {
-        var w = Summarize(BlobUploadWorkload.Name,
-            $"operation = one Put Block ({spec.BlockSizeBytes} B) or Put Block List, retries included; latency = successful Put Block requests; " +
-            "throughput = bytes of committed blobs per second (goodput); per-second figures = bytes staged by successful Put Blocks",
-            slices, verified, unitsAreEntities: false, entitySizeBytes: 0);
-        long committedBytes = slices.Sum(s => s.CommittedUnits);
-        long planned = spec.DurationSeconds > 0 ? slices.Sum(s => s.Planned) : spec.BlobCount;
-        long committed = slices.Sum(s => s.Objects);
-        return Complete(w, planned, committed) with
-        {
-            Bytes = committedBytes,
-            Throughput = Rates(w.Succeeded, committedBytes, w.DurationSeconds, unitsAreEntities: false, 0),
-            BlockThroughput = w.Throughput,
-            BytesSent = w.Bytes,
-            BytesSentForFailedBlobs = slices.Sum(s => s.FailedObjectUnits),
-            BlobsPlanned = planned,
-            BlobsCommitted = committed,
-            BlobsFailed = Math.Max(0, planned - committed),
-            Priming = PrimingOf(slices),
-            Transactions = TransactionCounts.ForBlob(slices, verified),
-            StoredBytes = committed * spec.BlobSizeBytes,
-        };
-    }
-
     /// <summary>What the slices' priming met, summed.</summary>
     public static PrimingOutcomes PrimingOf(IReadOnlyList<SliceResult> slices) =>
         new(slices.Sum(s => s.Requests.PrimingRequests), slices.Sum(s => s.Requests.PrimingThrottled), slices.Sum(s => s.Requests.PrimingFailed));
@@ -85,7 +36,7 @@ public static class SummaryCalculator
         {
             return null;
         }
-        string requests = w.Workload == BlobUploadWorkload.Name ? "Put Block" : "request";
+        string requests = WorkloadKind.Find(w.Workload)?.Request ?? "request";
         return w.WarmupOperations > 0
             ? $"{w.Workload}: no {requests} was measured: all {w.WarmupOperations:N0} were warm-up (warmupOperations / warmupSeconds leave nothing to measure); a run that measured nothing is not a result"
             : $"{w.Workload}: no {requests} was measured: none was sent; a run that measured nothing is not a result";

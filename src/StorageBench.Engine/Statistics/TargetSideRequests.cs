@@ -13,10 +13,16 @@ public sealed record TargetSideRequests(long Preflight, long Prepare, long Primi
 {
     public static TargetSideRequests None { get; } = new(0, 0, 0, 0, 0, []);
 
-    public long Total => Preflight + Prepare + Priming + Verify + Cleanup;
+    /// <summary>A reading workload's seeding: what it wrote for its slices to read, before the measured window.</summary>
+    public long Seed { get; init; }
+
+    public long Total => Preflight + Prepare + Seed + Priming + Verify + Cleanup;
 
     public TargetSideRequests Add(TargetSideRequests other) => new(Preflight + other.Preflight, Prepare + other.Prepare, Priming + other.Priming,
-        Verify + other.Verify, Cleanup + other.Cleanup, [.. Uncounted.Union(other.Uncounted, StringComparer.Ordinal)]);
+        Verify + other.Verify, Cleanup + other.Cleanup, [.. Uncounted.Union(other.Uncounted, StringComparer.Ordinal)])
+    {
+        Seed = Seed + other.Seed,
+    };
 
     /// <summary>The same counts, with <paramref name="phases"/> named as not fully counted.</summary>
     public TargetSideRequests Missing(params string[] phases) => this with { Uncounted = [.. Uncounted.Union(phases, StringComparer.Ordinal)] };

@@ -23,6 +23,9 @@ public sealed record StorageCallPolicy
     /// <summary>Creating a step's table and container. Past it: the step fails with the error named, and its cleanup still runs.</summary>
     public TimeSpan Setup { get; init; } = TimeSpan.FromMinutes(2);
 
+    /// <summary>Writing what a reading workload will read (its seed). Past it: the step fails with the error named, and its cleanup still runs.</summary>
+    public TimeSpan Seeding { get; init; } = TimeSpan.FromMinutes(10);
+
     /// <summary>Counting what landed in a step's table or container. Past it: "not verified" with the reason, figures kept.</summary>
     public TimeSpan Verification { get; init; } = TimeSpan.FromMinutes(10);
 

@@ -2,6 +2,8 @@ using System.Globalization;
 using StorageBench.Engine.Spec;
 using StorageBench.Engine.Statistics;
 
+using StorageBench.Engine.Workloads;
+
 namespace StorageBench.Engine.Telemetry;
 
 /// <summary>One custom event as Application Insights stores it in the workspace table AppEvents.</summary>
@@ -95,21 +97,12 @@ public static class TelemetryEvents
         string I(double x) => x.ToString(CultureInfo.InvariantCulture);
         yield return ("sdkRetries", step.Client.SdkRetries ? "true" : "false");
         yield return ("maxConnectionsPerServer", I(step.Client.MaxConnectionsPerServer));
-        if (w.Workload == "tableInsert" && step.TableInsert is { } t)
+        if (WorkloadList.Find(w.Workload) is { } room && room.SectionOf(step) is { } section)
         {
-            yield return ("entitySizeBytes", I(t.EntitySizeBytes));
-            yield return ("batchSize", I(t.BatchSize));
-            yield return ("partitionCount", I(t.PartitionCount));
-            yield return ("concurrency", I(t.Concurrency));
-            yield return ("slices", I(t.Slices));
-            yield return ("targetOperationsPerSecond", I(t.TargetOperationsPerSecond));
-        }
-        else if (step.BlobUpload is { } b)
-        {
-            yield return ("blobSizeBytes", I(b.BlobSizeBytes));
-            yield return ("blockSizeBytes", I(b.BlockSizeBytes));
-            yield return ("parallelBlocks", I(b.ParallelBlocks));
-            yield return ("slices", I(b.Slices));
+            foreach (var parameter in room.Parameters(section))
+            {
+                yield return parameter;
+            }
         }
     }
 

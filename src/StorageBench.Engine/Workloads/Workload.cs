@@ -34,7 +34,7 @@ public abstract class Workload
     public abstract WorkloadSpec? SectionOf(RunSpec spec);
 
     /// <summary>Adds an error per broken rule of its section, each naming "&lt;name&gt;.&lt;field&gt;", the value and the rule.</summary>
-    public abstract void Validate(WorkloadSpec section, SpecChecks checks);
+    public abstract void Validate(WorkloadSpec section, SpecChecks errors);
 
     /// <summary>Its slices for one step: pure and deterministic (the orchestrator calls it on replay).</summary>
     public abstract IReadOnlyList<SliceOrder> Plan(StepPlan stepPlan, RunSpec spec);
@@ -64,8 +64,20 @@ public abstract class Workload
     /// <summary>The step's figures for this workload: merged histograms and timelines, its own units, its request lines.</summary>
     public abstract WorkloadSummary Summarize(RunSpec spec, IReadOnlyList<SliceResult> slices, VerificationResult verified);
 
+    /// <summary>How <c>storagebench plan</c> scales what it measured; null when it has no capacity model (plan then refuses its unit).</summary>
+    public virtual Capacity.CapacityModel? Capacity => null;
+
     /// <summary>The knobs it ran with, for telemetry's dimensions and the report (camelCase name, invariant value).</summary>
     public abstract IEnumerable<(string Name, string Value)> Parameters(WorkloadSpec section);
+
+    /// <summary>The accepted executions' attempt ids, by slice index: only what they wrote is counted.</summary>
+    protected static string[] Attempts(IEnumerable<SliceResult> slices) => [.. slices.OrderBy(s => s.SliceIndex).Select(s => s.AttemptId)];
+
+    /// <summary>A spec number as an error shows it.</summary>
+    protected static string Num(double v) => SpecChecks.Num(v);
+
+    /// <summary>A parameter's value as telemetry carries it (invariant culture).</summary>
+    protected static string I(double v) => v.ToString(System.Globalization.CultureInfo.InvariantCulture);
 
     /// <summary>The JSON every room packs its plans and orders with (the orchestration's own payload form: camelCase).</summary>
     public static readonly JsonSerializerOptions Json = new(JsonSerializerDefaults.Web);
@@ -75,10 +87,10 @@ public abstract class Workload
 public abstract class Workload<TSpec, TPlan, TVerify> : Workload
     where TSpec : WorkloadSpec
 {
-    public sealed override void Validate(WorkloadSpec section, SpecChecks checks) => Validate((TSpec)section, checks);
+    public sealed override void Validate(WorkloadSpec section, SpecChecks errors) => Validate((TSpec)section, errors);
 
     public sealed override IReadOnlyList<SliceOrder> Plan(StepPlan stepPlan, RunSpec spec) =>
-        [.. Plan(stepPlan, (TSpec)SectionOf(spec)!, spec.Client).Select(p => Pack(stepPlan, p))];
+        [.. Plan(stepPlan, (TSpec)SectionOf(spec)!, spec.Client).Select(Pack)];
 
     public sealed override Task<SeedResult> SeedAsync(SliceOrder order, StorageTarget target, CancellationToken ct) => SeedAsync(Unpack(order), target, ct);
 
@@ -98,7 +110,7 @@ public abstract class Workload<TSpec, TPlan, TVerify> : Workload
 
     public sealed override IEnumerable<(string Name, string Value)> Parameters(WorkloadSpec section) => Parameters((TSpec)section);
 
-    protected abstract void Validate(TSpec section, SpecChecks checks);
+    protected abstract void Validate(TSpec section, SpecChecks errors);
 
     /// <summary>One plan per slice, in slice order.</summary>
     protected abstract IReadOnlyList<TPlan> Plan(StepPlan stepPlan, TSpec section, ClientSettings client);
@@ -121,17 +133,17 @@ public abstract class Workload<TSpec, TPlan, TVerify> : Workload
     protected abstract IEnumerable<(string Name, string Value)> Parameters(TSpec section);
 
     /// <summary>The order for one of its plans (tests build orders from plans too).</summary>
-    public SliceOrder Pack(StepPlan stepPlan, TPlan plan)
+    public SliceOrder Pack(TPlan plan)
     {
         var h = HeaderOf(plan);
-        return new SliceOrder(Name, stepPlan.RunId, stepPlan.StepId, h.SliceIndex, h.StartAtUtc, h.TargetIndex, JsonSerializer.SerializeToElement(plan, Json));
+        return new SliceOrder(Name, h.RunId, h.StepId, h.SliceIndex, h.StartAtUtc, h.TargetIndex, JsonSerializer.SerializeToElement(plan, Json));
     }
 
     public TPlan Unpack(SliceOrder order) => order.Plan.Deserialize<TPlan>(Json)!;
 }
 
 /// <summary>What a room's plans all say about their slice.</summary>
-public sealed record SliceHeader(int SliceIndex, DateTime StartAtUtc, int TargetIndex);
+public sealed record SliceHeader(string RunId, string StepId, int SliceIndex, DateTime StartAtUtc, int TargetIndex);
 
 /// <summary>What a step gives a workload to plan with: its ids, the workload's own table or container, the start instant, the target accounts.</summary>
 public sealed record StepPlan(string RunId, string StepId, string TargetName, DateTime StartAtUtc, int TargetAccounts = 1);

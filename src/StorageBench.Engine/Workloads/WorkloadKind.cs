@@ -6,7 +6,7 @@ namespace StorageBench.Engine.Workloads;
 /// <summary>
 /// What a workload is to everything that names, counts or shows it: reports, comparisons, results rows, telemetry
 /// queries, the live progress (the CLI's and the dashboard's, which reads it from the API) and the capacity plan.
-/// <see cref="All"/> is the one list of workloads; a new workload is one more entry, and these places follow.
+/// <see cref="All"/> follows the one list of workloads (<see cref="WorkloadList"/>); a new workload's room brings its own kind, and these places follow.
 /// </summary>
 /// <param name="Name">The spec section and the name in summaries, rows and telemetry.</param>
 /// <param name="Unit">What its headline rate counts per second ("entities", or "MB" of committed blobs).</param>
@@ -20,19 +20,29 @@ public sealed record WorkloadKind(string Name, string Unit, string UnitSingular,
     public static readonly WorkloadKind TableInsert = new(TableInsertWorkload.Name, "entities", "entity", "#,0.0", "entities", 1, "entitiesPerSecond")
     {
         ColumnPrefix = "Table",
+        PlannedUnit = "entities",
         RateOf = t => t.EntitiesPerSecond,
     };
 
     public static readonly WorkloadKind BlobUpload = new(BlobUploadWorkload.Name, "MB", "MB", "#,0.00", "bytes", 1e6, "megabytesPerSecond")
     {
         ColumnPrefix = "Blob",
+        PlannedUnit = "blobs",
+        Request = "Put Block",
         RateOf = t => t.MegabytesPerSecond,
     };
 
-    public static IReadOnlyList<WorkloadKind> All { get; } = [TableInsert, BlobUpload, BlobDownloadWorkload.KindOf];
+    /// <summary>Every workload's kind, in the order a step runs them (<see cref="WorkloadList"/>).</summary>
+    public static IReadOnlyList<WorkloadKind> All => [.. WorkloadList.All.Select(w => w.Kind)];
 
     /// <summary>What its results-table columns start with ("Table": TableEntitiesPerSecond, TableLatencyP99Ms, …).</summary>
     public required string ColumnPrefix { get; init; }
+
+    /// <summary>What its planned and stored work counts ("entities", "blobs"): what maxUnstoredShare is judged on.</summary>
+    public string PlannedUnit { get; init; } = "operations";
+
+    /// <summary>What one measured (timed) request is called ("request", "Put Block").</summary>
+    public string Request { get; init; } = "request";
 
     /// <summary>True when its units are entities (rates in entities/s), false when they are bytes (rates in MB/s).</summary>
     public bool UnitsAreEntities => CountedPerUnit == 1;

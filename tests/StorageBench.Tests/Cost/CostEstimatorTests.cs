@@ -1,6 +1,7 @@
 using StorageBench.Engine.Cost;
 using StorageBench.Engine.Measurement;
 using StorageBench.Engine.Statistics;
+using StorageBench.Engine.Workloads;
 
 namespace StorageBench.Tests;
 
@@ -109,7 +110,7 @@ public class CostEstimatorTests
             },
         };
 
-        var lines = TransactionCounts.ForBlob([Slice(0), Slice(1)], VerificationResult.NotVerified("not here")).ToDictionary(l => l.Kind);
+        var lines = BlobUploadRoom.Transactions([Slice(0), Slice(1)], VerificationResult.NotVerified("not here")).ToDictionary(l => l.Kind);
 
         Assert.Equal((36L, 3L), (lines["Put Block"].Requests, lines["Put Block"].Failed!.Value));
         Assert.Equal((4L, 1L), (lines["Put Block List"].Requests, lines["Put Block List"].Failed!.Value));

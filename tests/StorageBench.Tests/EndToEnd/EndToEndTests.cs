@@ -6,6 +6,7 @@ using StorageBench.Engine.ResultsStore;
 using StorageBench.Engine.Spec;
 using StorageBench.Engine.Statistics;
 using StorageBench.Engine.Targets;
+using StorageBench.Engine.Workloads;
 using StorageBench.Orchestration;
 using StorageBench.TaskHub;
 
@@ -126,7 +127,7 @@ public class EndToEndTests(AzuriteFixture azurite)
     {
         var store = azurite.Results;
         await using var host = await azurite.NewHubAsync(configure: r =>
-            r.AddActivity<TableSlicePlan, SliceResult>(ActivityNames.RunTableSlice, (_, _) => throw new InvalidOperationException("slice host crashed")));
+            r.AddActivity<SliceOrder, SliceResult>(ActivityNames.RunSlice, (_, _) => throw new InvalidOperationException("slice host crashed")));
         var spec = RunSpecParser.ParseOrThrow("""{ "scenario": "e2e-fail", "startDelaySeconds": 0, "tableInsert": { "entityCount": 100 } }""");
         string runId = Planner.NewRunId(DateTime.UtcNow);
 

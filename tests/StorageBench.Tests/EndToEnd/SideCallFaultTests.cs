@@ -3,7 +3,6 @@ using System.Text.Json;
 using Azure.Identity;
 using Microsoft.AspNetCore.Http;
 using StorageBench.Cli;
-using StorageBench.Engine;
 using StorageBench.Engine.Cleanup;
 using StorageBench.Engine.Measurement;
 using StorageBench.Engine.Planning;
@@ -12,6 +11,8 @@ using StorageBench.Engine.Spec;
 using StorageBench.Engine.Statistics;
 using StorageBench.Engine.StorageCalls;
 using StorageBench.Engine.Targets;
+using StorageBench.Engine.Workloads;
+using StorageBench.Engine;
 using StorageBench.Orchestration;
 using StorageBench.TaskHub;
 using Xunit.Abstractions;
@@ -238,9 +239,9 @@ public class SideCallFaultTests(AzuriteFixture azurite, ITestOutputHelper output
             { "scenario": "no-token", "startDelaySeconds": 0, "client": { "primeRounds": 0 },
               "tableInsert": { "entitySizeBytes": 128, "batchSize": 10, "concurrency": 2, "durationSeconds": 2 } }
             """);
-        var plan = Planner.PlanTable(runId, Planner.StepId(runId, 0), table, spec.TableInsert!, spec.Client, DateTime.UtcNow, 1).Single();
+        var plan = TableInsertRoom.PlanSlices(runId, Planner.StepId(runId, 0), table, spec.TableInsert!, spec.Client, DateTime.UtcNow, 1).Single();
 
-        var slice = await activities.RunTableSliceAsync(plan, default).WaitAsync(TimeSpan.FromMinutes(2));
+        var slice = await activities.RunSliceAsync(TableInsertRoom.Instance.Pack(plan), default).WaitAsync(TimeSpan.FromMinutes(2));
 
         output.WriteLine($"no token for the results store: {slice.Units} entities, {slice.Counts.Failed} failed; notes: {string.Join(" | ", slice.Notes)}");
         Assert.True(slice.Units > 0 && slice.Counts.Failed == 0, "the slice measured its writes");
@@ -286,10 +287,10 @@ public class SideCallFaultTests(AzuriteFixture azurite, ITestOutputHelper output
         var spec = RunSpecParser.ParseOrThrow("""
             { "scenario": "auth", "startDelaySeconds": 0, "client": { "primeRounds": 0 }, "tableInsert": { "entityCount": 40, "batchSize": 10, "concurrency": 2 } }
             """);
-        var plan = Planner.PlanTable(runId, stepId, "sbtauth", spec.TableInsert!, spec.Client, DateTime.UtcNow, 1).Single();
+        var plan = TableInsertRoom.PlanSlices(runId, stepId, "sbtauth", spec.TableInsert!, spec.Client, DateTime.UtcNow, 1).Single();
 
         var clock = Stopwatch.StartNew();
-        var slice = await activities.RunTableSliceAsync(plan, default).WaitAsync(TimeSpan.FromMinutes(2));
+        var slice = await activities.RunSliceAsync(TableInsertRoom.Instance.Pack(plan), default).WaitAsync(TimeSpan.FromMinutes(2));
 
         output.WriteLine($"auth failure: slice result after {clock.Elapsed.TotalSeconds:0.0} s: {slice.Counts.Operations} operations, {slice.Counts.Failed} failed");
         Assert.Equal(4, slice.Counts.Operations);

@@ -78,7 +78,7 @@ public class FailureClassificationTests(AzuriteFixture azurite)
         {
             r.AddActivity<object, TargetRequests>(ActivityNames.PrepareTargets, (_, _) => Task.FromResult(new TargetRequests(0, 0)));
             r.AddActivity<object, TargetRequests>(ActivityNames.DeleteTargets, (_, _) => Task.FromResult(new TargetRequests(0, 0)));
-            r.AddActivity<Engine.Planning.TableSlicePlan, Engine.Measurement.SliceResult>(ActivityNames.RunTableSlice, (_, _) => CrashingSliceHostAsync());
+            r.AddActivity<Engine.Workloads.SliceOrder, Engine.Measurement.SliceResult>(ActivityNames.RunSlice, (_, _) => CrashingSliceHostAsync());
             foreach (string bookkeeping in new[] { ActivityNames.StoreStep, ActivityNames.StoreRun })
             {
                 r.AddActivity<object, bool>(bookkeeping, (_, _) => Task.FromResult(true));
@@ -87,7 +87,7 @@ public class FailureClassificationTests(AzuriteFixture azurite)
 
         var summary = await Pipeline.RunAsync(host, """{ "scenario": "crash", "startDelaySeconds": 0, "tableInsert": { "entityCount": 10, "batchSize": 10 } }""");
 
-        string error = Assert.Single(summary.Errors, e => e.StartsWith("tableInsert slice 0: activity RunTableSlice failed:", StringComparison.Ordinal));
+        string error = Assert.Single(summary.Errors, e => e.StartsWith("tableInsert slice 0: activity RunSlice failed:", StringComparison.Ordinal));
         Assert.Contains("InvalidOperationException: the slice host broke", error);
         Assert.Contains("caused by System.IO.IOException: disk gone", error);
         Assert.Contains($"stack of InvalidOperationException: at {typeof(FailureClassificationTests).FullName}.{nameof(CrashingSliceHostAsync)}", error);
@@ -101,7 +101,7 @@ public class FailureClassificationTests(AzuriteFixture azurite)
         // The log has it once, as the exception itself: type, message, inner exception and stack.
         var logged = Assert.Single(log.WithId(2004));
         Assert.Equal(Microsoft.Extensions.Logging.LogLevel.Error, logged.Level);
-        Assert.StartsWith($"Activity {ActivityNames.RunTableSlice} of {summary.RunId}-s000 failed", logged.Message);
+        Assert.StartsWith($"Activity {ActivityNames.RunSlice} of {summary.RunId}-s000 failed", logged.Message);
         var exception = Assert.IsType<InvalidOperationException>(logged.Exception);
         Assert.Equal("the slice host broke", exception.Message);
         Assert.Equal("disk gone", Assert.IsType<IOException>(exception.InnerException).Message);

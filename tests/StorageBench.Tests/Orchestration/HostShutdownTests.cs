@@ -1,15 +1,16 @@
 using Azure.Data.Tables;
-using DurableTask.Core;
 using DurableTask.Core.Exceptions;
-using Microsoft.DurableTask.Worker;
+using DurableTask.Core;
 using Microsoft.DurableTask.Worker.Shims;
+using Microsoft.DurableTask.Worker;
 using Microsoft.Extensions.Logging.Abstractions;
 using StorageBench.Engine.Measurement;
 using StorageBench.Engine.Planning;
 using StorageBench.Engine.Spec;
+using StorageBench.Engine.Workloads;
 using StorageBench.Functions;
-using StorageBench.Orchestration;
 using StorageBench.Orchestration.Activities;
+using StorageBench.Orchestration;
 using StorageBench.TaskHub;
 using Xunit.Abstractions;
 
@@ -35,7 +36,7 @@ public class HostShutdownTests(AzuriteFixture azurite, ITestOutputHelper output)
         var functions = new ActivityFunctions(new BenchmarkActivities([azurite.Target], azurite.Results, TimeProvider.System, loggers: log.Factory));
         using var host = new CancellationTokenSource();
 
-        var slice = functions.RunTableSlice(plan, new TestFunctionContext(host.Token));
+        var slice = functions.RunSlice(TableInsertRoom.Instance.Pack(plan), new TestFunctionContext(host.Token));
         await StopWhenStoredAsync(table, host);
 
         var stopped = await Assert.ThrowsAsync<HostStoppingException>(() => slice.WaitAsync(TimeSpan.FromMinutes(2)));
@@ -43,7 +44,7 @@ public class HostShutdownTests(AzuriteFixture azurite, ITestOutputHelper output)
         Assert.Contains(log.WithId(2006), e => e.Message.StartsWith($"Slice 0 of {plan.StepId} stopped by its host's shutdown", StringComparison.Ordinal));
 
         // Durable runs it again: that execution says it is a re-run, and only its own writes are counted.
-        var again = await functions.RunTableSlice(plan with { Workload = plan.Workload with { DurationSeconds = 1 }, StartAtUtc = DateTime.UtcNow },
+        var again = await functions.RunSlice(TableInsertRoom.Instance.Pack(plan with { Workload = plan.Workload with { DurationSeconds = 1 }, StartAtUtc = DateTime.UtcNow }),
             new TestFunctionContext(CancellationToken.None)).WaitAsync(TimeSpan.FromMinutes(2));
         Assert.False(again.Canceled);
         Assert.Contains(again.Notes, n => n.StartsWith("re-run: an earlier execution on worker ", StringComparison.Ordinal));
@@ -59,7 +60,7 @@ public class HostShutdownTests(AzuriteFixture azurite, ITestOutputHelper output)
         var functions = new ActivityFunctions(new BenchmarkActivities([azurite.Target], azurite.Results, TimeProvider.System));
         using var host = new CancellationTokenSource();
 
-        var slice = functions.RunTableSlice(plan, new TestFunctionContext(host.Token));
+        var slice = functions.RunSlice(TableInsertRoom.Instance.Pack(plan), new TestFunctionContext(host.Token));
         await StopWhenStoredAsync(table, host, cancelRun: plan.RunId);
 
         var result = await slice.WaitAsync(TimeSpan.FromMinutes(2));
@@ -76,7 +77,7 @@ public class HostShutdownTests(AzuriteFixture azurite, ITestOutputHelper output)
         using var stopping = new CancellationTokenSource();
         var activity = LocalActivity(stopping.Token);
 
-        var slice = activity.RunAsync(Context(plan), new PayloadConverter().Serialize(plan));
+        var slice = activity.RunAsync(Context(plan), new PayloadConverter().Serialize(TableInsertRoom.Instance.Pack(plan)));
         await StopWhenStoredAsync(table, stopping);
 
         // SessionAbortedException is what DurableTask.Core's dispatcher abandons a work item on (no TaskCompleted, no TaskFailed).
@@ -92,7 +93,7 @@ public class HostShutdownTests(AzuriteFixture azurite, ITestOutputHelper output)
         using var stopping = new CancellationTokenSource();
         var activity = LocalActivity(stopping.Token);
 
-        var slice = activity.RunAsync(Context(plan), new PayloadConverter().Serialize(plan));
+        var slice = activity.RunAsync(Context(plan), new PayloadConverter().Serialize(TableInsertRoom.Instance.Pack(plan)));
         await StopWhenStoredAsync(table, stopping, cancelRun: plan.RunId);
 
         string? output = await slice.WaitAsync(TimeSpan.FromMinutes(2));
@@ -143,14 +144,14 @@ public class HostShutdownTests(AzuriteFixture azurite, ITestOutputHelper output)
         return false;
     }
 
-    /// <summary>The local hub's RunTableSlice activity as its worker creates it: the registry's, through durabletask-dotnet's shims.</summary>
+    /// <summary>The local hub's RunSlice activity as its worker creates it: the registry's, through durabletask-dotnet's shims.</summary>
     private TaskActivity LocalActivity(CancellationToken stopping)
     {
         var registry = BenchmarkTaskHub.Registry(new BenchmarkActivities([azurite.Target], azurite.Results, TimeProvider.System));
         var shims = new DurableTaskShimFactory(new DurableTaskWorkerOptions { DataConverter = new PayloadConverter() }, NullLoggerFactory.Instance);
-        return registry.ActivityCreators(shims, stopping).Single(c => c.Name == ActivityNames.RunTableSlice).Create();
+        return registry.ActivityCreators(shims, stopping).Single(c => c.Name == ActivityNames.RunSlice).Create();
     }
 
     private static TaskContext Context(TableSlicePlan plan) =>
-        new(new OrchestrationInstance { InstanceId = plan.StepId, ExecutionId = Guid.NewGuid().ToString("N") }, ActivityNames.RunTableSlice, "", 0);
+        new(new OrchestrationInstance { InstanceId = plan.StepId, ExecutionId = Guid.NewGuid().ToString("N") }, ActivityNames.RunSlice, "", 0);
 }

@@ -16,7 +16,7 @@ public class OrchestrationScaleTests(AzuriteFixture azurite, ITestOutputHelper o
     [Fact]
     public async Task ASliceThatRunsTwiceIsCountedOnceAndTheOtherExecutionsWritesAreDeleted()
     {
-        await using var host = await azurite.NewHubAsync(configure: r => r.ExecutionsOf = name => name is ActivityNames.RunTableSlice or ActivityNames.RunBlobSlice ? 2 : 1);
+        await using var host = await azurite.NewHubAsync(configure: r => r.ExecutionsOf = name => name is ActivityNames.RunSlice ? 2 : 1);
 
         var summary = await Pipeline.RunAsync(host, """
             { "scenario": "twice", "startDelaySeconds": 0,
@@ -88,12 +88,12 @@ public class OrchestrationScaleTests(AzuriteFixture azurite, ITestOutputHelper o
         var run = await HubHistory.ReadAsync(host, summary.RunId);
         Assert.Equal(10, run.Count(e => e.Type == EventType.SubOrchestrationInstanceCreated));
         // The run's own history: environment, storing and telemetry — never a slice.
-        Assert.DoesNotContain(run, e => e.Type == EventType.TaskScheduled && e.Name is ActivityNames.RunTableSlice or ActivityNames.RunBlobSlice);
+        Assert.DoesNotContain(run, e => e.Type == EventType.TaskScheduled && e.Name is ActivityNames.RunSlice);
         int longest = 0;
         foreach (string step in summary.Steps)
         {
             var history = await HubHistory.ReadAsync(host, step);
-            Assert.Equal(6, history.Count(e => e.Type == EventType.TaskScheduled && e.Name is ActivityNames.RunTableSlice or ActivityNames.RunBlobSlice));
+            Assert.Equal(6, history.Count(e => e.Type == EventType.TaskScheduled && e.Name is ActivityNames.RunSlice));
             longest = Math.Max(longest, history.Count);
         }
         output.WriteLine($"run history: {run.Count} events; step histories: {longest} events at most");

@@ -9,7 +9,7 @@ public class PlannerTests
 {
     private static readonly DateTime Start = new(2026, 11, 22, 0, 0, 0, DateTimeKind.Utc);
 
-    private static IReadOnlyList<TableSlicePlan> Table(TableInsertSpec spec) => Planner.PlanTable("r1", "r1-s000", "sbtx", spec, new ClientSettings(), Start);
+    private static IReadOnlyList<TableSlicePlan> Table(TableInsertSpec spec) => TableInsertRoom.PlanSlices("r1", "r1-s000", "sbtx", spec, new ClientSettings(), Start);
 
     [Theory]
     [InlineData(10_000, 1, 1)]
@@ -59,7 +59,7 @@ public class PlannerTests
     [Fact]
     public void BlobSlicesShareEveryBlobAndNamesNeverCollide()
     {
-        var plans = Planner.PlanBlob("r1", "r1-s000", "sbbx", new BlobUploadSpec { BlobCount = 10, Slices = 3 }, new ClientSettings(), Start);
+        var plans = BlobUploadRoom.PlanSlices("r1", "r1-s000", "sbbx", new BlobUploadSpec { BlobCount = 10, Slices = 3 }, new ClientSettings(), Start);
         Assert.Equal([4, 3, 3], plans.Select(p => p.BlobCount));
         var names = plans.SelectMany(p => Enumerable.Range(0, p.BlobCount).Select(n => BlobUploadWorkload.BlobName("0badf00d", p.SliceIndex, n))).ToList();
         Assert.Equal(10, names.Distinct().Count());

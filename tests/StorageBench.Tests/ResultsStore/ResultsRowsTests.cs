@@ -44,7 +44,7 @@ public class ResultsRowsTests
         Assert.Equal(1500, row.GetDouble(WorkloadColumns.Table.EntitiesPerSecond));
         Assert.Equal(8_388_608L, row.GetInt64(WorkloadColumns.Blob.Bytes));
         Assert.Equal(4.5, row.GetDouble(WorkloadColumns.Blob.MegabytesPerSecond));
-        Assert.Equal(8_388_608L, row.GetInt64(ResultsColumns.BlobBytesSent));
+        Assert.Equal(8_388_608L, row.GetInt64(WorkloadColumns.Blob.BytesSent));
         Assert.Equal("one\ntwo", row.GetString(ResultsColumns.Errors));
         Assert.False(row.ContainsKey(ResultsColumns.StepParameter));   // a plain run's step row is the run row
 

@@ -61,7 +61,7 @@ public class BadInputTests(AzuriteFixture azurite) : IClassFixture<AzuriteFixtur
         { """{ "scenario": "bad", "blobUpload": { "blockRetries": 11 } }""", "blobUpload.blockRetries", "11 must be between 0 and 10" },
         { """{ "scenario": "bad", "blobUpload": { "slices": 0 } }""", "blobUpload.slices", "0 must be between 1 and 256" },
         { """{ "scenario": "bad", "blobUpload": { "verifyContent": "true" } }""", "blobUpload.verifyContent", "\"true\" must be true or false" },
-        { """{ "scenario": "bad" }""", "tableInsert/blobUpload", "at least one workload is required" },
+        { """{ "scenario": "bad" }""", "workloads", "at least one workload is required" },
         { """{ "scenario": "bad", "scenarioo": "x", "tableInsert": {} }""", "scenarioo", "(unknown field) is not a field of the spec" },
         { """{ "scenario": "bad", "tableInsert": { "batchsize2": 10 } }""", "tableInsert.batchsize2", "(unknown field) is not a field of tableInsert; did you mean batchSize? the known fields are" },
         { "{ \"scenario\": \"bad\",\n  \"tableInsert\": { \"batchSize\": 10 },\n  \"scenario\": \"other\" }", "scenario", "(duplicate key) is given twice, on line 1 and line 3; give it once" },

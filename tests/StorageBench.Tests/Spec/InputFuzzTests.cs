@@ -4,10 +4,10 @@ using System.Text.Json.Nodes;
 using CsCheck;
 using StorageBench.Cli;
 using StorageBench.Engine.Cleanup;
-using StorageBench.Engine.Planning;
 using StorageBench.Engine.ResultsStore;
 using StorageBench.Engine.Spec;
 using StorageBench.Engine.Targets;
+using StorageBench.Engine.Workloads;
 using StorageBench.Orchestration;
 using Xunit.Abstractions;
 
@@ -172,13 +172,13 @@ public class InputFuzzTests(ITestOutputHelper output)
             var start = DateTime.UtcNow;
             if (step.TableInsert is { } t)
             {
-                var plans = Planner.PlanTable("fuzz", "fuzz-s000", "sbtfuzz", t, step.Client, start);
+                var plans = TableInsertRoom.PlanSlices("fuzz", "fuzz-s000", "sbtfuzz", t, step.Client, start);
                 Assert.Equal(t.Slices, plans.Count);
                 Assert.All(plans, p => Assert.True(p.EntityCount > 0 && p.Partitions.Count > 0));
             }
             if (step.BlobUpload is { } b)
             {
-                var plans = Planner.PlanBlob("fuzz", "fuzz-s000", "sbbfuzz", b, step.Client, start);
+                var plans = BlobUploadRoom.PlanSlices("fuzz", "fuzz-s000", "sbbfuzz", b, step.Client, start);
                 Assert.Equal(b.Slices, plans.Count);
                 Assert.All(plans, p => Assert.True(p.BlobCount > 0));
             }

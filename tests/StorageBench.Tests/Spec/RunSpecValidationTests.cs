@@ -38,7 +38,7 @@ public class RunSpecValidationTests
     [Theory]
     [InlineData("""{ "scenario": "", "tableInsert": {} }""", "scenario")]
     [InlineData("""{ "scenario": "has space", "tableInsert": {} }""", "scenario")]
-    [InlineData("""{ "scenario": "s" }""", "tableInsert/blobUpload")]
+    [InlineData("""{ "scenario": "s" }""", "workloads")]
     [InlineData("""{ "scenario": "s", "tableInsert": { "batchSize": 0 } }""", "tableInsert.batchSize")]
     [InlineData("""{ "scenario": "s", "tableInsert": { "entityCount": 0 } }""", "tableInsert.entityCount")]
     [InlineData("""{ "scenario": "s", "tableInsert": { "entitySizeBytes": 2000000 } }""", "tableInsert.entitySizeBytes")]

@@ -1,6 +1,7 @@
 using StorageBench.Engine.Measurement;
 using StorageBench.Engine.Spec;
 using StorageBench.Engine.Statistics;
+using StorageBench.Engine.Workloads;
 
 namespace StorageBench.Tests;
 
@@ -123,7 +124,7 @@ public class SpecRulesTests
             LatencyHistogram = LatencyHistograms.Encode(LatencyHistograms.Create()), Timeline = Timeline.Empty,
         };
         var spec = new TableInsertSpec { EntityCount = 1000, WarmupSeconds = 3600 };
-        var w = SummaryCalculator.SummarizeTable(spec, [allWarmup], new VerificationResult(true, 1000, 1000, "entities", "test"));
+        var w = TableInsertRoom.SummarizeSlices(spec, [allWarmup], new VerificationResult(true, 1000, 1000, "entities", "test"));
 
         Assert.Equal("tableInsert: no request was measured: all 10 were warm-up (warmupOperations / warmupSeconds leave nothing to measure); a run that measured nothing is not a result",
             Assert.Single(SummaryCalculator.NothingMeasured([w])));

@@ -1,6 +1,7 @@
 using StorageBench.Engine.Measurement;
 using StorageBench.Engine.Spec;
 using StorageBench.Engine.Statistics;
+using StorageBench.Engine.Workloads;
 
 namespace StorageBench.Tests;
 
@@ -52,7 +53,7 @@ public class SummaryCalculatorTests
         var rng = new Random(7);
         var fast = Enumerable.Range(0, 9_900).Select(_ => (long)rng.Next(8_000, 12_000)).ToArray();
         var slow = Enumerable.Range(0, 100).Select(_ => (long)rng.Next(900_000, 1_100_000)).ToArray();
-        var summary = SummaryCalculator.SummarizeTable(new TableInsertSpec(),
+        var summary = TableInsertRoom.SummarizeSlices(new TableInsertSpec(),
             [Slice(0, fast, T0, T0.AddSeconds(10)), Slice(1, slow, T0, T0.AddSeconds(10))], Ok);
 
         var union = fast.Concat(slow).Order().ToArray();
@@ -78,7 +79,7 @@ public class SummaryCalculatorTests
         // Slice 0 runs seconds 0-4, slice 1 starts late and runs seconds 2-4: both active in [2, 4).
         var a = Slice(0, [1000], T0, T0.AddSeconds(4), [new(s0, 1, 100), new(s0 + 1, 1, 100), new(s0 + 2, 1, 100), new(s0 + 3, 1, 100)], units: 400);
         var b = Slice(1, [1000], T0.AddSeconds(2), T0.AddSeconds(4), [new(s0 + 2, 1, 300), new(s0 + 3, 1, 500)], units: 800);
-        var summary = SummaryCalculator.SummarizeTable(new TableInsertSpec { EntitySizeBytes = 1000 }, [a, b], Ok);
+        var summary = TableInsertRoom.SummarizeSlices(new TableInsertSpec { EntitySizeBytes = 1000 }, [a, b], Ok);
 
         Assert.Equal(4.0, summary.DurationSeconds);
         Assert.Equal(1200, summary.Entities);
@@ -101,7 +102,7 @@ public class SummaryCalculatorTests
         // Both slices run seconds 0-4, all four whole; second 2 has no success at all.
         var a = Slice(0, [1000], T0, T0.AddSeconds(4), [new(s0, 1, 100), new(s0 + 1, 1, 100), new(s0 + 3, 1, 100)], units: 300);
         var b = Slice(1, [1000], T0, T0.AddSeconds(4), [new(s0, 1, 300), new(s0 + 1, 1, 500), new(s0 + 3, 1, 300)], units: 1100);
-        var spread = SummaryCalculator.SummarizeTable(new TableInsertSpec(), [a, b], Ok).PerSecondSpread!;
+        var spread = TableInsertRoom.SummarizeSlices(new TableInsertSpec(), [a, b], Ok).PerSecondSpread!;
 
         // Seconds 0-3: 400, 600, 0, 400 → mean 350; steps +200, −600, +400 → σ = √((200² + 600² + 400²) / (2 × 3)).
         Assert.Equal(4, spread.Samples);
@@ -111,7 +112,7 @@ public class SummaryCalculatorTests
 
         // Under two whole seconds with every slice active: no spread.
         var shortRun = Slice(0, [1000], T0, T0.AddSeconds(1.5), [new(s0, 1, 100), new(s0 + 1, 1, 100)], units: 200);
-        Assert.Null(SummaryCalculator.SummarizeTable(new TableInsertSpec(), [shortRun], Ok).PerSecondSpread);
+        Assert.Null(TableInsertRoom.SummarizeSlices(new TableInsertSpec(), [shortRun], Ok).PerSecondSpread);
     }
 
     [Fact]
@@ -120,11 +121,11 @@ public class SummaryCalculatorTests
         long s0 = (T0.Ticks - DateTime.UnixEpoch.Ticks) / TimeSpan.TicksPerSecond;
         // Azurite's shape as its store fills: 1,000 fewer each second. A plain standard deviation would say ±2,700.
         var declining = Enumerable.Range(0, 8).Select(i => new TimelinePoint(s0 + i, 1, 10_000 - 1_000 * i)).ToArray();
-        var spread = SummaryCalculator.SummarizeTable(new TableInsertSpec(), [Slice(0, [1000], T0, T0.AddSeconds(8), declining, units: 52_000)], Ok).PerSecondSpread!;
+        var spread = TableInsertRoom.SummarizeSlices(new TableInsertSpec(), [Slice(0, [1000], T0, T0.AddSeconds(8), declining, units: 52_000)], Ok).PerSecondSpread!;
         Assert.Equal(1_000 / Math.Sqrt(2), spread.SecondToSecondDeviation, 9);
 
         var wobbling = Enumerable.Range(0, 8).Select(i => new TimelinePoint(s0 + i, 1, i % 2 == 0 ? 7_000 : 5_000)).ToArray();
-        spread = SummaryCalculator.SummarizeTable(new TableInsertSpec(), [Slice(0, [1000], T0, T0.AddSeconds(8), wobbling, units: 48_000)], Ok).PerSecondSpread!;
+        spread = TableInsertRoom.SummarizeSlices(new TableInsertSpec(), [Slice(0, [1000], T0, T0.AddSeconds(8), wobbling, units: 48_000)], Ok).PerSecondSpread!;
         Assert.Equal(2_000 / Math.Sqrt(2), spread.SecondToSecondDeviation, 9);
     }
 
@@ -134,10 +135,10 @@ public class SummaryCalculatorTests
         long s0 = (T0.Ticks - DateTime.UnixEpoch.Ticks) / TimeSpan.TicksPerSecond;
         // 0.5 s into second 0 until 0.5 s into second 2: only second 1 is whole.
         var run = Slice(0, [1000], T0.AddSeconds(0.5), T0.AddSeconds(2.5), [new(s0, 1, 900), new(s0 + 1, 1, 100), new(s0 + 2, 1, 900)], units: 1900);
-        Assert.Equal(100.0, SummaryCalculator.SummarizeTable(new TableInsertSpec(), [run], Ok).PeakPerSecond);
+        Assert.Equal(100.0, TableInsertRoom.SummarizeSlices(new TableInsertSpec(), [run], Ok).PeakPerSecond);
 
         var shortRun = Slice(0, [1000], T0.AddSeconds(0.2), T0.AddSeconds(0.8), [new(s0, 1, 50)], units: 50);
-        Assert.Null(SummaryCalculator.SummarizeTable(new TableInsertSpec(), [shortRun], Ok).PeakPerSecond);
+        Assert.Null(TableInsertRoom.SummarizeSlices(new TableInsertSpec(), [shortRun], Ok).PeakPerSecond);
     }
 
     [Fact]
@@ -145,7 +146,7 @@ public class SummaryCalculatorTests
     {
         long s0 = (T0.Ticks - DateTime.UnixEpoch.Ticks) / TimeSpan.TicksPerSecond;
         var slice = Slice(0, [1000], T0, T0.AddSeconds(4), [new(s0, 1, 100), new(s0 + 3, 1, 100)], units: 200);
-        var timeline = SummaryCalculator.SummarizeTable(new TableInsertSpec(), [slice], Ok).Timeline;
+        var timeline = TableInsertRoom.SummarizeSlices(new TableInsertSpec(), [slice], Ok).Timeline;
         Assert.Equal([100L, 0L, 0L, 100L], timeline.Points().Select(p => p.Units));
     }
 
@@ -166,7 +167,7 @@ public class SummaryCalculatorTests
         {
             Workload = "blobUpload", Objects = 1, CommittedUnits = 20_000_000, Planned = 2, FailedObjectUnits = 4_000_000,
         };
-        var summary = SummaryCalculator.SummarizeBlob(new BlobUploadSpec { BlobCount = 2 }, [slice], Ok);
+        var summary = BlobUploadRoom.SummarizeSlices(new BlobUploadSpec { BlobCount = 2 }, [slice], Ok);
         Assert.Equal(10.0, summary.Throughput.MegabytesPerSecond);   // goodput: committed bytes
         Assert.Equal(80.0, summary.Throughput.MegabitsPerSecond);
         Assert.Equal(12.0, summary.BlockThroughput!.MegabytesPerSecond);
@@ -183,7 +184,7 @@ public class SummaryCalculatorTests
         {
             Counts = new OutcomeCounts { Operations = 10, Succeeded = 4, Throttled = 3, TimedOut = 1, ServerErrors = 1, NetworkErrors = 1 },
         };
-        var summary = SummaryCalculator.SummarizeTable(new TableInsertSpec(), [slice, slice], Ok);
+        var summary = TableInsertRoom.SummarizeSlices(new TableInsertSpec(), [slice, slice], Ok);
         Assert.Equal(20, summary.Operations);
         Assert.Equal(12, summary.Failed);
         Assert.Equal(6, summary.Throttled);
@@ -196,7 +197,7 @@ public class SummaryCalculatorTests
         var rng = new Random(3);
         // Right-skewed like the seeds' plots: most near 40 ms, a long slow tail.
         var samples = Enumerable.Range(0, 5_000).Select(_ => (long)(40_000 + 20_000 * -Math.Log(1 - rng.NextDouble()))).ToArray();
-        var summary = SummaryCalculator.SummarizeTable(new TableInsertSpec(), [Slice(0, samples, T0, T0.AddSeconds(1))], Ok);
+        var summary = TableInsertRoom.SummarizeSlices(new TableInsertSpec(), [Slice(0, samples, T0, T0.AddSeconds(1))], Ok);
         var bins = summary.LatencyDistribution;
         Assert.Equal(5_000, bins.Sum(b => b.Count));
         Assert.True(bins[0].FromMs <= summary.LatencyMs.Min && bins[^1].ToMs > summary.LatencyMs.Max);
@@ -209,7 +210,7 @@ public class SummaryCalculatorTests
     {
         var a = Slice(0, [1000], T0, T0.AddSeconds(1), units: 500) with { ProcessId = 7, ProcessCpuSecondsAtStart = 10, ProcessCpuSecondsAtEnd = 12 };
         var b = Slice(1, [1000], T0, T0.AddSeconds(1), units: 500) with { ProcessId = 7, ProcessCpuSecondsAtStart = 10.5, ProcessCpuSecondsAtEnd = 12.5 };
-        var summary = SummaryCalculator.SummarizeTable(new TableInsertSpec(), [a, b], Ok);
+        var summary = TableInsertRoom.SummarizeSlices(new TableInsertSpec(), [a, b], Ok);
         Assert.Equal(2.5, summary.ClientCpuSeconds, 6);
         Assert.Equal(2_500.0, summary.ClientCpuMicrosecondsPerEntity!.Value, 6);
     }

@@ -1,5 +1,6 @@
 using StorageBench.Engine.Planning;
 using StorageBench.Engine.Spec;
+using StorageBench.Engine.Workloads;
 
 namespace StorageBench.Tests;
 
@@ -15,8 +16,8 @@ internal sealed record TestStep(string RunId, string StepId, string TableName, s
     }
 
     public IReadOnlyList<TableSlicePlan> Table(TableInsertSpec spec, ClientSettings? client = null) =>
-        Planner.PlanTable(RunId, StepId, TableName, spec, client ?? new ClientSettings(), DateTime.UtcNow);
+        TableInsertRoom.PlanSlices(RunId, StepId, TableName, spec, client ?? new ClientSettings(), DateTime.UtcNow);
 
     public IReadOnlyList<BlobSlicePlan> Blob(BlobUploadSpec spec, ClientSettings? client = null) =>
-        Planner.PlanBlob(RunId, StepId, ContainerName, spec, client ?? new ClientSettings(), DateTime.UtcNow);
+        BlobUploadRoom.PlanSlices(RunId, StepId, ContainerName, spec, client ?? new ClientSettings(), DateTime.UtcNow);
 }

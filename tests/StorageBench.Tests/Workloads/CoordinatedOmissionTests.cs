@@ -1,4 +1,3 @@
-using StorageBench.Engine.Planning;
 using StorageBench.Engine.Reports;
 using StorageBench.Engine.Spec;
 using StorageBench.Engine.Statistics;
@@ -83,8 +82,8 @@ public class CoordinatedOmissionTests(AzuriteFixture azurite)
         var step = TestStep.New();
         await azurite.Tables.CreateTableAsync(step.TableName);
         // Primed before a start 1 s ahead, as a run is: a cold first request (connection, JIT) would hold up the slots after it.
-        var plans = Planner.PlanTable(step.RunId, step.StepId, step.TableName, spec, new ClientSettings { PrimeRounds = 2 }, DateTime.UtcNow.AddSeconds(1));
+        var plans = TableInsertRoom.PlanSlices(step.RunId, step.StepId, step.TableName, spec, new ClientSettings { PrimeRounds = 2 }, DateTime.UtcNow.AddSeconds(1));
         var results = await Task.WhenAll(plans.Select(p => TableInsertWorkload.RunAsync(p, target, TimeProvider.System, default)));
-        return SummaryCalculator.SummarizeTable(spec, results, new VerificationResult(true, 0, 0, "entities", "not checked here"));
+        return TableInsertRoom.SummarizeSlices(spec, results, new VerificationResult(true, 0, 0, "entities", "not checked here"));
     }
 }

@@ -46,7 +46,7 @@ public class LatencyTruthTests(AzuriteFixture azurite)
             await azurite.Blobs.CreateBlobContainerAsync(step.ContainerName);
             var spec = new BlobUploadSpec { BlobCount = 4, BlobSizeBytes = 4096, BlockSizeBytes = 1024, ParallelBlocks = 2 };
             var results = await Task.WhenAll(step.Blob(spec, client).Select(p => BlobUploadWorkload.RunAsync(p, target, TimeProvider.System, default)));
-            summary = SummaryCalculator.SummarizeBlob(spec, results, verified);
+            summary = BlobUploadRoom.SummarizeSlices(spec, results, verified);
         }
         else
         {
@@ -59,7 +59,7 @@ public class LatencyTruthTests(AzuriteFixture azurite)
                 TargetOperationsPerSecond = kind.EndsWith("open", StringComparison.Ordinal) ? 50 : 0,
             };
             var results = await Task.WhenAll(step.Table(spec, client).Select(p => TableInsertWorkload.RunAsync(p, target, TimeProvider.System, default)));
-            summary = SummaryCalculator.SummarizeTable(spec, results, verified);
+            summary = TableInsertRoom.SummarizeSlices(spec, results, verified);
         }
 
         var l = summary.LatencyMs;

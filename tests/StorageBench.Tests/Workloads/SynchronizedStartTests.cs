@@ -31,7 +31,7 @@ public class SynchronizedStartTests(AzuriteFixture azurite)
         var startAt = Assert.Single(planned.Distinct());
         // The replay-safe clock of the episode that scheduled the slices: the last OrchestratorStarted before them.
         var history = await HubHistory.ReadAsync(host, stepId);
-        int fanOut = history.ToList().FindIndex(e => e.Type == EventType.TaskScheduled && e.Name == ActivityNames.RunTableSlice);
+        int fanOut = history.ToList().FindIndex(e => e.Type == EventType.TaskScheduled && e.Name == ActivityNames.RunSlice);
         var planning = history.Take(fanOut).Last(e => e.Type == EventType.OrchestratorStarted).Timestamp;
         Assert.Equal(planning.AddSeconds(4), startAt, TimeSpan.FromMilliseconds(1));
 

@@ -24,9 +24,13 @@ public sealed partial class BlobDownloadWorkload : Workload<BlobDownloadSpec, Bl
 {
     public const string WorkloadName = "blobDownload";
 
+    public static BlobDownloadWorkload Instance { get; } = new();
+
     public static readonly WorkloadKind KindOf = new(WorkloadName, "MB", "MB", "#,0.00", "bytes", 1e6, "megabytesPerSecond")
     {
         ColumnPrefix = "BlobDownload",
+        PlannedUnit = "downloads",
+        Request = "Get Blob",
         RateOf = t => t.MegabytesPerSecond,
     };
 
@@ -52,38 +56,38 @@ public sealed partial class BlobDownloadWorkload : Workload<BlobDownloadSpec, Bl
     public static int[] BlobsOn(int targetIndex, int blobCount, int slices, int targetAccounts) =>
         [.. Enumerable.Range(0, blobCount).Where(b => b % slices % targetAccounts == targetIndex)];
 
-    protected override void Validate(BlobDownloadSpec d, SpecChecks checks)
+    protected override void Validate(BlobDownloadSpec d, SpecChecks errors)
     {
         const string p = WorkloadName + ".";
-        int before = checks.Count;
-        checks.Range(p + "blobCount", d.BlobCount, 1, 100_000);
-        checks.Range(p + "blobSizeBytes", d.BlobSizeBytes, 1, ServiceLimits.MaxPutBlobBytes,
+        int before = errors.Count;
+        errors.Range(p + "blobCount", d.BlobCount, 1, 100_000);
+        errors.Range(p + "blobSizeBytes", d.BlobSizeBytes, 1, ServiceLimits.MaxPutBlobBytes,
             "(seeding writes each blob with one Put Blob: the service's limit is 5000 MiB)");
-        checks.Range(p + "rangeSizeBytes", d.RangeSizeBytes, 0, Math.Max(1, d.BlobSizeBytes), "(0 = whole blobs; a range is at most the blob)");
-        checks.Range(p + "parallelRanges", d.ParallelRanges, 1, 1_024);
-        checks.Range(p + "downloadCount", d.DownloadCount, 1, 1_000_000_000);
-        checks.Range(p + "slices", d.Slices, 1, ServiceLimits.MaxSlices);
-        checks.RunLength(d, p);
-        if (checks.Count > before)
+        errors.Range(p + "rangeSizeBytes", d.RangeSizeBytes, 0, Math.Max(1, d.BlobSizeBytes), "(0 = whole blobs; a range is at most the blob)");
+        errors.Range(p + "parallelRanges", d.ParallelRanges, 1, 1_024);
+        errors.Range(p + "downloadCount", d.DownloadCount, 1, 1_000_000_000);
+        errors.Range(p + "slices", d.Slices, 1, ServiceLimits.MaxSlices);
+        errors.RunLength(d, p);
+        if (errors.Count > before)
         {
             return;
         }
         if (d.RangeSizeBytes > 0 && RangesPerBlob(d) > MaxRangesPerBlob)
         {
-            checks.Add(new(p + "rangeSizeBytes", SpecChecks.Num(d.RangeSizeBytes),
+            errors.Add(new(p + "rangeSizeBytes", SpecChecks.Num(d.RangeSizeBytes),
                 $"cuts blobSizeBytes {SpecChecks.Num(d.BlobSizeBytes)} into {SpecChecks.Num(RangesPerBlob(d))} ranges, over {SpecChecks.Num(MaxRangesPerBlob)} per blob (as many as a block blob has blocks)"));
         }
         if (d.Slices > d.BlobCount)
         {
-            checks.Add(new(p + "slices", SpecChecks.Num(d.Slices), $"exceeds blobCount {SpecChecks.Num(d.BlobCount)}: every slice seeds at least one blob"));
+            errors.Add(new(p + "slices", SpecChecks.Num(d.Slices), $"exceeds blobCount {SpecChecks.Num(d.BlobCount)}: every slice seeds at least one blob"));
         }
         if (d.DurationSeconds == 0 && d.Slices > d.DownloadCount)
         {
-            checks.Add(new(p + "slices", SpecChecks.Num(d.Slices), $"exceeds downloadCount {SpecChecks.Num(d.DownloadCount)}: every slice needs at least one download"));
+            errors.Add(new(p + "slices", SpecChecks.Num(d.Slices), $"exceeds downloadCount {SpecChecks.Num(d.DownloadCount)}: every slice needs at least one download"));
         }
         else if (d.DurationSeconds == 0 && d.WarmupOperations >= d.DownloadCount / d.Slices * RangesPerBlob(d))
         {
-            checks.Add(new(p + "warmupOperations", SpecChecks.Num(d.WarmupOperations),
+            errors.Add(new(p + "warmupOperations", SpecChecks.Num(d.WarmupOperations),
                 $"must be less than the {SpecChecks.Num(d.DownloadCount / d.Slices * RangesPerBlob(d))} Get Blob requests {(d.Slices > 1 ? "the smallest slice" : "the run")} sends, or nothing is measured"));
         }
     }
@@ -95,7 +99,7 @@ public sealed partial class BlobDownloadWorkload : Workload<BlobDownloadSpec, Bl
         [.. Enumerable.Range(0, section.Slices).Select(i => new BlobDownloadSlicePlan(stepPlan.RunId, stepPlan.StepId, stepPlan.TargetName, i,
             i % stepPlan.TargetAccounts, stepPlan.TargetAccounts, Planner.Share(section.DownloadCount, i, section.Slices), section, client, stepPlan.StartAtUtc))];
 
-    protected override SliceHeader HeaderOf(BlobDownloadSlicePlan plan) => new(plan.SliceIndex, plan.StartAtUtc, plan.TargetIndex);
+    protected override SliceHeader HeaderOf(BlobDownloadSlicePlan plan) => new(plan.RunId, plan.StepId, plan.SliceIndex, plan.StartAtUtc, plan.TargetIndex);
 
     protected override SliceProgress ProgressOf(SliceOrder order, BlobDownloadSlicePlan plan) =>
         new(plan.StepId, WorkloadName, plan.SliceIndex, default, 0, plan.Workload.DurationSeconds > 0 ? 0 : plan.Downloads * plan.Workload.BlobSizeBytes,

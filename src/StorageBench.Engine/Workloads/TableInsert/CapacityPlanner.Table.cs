@@ -7,7 +7,9 @@ namespace StorageBench.Engine.Capacity;
 /// <summary>The table plan: partitions, slices and accounts for the entity rate, within the documented partition and account targets.</summary>
 public static partial class CapacityPlanner
 {
-    private static PlanOutcome PlanTable(List<MeasuredStep> sustained, MeasuredStep op, PlanRequest request, ScalabilityTargets targets, PriceTable prices)
+    private static readonly RateUnit Entities = new(r => $"{r:N0} {WorkloadKind.TableInsert.RateUnit}", "slices, partitions or accounts", WorkloadKind.TableInsert.UnitSingular);
+
+    internal static PlanOutcome PlanTable(List<MeasuredStep> sustained, MeasuredStep op, PlanRequest request, ScalabilityTargets targets, PriceTable prices)
     {
         var t = op.Spec.TableInsert!;
         double target = request.Target;

@@ -6,7 +6,9 @@ namespace StorageBench.Engine.Capacity;
 /// <summary>The blob plan: slices and accounts for the MB/s of committed blobs, within the documented per-blob request and account ingress targets.</summary>
 public static partial class CapacityPlanner
 {
-    private static PlanOutcome PlanBlob(List<MeasuredStep> sustained, MeasuredStep op, PlanRequest request, ScalabilityTargets targets, PriceTable prices)
+    private static readonly RateUnit Megabytes = new(r => $"{r:N1} {WorkloadKind.BlobUpload.RateUnit}", "slices or accounts", WorkloadKind.BlobUpload.UnitSingular);
+
+    internal static PlanOutcome PlanBlob(List<MeasuredStep> sustained, MeasuredStep op, PlanRequest request, ScalabilityTargets targets, PriceTable prices)
     {
         var b = op.Spec.BlobUpload!;
         double target = request.Target;

@@ -1,0 +1,170 @@
+using Microsoft.Extensions.Logging;
+using StorageBench.Engine.Cost;
+using StorageBench.Engine.Measurement;
+using StorageBench.Engine.Planning;
+using StorageBench.Engine.Spec;
+using StorageBench.Engine.Statistics;
+using StorageBench.Engine.Targets;
+using StorageBench.Engine.Verification;
+
+namespace StorageBench.Engine.Workloads;
+
+/// <summary>
+/// The block blob upload's room: Put Block ×N in parallel then Put Block List, per blob, into the step's container — its
+/// rules (block and blob limits), its plan (blobs shared out over slices), its loop (<see cref="BlobUploadWorkload"/>),
+/// its ground truth (committed blobs listed, lengths and optionally MD5 checked), its goodput in MB/s and its request lines.
+/// </summary>
+public sealed class BlobUploadRoom : Workload<BlobUploadSpec, BlobSlicePlan, VerifyBlobsInput>
+{
+    public static BlobUploadRoom Instance { get; } = new();
+
+    public override WorkloadKind Kind => WorkloadKind.BlobUpload;
+
+    public override TargetService Service => TargetService.Blob;
+
+    public override WorkloadSpec? SectionOf(RunSpec spec) => spec.BlobUpload;
+
+    public override Capacity.CapacityModel Capacity { get; } = new Capacity.BlobUploadCapacity();
+
+    protected override IReadOnlyList<BlobSlicePlan> Plan(StepPlan stepPlan, BlobUploadSpec section, ClientSettings client) =>
+        PlanSlices(stepPlan.RunId, stepPlan.StepId, stepPlan.TargetName, section, client, stepPlan.StartAtUtc, stepPlan.TargetAccounts);
+
+    /// <param name="targetAccounts">Configured target accounts: slice i writes to account i mod this.</param>
+    public static IReadOnlyList<BlobSlicePlan> PlanSlices(string runId, string stepId, string containerName, BlobUploadSpec spec, ClientSettings client,
+        DateTime startAtUtc, int targetAccounts = 1)
+    {
+        var slices = new BlobSlicePlan[spec.Slices];
+        for (int i = 0; i < spec.Slices; i++)
+        {
+            slices[i] = new BlobSlicePlan(runId, stepId, containerName, i, (int)Planner.Share(spec.BlobCount, i, spec.Slices), spec, client, startAtUtc, i % targetAccounts);
+        }
+        return slices;
+    }
+
+
+    protected override SliceHeader HeaderOf(BlobSlicePlan plan) => new(plan.RunId, plan.StepId, plan.SliceIndex, plan.StartAtUtc, plan.TargetIndex);
+
+    protected override SliceProgress ProgressOf(SliceOrder order, BlobSlicePlan plan) => new(plan.StepId, Name, plan.SliceIndex, default, 0,
+        plan.Workload.DurationSeconds > 0 ? 0 : plan.BlobCount * plan.Workload.BlobSizeBytes, plan.Workload.DurationSeconds, plan.StartAtUtc, default, false);
+
+    protected override Task<SliceResult> RunSliceAsync(BlobSlicePlan plan, StorageTarget target, TimeProvider time, CancellationToken ct, LiveSlice? live, ILogger? logger) =>
+        BlobUploadWorkload.RunAsync(plan, target, time, ct, live, logger);
+
+    protected override VerifyBlobsInput VerifyOrderOf(BlobUploadSpec section, StepPlan stepPlan, IReadOnlyList<SliceResult> slices) =>
+        new(stepPlan.TargetName, Attempts(slices), slices.Sum(s => s.Objects), section.BlobSizeBytes,
+            section.VerifyContent ? slices.ToDictionary(s => s.AttemptId, s => s.ContentMd5 ?? "") : null);
+
+    protected override Task<VerificationResult> VerifyAsync(VerifyBlobsInput order, IReadOnlyList<StorageTarget> targets, CancellationToken ct) =>
+        GroundTruth.VerifyBlobsAsync(targets, order.ContainerName, order.AcceptedAttempts, order.ReportedBlobs, order.BlobSizeBytes, order.ContentMd5ByAttempt, ct);
+
+    protected override WorkloadSummary Summarize(BlobUploadSpec section, IReadOnlyList<SliceResult> slices, VerificationResult verified) =>
+        SummarizeSlices(section, slices, verified);
+
+    /// <summary>
+    /// Blob figures: throughput is goodput — bytes of committed blobs per second; a Put Block whose blob
+    /// was never committed is work the run lost. Bytes staged per second stay available as block throughput.
+    /// </summary>
+    public static WorkloadSummary SummarizeSlices(BlobUploadSpec spec, IReadOnlyList<SliceResult> slices, VerificationResult verified)
+    {
+        var w = SummaryCalculator.Summarize(BlobUploadWorkload.Name,
+            $"operation = one Put Block ({spec.BlockSizeBytes} B) or Put Block List, retries included; latency = successful Put Block requests; " +
+            "throughput = bytes of committed blobs per second (goodput); per-second figures = bytes staged by successful Put Blocks",
+            slices, verified, unitsAreEntities: false, entitySizeBytes: 0);
+        long committedBytes = slices.Sum(s => s.CommittedUnits);
+        long planned = spec.DurationSeconds > 0 ? slices.Sum(s => s.Planned) : spec.BlobCount;
+        long committed = slices.Sum(s => s.Objects);
+        return SummaryCalculator.Complete(w, planned, committed) with
+        {
+            Bytes = committedBytes,
+            Throughput = SummaryCalculator.Rates(w.Succeeded, committedBytes, w.DurationSeconds, unitsAreEntities: false, 0),
+            BlockThroughput = w.Throughput,
+            BytesSent = w.Bytes,
+            BytesSentForFailedBlobs = slices.Sum(s => s.FailedObjectUnits),
+            BlobsPlanned = planned,
+            BlobsCommitted = committed,
+            BlobsFailed = Math.Max(0, planned - committed),
+            Priming = SummaryCalculator.PrimingOf(slices),
+            Transactions = Transactions(slices, verified),
+            StoredBytes = committed * spec.BlobSizeBytes,
+        };
+    }
+
+    /// <summary>Its requests by kind, as counted (<see cref="TransactionCounts"/>): what the cost estimate prices.</summary>
+    public static IReadOnlyList<TransactionLine> Transactions(IReadOnlyList<SliceResult> slices, VerificationResult verified)
+    {
+        long sent = slices.Sum(s => s.Counts.Operations + s.WarmupOperations);
+        long failed = slices.Sum(s => s.Counts.Failed);
+        var r = TransactionCounts.Sum(slices);
+        var lines = new List<TransactionLine>
+        {
+            new("Put Block", Phases.Run, BilledAs.BlobWrite, sent - r.BlockLists) { Failed = failed - r.BlockListsFailed },
+            new("Put Block List", Phases.Run, BilledAs.BlobWrite, r.BlockLists) { Failed = r.BlockListsFailed },
+        };
+        TransactionCounts.Add(lines, new("priming Put Block and Put Block List", Phases.Priming, BilledAs.BlobWrite, r.PrimingWrites));
+        TransactionCounts.Add(lines, new("priming probe (Get Container Properties)", Phases.Priming, BilledAs.BlobOther, r.PrimingProbes));
+        TransactionCounts.Add(lines, new("priming Delete Blob", Phases.Priming, BilledAs.Free, r.PrimingDeletes));
+        if (verified.Requests is { } v)
+        {
+            TransactionCounts.Add(lines, new("List Blobs pages", Phases.Verification, BilledAs.BlobListOrCreateContainer, v.Queries));
+            TransactionCounts.Add(lines, new("content reads (Get Blob)", Phases.Verification, BilledAs.BlobRead, v.Reads));
+            TransactionCounts.Add(lines, new("Delete Blob of blobs other executions left", Phases.Verification, BilledAs.Free, v.Deletes));
+        }
+        TransactionCounts.Add(lines, new("SDK retries", Phases.Run, BilledAs.BlobWrite, r.Wire - sent - r.PrimingWrites - r.PrimingProbes - r.PrimingDeletes));
+        return lines;
+    }
+
+    protected override IEnumerable<(string Name, string Value)> Parameters(BlobUploadSpec section) =>
+    [
+        ("blobSizeBytes", I(section.BlobSizeBytes)), ("blockSizeBytes", I(section.BlockSizeBytes)), ("parallelBlocks", I(section.ParallelBlocks)), ("slices", I(section.Slices)),
+    ];
+
+    protected override void Validate(BlobUploadSpec section, SpecChecks errors)
+    {
+        var b = section;
+        const string p = "blobUpload.";
+        int before = errors.Count;
+        errors.Range(p + "blobCount", b.BlobCount, 1, 100_000);
+        if (errors.Real(p + "blockSizeBytes", b.BlockSizeBytes) > ServiceLimits.MaxBlockBytes)
+        {
+            errors.Add(new(p + "blockSizeBytes", errors.Shown(p + "blockSizeBytes", b.BlockSizeBytes),
+                $"exceeds the service limit of 4000 MiB ({Num(ServiceLimits.MaxBlockBytes)} bytes) per block (Put Block)"));
+        }
+        else
+        {
+            errors.Range(p + "blockSizeBytes", b.BlockSizeBytes, 1, ServiceLimits.MaxDriverBlockBytes,
+                "(the driver keeps one shared block buffer per slice in memory; the service allows up to 4000 MiB)");
+        }
+        errors.Range(p + "blobSizeBytes", b.BlobSizeBytes, 1, ServiceLimits.MaxBlocksPerBlob * ServiceLimits.MaxBlockBytes);
+        if (b.BlockSizeBytes > 0 && b.BlobSizeBytes > 0)
+        {
+            long blocks = (b.BlobSizeBytes + b.BlockSizeBytes - 1) / b.BlockSizeBytes;
+            if (blocks > ServiceLimits.MaxBlocksPerBlob)
+            {
+                errors.Add(new(p + "blobSizeBytes", Num(b.BlobSizeBytes),
+                    $"needs {Num(blocks)} blocks of blockSizeBytes {Num(b.BlockSizeBytes)}, over the service limit of {ServiceLimits.MaxBlocksPerBlob} blocks per blob"));
+            }
+        }
+        errors.Range(p + "parallelBlocks", b.ParallelBlocks, 1, 1_024);
+        errors.Range(p + "blockRetries", b.BlockRetries, 0, 10);
+        errors.Range(p + "slices", b.Slices, 1, ServiceLimits.MaxSlices);
+        errors.RunLength(b, p);
+        if (b.Slices > b.BlobCount && b.BlobCount >= 1)
+        {
+            errors.Add(new(p + "slices", Num(b.Slices), $"exceeds blobCount {Num(b.BlobCount)}: every slice needs at least one blob"));
+        }
+        if (errors.Count == before && b.DurationSeconds == 0)
+        {
+            // warmupOperations counts Put Blocks; the smallest slice has the last share of the blobs.
+            long fewest = b.BlobCount / b.Slices * ((b.BlobSizeBytes + b.BlockSizeBytes - 1) / b.BlockSizeBytes);
+            if (b.WarmupOperations >= fewest)
+            {
+                errors.Add(new(p + "warmupOperations", Num(b.WarmupOperations),
+                    $"must be less than the {Num(fewest)} Put Blocks {(b.Slices > 1 ? "the smallest slice" : "the run")} sends (blobCount {Num(b.BlobCount)} of " +
+                    $"{Num(b.BlobSizeBytes)} bytes in blocks of {Num(b.BlockSizeBytes)}{(b.Slices > 1 ? $" over {Num(b.Slices)} slices" : "")}), or nothing is measured"));
+            }
+        }
+    }
+}
+
+/// <param name="ContentMd5ByAttempt">Null: check counts and lengths only. Otherwise each accepted attempt's content MD5, and every blob is read back.</param>
+public sealed record VerifyBlobsInput(string ContainerName, string[] AcceptedAttempts, long ReportedBlobs, long BlobSizeBytes, Dictionary<string, string>? ContentMd5ByAttempt);
