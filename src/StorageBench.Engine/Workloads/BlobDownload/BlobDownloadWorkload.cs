@@ -196,9 +196,6 @@ public sealed partial class BlobDownloadWorkload : Workload<BlobDownloadSpec, Bl
         {
             Bytes = goodBytes,
             Throughput = SummaryCalculator.Rates(w.Succeeded, goodBytes, w.DurationSeconds, unitsAreEntities: false, 0),
-            BlockThroughput = w.Throughput,
-            BlobsPlanned = planned,
-            BlobsFailed = Math.Max(0, planned - downloaded),
             Priming = SummaryCalculator.PrimingOf(slices),
             Transactions = Transactions(slices, verified),
             StoredBytes = spec.BlobCount * spec.BlobSizeBytes,
