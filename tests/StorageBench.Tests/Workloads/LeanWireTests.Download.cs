@@ -18,7 +18,7 @@ public partial class LeanWireTests
         await using var server = await FloorServer.StartAsync(capture: true);
         using var clients = StorageTarget.FromConnectionString(server.ConnectionString).CreateClients(new ClientSettings());
         var container = clients.Blobs.GetBlobContainerClient("wirecontainer");
-        string blobName = BlobDownloadWorkload.SeedBlobName(3);
+        string blobName = BlobDownloadRoom.SeedBlobName(3);
         await container.GetBlobClient(blobName).UploadAsync(new BinaryData(new byte[10_000]));
         server.Captured.Clear();
         using var lean = new LeanBlobDownloads(clients.Lean, clients.BlobWire, container.Name, workers: 1);

@@ -48,7 +48,7 @@ public class WorkloadKindTests
         var throughput = new Throughput(10, 1_000, 1_024, 2.5, 20);
         Assert.Equal(1_000, WorkloadKind.Of(TableInsertWorkload.Name).RateOf(throughput));
         Assert.Equal(2.5, WorkloadKind.Of(BlobUploadWorkload.Name).RateOf(throughput));
-        Assert.Equal(2.5, WorkloadKind.Of(BlobDownloadWorkload.WorkloadName).RateOf(throughput));
+        Assert.Equal(2.5, WorkloadKind.Of(BlobDownloadRoom.WorkloadName).RateOf(throughput));
         Assert.Equal(["µs/entity", "µs/MB", "µs/MB"], WorkloadKind.All.Select(k => k.CpuUnit));
         Assert.Null(WorkloadKind.Find("queueSend"));
         Assert.Contains("tableInsert, blobUpload", Assert.Throws<ArgumentException>(() => WorkloadKind.Of("queueSend")).Message);

@@ -29,8 +29,8 @@ internal static class BlobDownloadSlice
         var spec = plan.Workload;
         using var clients = target.CreateClients(plan.Client);
         var container = clients.Blobs.GetBlobContainerClient(plan.ContainerName);
-        int[] blobs = BlobDownloadWorkload.BlobsOn(plan.TargetIndex, spec.BlobCount, spec.Slices, plan.TargetAccounts);
-        long ranges = BlobDownloadWorkload.RangesPerBlob(spec);
+        int[] blobs = BlobDownloadRoom.BlobsOn(plan.TargetIndex, spec.BlobCount, spec.Slices, plan.TargetAccounts);
+        long ranges = BlobDownloadRoom.RangesPerBlob(spec);
         var seed = new SeedContent(spec.BlobSizeBytes);
         // Before the start: the seed's MD5s the downloads are checked against (a blob's, or each distinct range's).
         var expected = spec.VerifyContent ? ExpectedContent.Of(seed, spec) : null;
@@ -40,8 +40,8 @@ internal static class BlobDownloadSlice
         // Null on the SDK driver (client.driver "sdk"): then BlobClient.DownloadStreamingAsync sends every request.
         using var lean = plan.Client.Driver == ClientSettings.SdkDriver ? null : new LeanBlobDownloads(clients.Lean, clients.BlobWire, plan.ContainerName, loops);
         IBlobGets gets = lean is null
-            ? new SdkGets([.. Enumerable.Range(0, spec.BlobCount).Select(b => container.GetBlobClient(BlobDownloadWorkload.SeedBlobName(b)))])
-            : new LeanGets(lean, [.. Enumerable.Range(0, spec.BlobCount).Select(b => lean.Blob(BlobDownloadWorkload.SeedBlobName(b)))]);
+            ? new SdkGets([.. Enumerable.Range(0, spec.BlobCount).Select(b => container.GetBlobClient(BlobDownloadRoom.SeedBlobName(b)))])
+            : new LeanGets(lean, [.. Enumerable.Range(0, spec.BlobCount).Select(b => lean.Blob(BlobDownloadRoom.SeedBlobName(b)))]);
         var buffers = Enumerable.Range(0, loops).Select(_ => new byte[(int)Math.Min(MaxBufferBytes, spec.RangeSizeBytes > 0 ? spec.RangeSizeBytes : spec.BlobSizeBytes)]).ToArray();
         var priming = await PrimeAsync(container, plan, gets, blobs[0], buffers, time, logger).ConfigureAwait(false);
 
@@ -70,7 +70,7 @@ internal static class BlobDownloadSlice
         {
             firstByte.Add(h);
         }
-        return SliceResult.FromWorkers(plan.StepId, attempt, BlobDownloadWorkload.WorkloadName, plan.SliceIndex, plan.TargetIndex, cpuAtStart, workers,
+        return SliceResult.FromWorkers(plan.StepId, attempt, BlobDownloadRoom.WorkloadName, plan.SliceIndex, plan.TargetIndex, cpuAtStart, workers,
             objects: queue.Downloaded, requests: priming with { Wire = clients.BlobWire.Sent }) with
         {
             StartLagSeconds = clock.LagSeconds(plan.StartAtUtc),

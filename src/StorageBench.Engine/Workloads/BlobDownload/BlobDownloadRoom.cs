@@ -20,11 +20,11 @@ namespace StorageBench.Engine.Workloads;
 /// wrong range fails its blob's download; a failed Get Blob is counted and not retried (the next download goes on: a retry
 /// would send what the next one sends anyway, and would hide the failure's cost in the latency of a success).
 /// </summary>
-public sealed partial class BlobDownloadWorkload : Workload<BlobDownloadSpec, BlobDownloadSlicePlan, BlobDownloadVerifyOrder>
+public sealed partial class BlobDownloadRoom : Workload<BlobDownloadSpec, BlobDownloadSlicePlan, BlobDownloadVerifyOrder>
 {
     public const string WorkloadName = "blobDownload";
 
-    public static BlobDownloadWorkload Instance { get; } = new();
+    public static BlobDownloadRoom Instance { get; } = new();
 
     public static readonly WorkloadKind KindOf = new(WorkloadName, "MB", "MB", "#,0.00", "bytes", 1e6, "megabytesPerSecond")
     {

@@ -8,9 +8,9 @@ namespace StorageBench.Tests;
 /// <summary>The blobDownload room against a real Azurite: seeded, downloaded on both drivers, verified, summarized.</summary>
 [Trait("Category", "Azurite")]
 [Collection(AzuriteCollection.Name)]
-public class BlobDownloadWorkloadTests(AzuriteFixture azurite)
+public class BlobDownloadRoomTests(AzuriteFixture azurite)
 {
-    private static readonly BlobDownloadWorkload Room = new();
+    private static readonly BlobDownloadRoom Room = new();
 
     [Theory]
     [InlineData(ClientSettings.LeanDriver, 0, false)]
@@ -56,7 +56,7 @@ public class BlobDownloadWorkloadTests(AzuriteFixture azurite)
         var (run, step, orders) = await SeededAsync(spec, driver);
         byte[] other = new byte[overwrittenLength];
         Random.Shared.NextBytes(other);
-        await azurite.Blobs.GetBlobContainerClient(step.TargetName).GetBlobClient(BlobDownloadWorkload.SeedBlobName(1)).UploadAsync(new BinaryData(other), overwrite: true);
+        await azurite.Blobs.GetBlobContainerClient(step.TargetName).GetBlobClient(BlobDownloadRoom.SeedBlobName(1)).UploadAsync(new BinaryData(other), overwrite: true);
 
         var slices = await Task.WhenAll(orders.Select(o => Room.RunSliceAsync(o, azurite.Target, TimeProvider.System, default, null, null)));
         var verified = await Room.VerifyAsync(Room.VerifyOrderOf(run, step, slices), [azurite.Target], default);
@@ -107,7 +107,7 @@ public class BlobDownloadWorkloadTests(AzuriteFixture azurite)
 [Trait("Category", "Unit")]
 public class BlobDownloadSpecTests
 {
-    private static readonly BlobDownloadWorkload Room = new();
+    private static readonly BlobDownloadRoom Room = new();
 
     private static List<ValidationError> Errors(BlobDownloadSpec spec)
     {
