@@ -134,6 +134,21 @@ public class BlobDownloadSpecTests
     [Fact]
     public void AValidSectionHasNoError() => Valid.Sample(spec => Assert.Empty(Errors(spec)));
 
+    /// <summary>Across accounts: every seeded blob is read on the account it was seeded on, and every slice has at least its own seed to read.</summary>
+    [Fact]
+    public void EverySliceReadsOnlyBlobsSeededOnItsAccountAndHasOne() =>
+        Gen.Int[1, 64].SelectMany(slices => Gen.Select(Gen.Int[slices, 500], Gen.Int[1, slices], (blobs, accounts) => (slices, blobs, accounts))).Sample(c =>
+        {
+            var byAccount = Enumerable.Range(0, c.accounts).Select(t => BlobDownloadRoom.BlobsOn(t, c.blobs, c.slices, c.accounts)).ToList();
+            Assert.Equal(Enumerable.Range(0, c.blobs), byAccount.SelectMany(b => b).Order());
+            for (int slice = 0; slice < c.slices; slice++)
+            {
+                var readable = byAccount[slice % c.accounts];
+                Assert.Contains(slice, readable);    // its own first seed
+                Assert.All(readable, b => Assert.Equal(slice % c.accounts, b % c.slices % c.accounts));
+            }
+        });
+
     /// <summary>One field broken at a time: the one error names that field and shows its value.</summary>
     [Fact]
     public void EachBrokenRuleNamesItsFieldAndValue() =>
