@@ -13,17 +13,21 @@ public sealed record CapturedRequest(string Method, string Path, string Query, I
 
 /// <summary>
 /// A fake of Azure Storage that cannot be slower than the driver: it answers every table <c>$batch</c>,
-/// single insert, table read (Get Entity, Query Entities: see <see cref="Seeded"/>), Put Block, Put Block List, page blob create (Put Blob) and Put Page at once with a canned success that the SDK and the lean
+/// single insert, table read (Get Entity, Query Entities: see <see cref="Seeded"/>), Put Block, Put Block List, page blob create and Put Blob (Put Blob), Put Page, and Get Blob (zeros) at once with a canned success that the SDK and the lean
 /// driver both accept (a multipart batch response with one 204 per operation; 204 / 201 with ETag and
-/// Last-Modified), everything else 404. Run in its own process, the driver's CPU against it is the
+/// Last-Modified), a Get Blob of a blob it was given with Put Blob with that many bytes (200, or 206 for an
+/// x-ms-range), everything else 404. Run in its own process, the driver's CPU against it is the
 /// driver's own cost, free of Azurite's. With <c>capture</c> it also records each request (the
-/// wire-equivalence test). It stores nothing: what a run "wrote" cannot be verified against it.
+/// wire-equivalence test). It stores no content (only a Put Blob's length; a Get Blob's bytes are zeros):
+/// what a run "wrote" cannot be verified against it, and a download's MD5 check fails there.
 /// </summary>
 public sealed partial class FloorServer : IAsyncDisposable
 {
     private const string ETag = "W/\"datetime'2026-01-01T00%3A00%3A00.0000000Z'\"";
     private const string LastModified = "Thu, 01 Jan 2026 00:00:00 GMT";
     private readonly LoopbackServer _server;
+    private readonly ConcurrentDictionary<string, long> _blobLengths = new(StringComparer.Ordinal);
+    private static readonly byte[] Zeros = new byte[64 * 1024];
 
     private FloorServer(LoopbackServer server) => _server = server;
 
@@ -91,6 +95,17 @@ public sealed partial class FloorServer : IAsyncDisposable
         else if (request.Method == "GET" && TableRead().Match(path) is { Success: true } read)
         {
             await ReadAnswerAsync(response, read, Uri.UnescapeDataString(request.Query["$filter"].ToString()), request.Query["$top"].ToString());
+        }
+        else if (request.Method == "PUT" && comp.Length == 0 && request.Headers["x-ms-blob-type"] == "BlockBlob")
+        {
+            _blobLengths[path] = bytes.Length;
+            response.StatusCode = 201;
+            response.Headers.ETag = "\"0x8DD00000000000\"";
+            response.Headers.LastModified = LastModified;
+        }
+        else if (request.Method == "GET" && comp.Length == 0 && _blobLengths.TryGetValue(path, out long length))
+        {
+            await BlobAnswerAsync(response, request.Headers["x-ms-range"].ToString(), length);
         }
         else if (request.Method == "DELETE")
         {
@@ -180,6 +195,30 @@ public sealed partial class FloorServer : IAsyncDisposable
             }
         }
         return sb.ToString();
+    }
+
+    /// <summary>Get Blob's answer: the whole blob (200), or the x-ms-range asked for (206 with Content-Range), zeros either way.</summary>
+    private static async Task BlobAnswerAsync(HttpResponse response, string range, long length)
+    {
+        long first = 0, last = length - 1;
+        if (range.StartsWith("bytes=", StringComparison.Ordinal))
+        {
+            string[] ends = range["bytes=".Length..].Split('-');
+            first = long.Parse(ends[0], CultureInfo.InvariantCulture);
+            last = Math.Min(last, long.Parse(ends[1], CultureInfo.InvariantCulture));
+            response.Headers["Content-Range"] = string.Create(CultureInfo.InvariantCulture, $"bytes {first}-{last}/{length}");
+        }
+        response.StatusCode = range.Length > 0 ? 206 : 200;
+        response.ContentType = "application/octet-stream";
+        response.ContentLength = last - first + 1;
+        response.Headers.ETag = "\"0x8DD00000000000\"";
+        response.Headers.LastModified = LastModified;
+        response.Headers["x-ms-blob-type"] = "BlockBlob";
+        response.Headers["Accept-Ranges"] = "bytes";
+        for (long left = last - first + 1; left > 0; left -= Zeros.Length)
+        {
+            await response.Body.WriteAsync(Zeros.AsMemory(0, (int)Math.Min(left, Zeros.Length)));
+        }
     }
 
     private static int Count(ReadOnlySpan<byte> haystack, ReadOnlySpan<byte> needle)

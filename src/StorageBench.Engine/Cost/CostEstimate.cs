@@ -46,4 +46,8 @@ public sealed record CostLine(string Kind, string Phase, string BilledAs, long R
 {
     /// <summary>Of the measured window's requests, those that did not succeed (they are billed too).</summary>
     public long? Failed { get; init; }
+
+    /// <summary>A data transfer line: the bytes read out, and the price per GB they were priced at (null: the table has none, priced 0).</summary>
+    public long? Bytes { get; init; }
+    public double? PricePerGb { get; init; }
 }

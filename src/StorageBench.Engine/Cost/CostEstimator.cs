@@ -19,7 +19,7 @@ public static class CostEstimator
 
     public static readonly IReadOnlyList<string> Excludes =
     [
-        "data transfer: egress out of the region (the writes are ingress; content reads by a driver outside the region are egress) and geo-replication transfer of GRS accounts",
+        "data transfer: egress out of the region (the writes are ingress; content reads by a driver outside the region are egress) and geo-replication transfer of GRS accounts; except blobDownload's bytes, priced at the table's dataTransferOutPerGb as if its driver were outside the account's region (within it Azure charges none)",
         "compute: the Function App (Flex Consumption executions and GB-seconds) or the machine running the CLI",
         "the Durable Functions host's own queue, table and blob traffic on its host storage account",
         "Application Insights and Log Analytics ingestion",
@@ -49,6 +49,13 @@ public static class CostEstimator
         {
             long billed = t.BilledAs == BilledAs.Free ? 0 : perEntity && t.Entities is { } entities ? entities : t.Requests;
             double price = prices.Per10k(t.BilledAs);
+            if (t.Bytes is { } bytes)
+            {
+                return new CostLine(t.Kind, t.Phase, t.BilledAs, t.Requests, 0, 0, bytes / 1e9 * (prices.DataTransferOutPerGb ?? 0))
+                {
+                    Bytes = bytes, PricePerGb = prices.DataTransferOutPerGb,
+                };
+            }
             return new CostLine(t.Kind, t.Phase, t.BilledAs, t.Requests, billed, price, billed / 10_000.0 * price) { Failed = t.Failed };
         }).ToList();
         bool table = w.Entities is not null;

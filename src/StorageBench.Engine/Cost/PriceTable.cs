@@ -33,6 +33,12 @@ public sealed record PriceTable
     /// </summary>
     public double? FunctionsFlexConsumptionOnDemandPerGbSecond { get; init; }
 
+    /// <summary>
+    /// Optional: the price of one GB (10^9 bytes) read out of the account to a driver in another region (what a download's
+    /// bytes cost beyond its requests); null when the table has no such line, and then the bytes are shown unpriced.
+    /// </summary>
+    public double? DataTransferOutPerGb { get; init; }
+
     /// <summary>The price of 10,000 requests billed as <paramref name="billedAs"/> (<see cref="Cost.BilledAs"/>).</summary>
     public double Per10k(string billedAs) => billedAs switch
     {
@@ -42,6 +48,8 @@ public sealed record PriceTable
         Cost.BilledAs.BlobListOrCreateContainer => BlobListAndCreateContainerOperationsPer10k,
         Cost.BilledAs.BlobOther => BlobOtherOperationsPer10k,
         Cost.BilledAs.Free => 0,
+        // Priced per GB (DataTransferOutPerGb), not per request.
+        Cost.BilledAs.DataTransferOut => 0,
         _ => throw new ArgumentException($"no price for requests billed as \"{billedAs}\"", nameof(billedAs)),
     };
 }

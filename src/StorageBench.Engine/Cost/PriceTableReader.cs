@@ -81,6 +81,7 @@ public static class PriceTableReader
             // Optional, so price tables written before the plan command existed still load.
             FunctionsFlexConsumptionOnDemandPerGbSecond = root.OptionalNumber("functionsFlexConsumptionOnDemandPerGbSecond",
                 Rule("the price of one GB-second of Flex Consumption on-demand execution"), v => v >= 0),
+            DataTransferOutPerGb = root.OptionalNumber("dataTransferOutPerGb", Rule("the price of 1 GB read out of the account to another region (egress)"), v => v >= 0),
         };
         return root.Errors() is { Count: > 0 } errors ? (null, errors) : (table, []);
     }

@@ -16,6 +16,9 @@ public sealed record TransactionLine(string Kind, string Phase, string BilledAs,
 
     /// <summary>Of the measured window's requests, those that did not succeed (throttled, timed out, errors); null where not counted by kind.</summary>
     public long? Failed { get; init; }
+
+    /// <summary><see cref="BilledAs.DataTransferOut"/> only: the bytes read out (priced per GB, not per request; Requests is 0).</summary>
+    public long? Bytes { get; init; }
 }
 
 /// <summary>When a request was sent, relative to the measured window.</summary>
@@ -45,6 +48,8 @@ public static class BilledAs
     public const string BlobOther = "blob other operation";
     /// <summary>Delete Blob and Delete Container on general-purpose v2 accounts.</summary>
     public const string Free = "free";
+    /// <summary>Bytes read out of the account, priced per GB (egress out of the region; within it Azure charges none).</summary>
+    public const string DataTransferOut = "data transfer out";
 }
 
 /// <summary>Requests that created or deleted a step's tables and containers, counted on the wire.</summary>

@@ -33,6 +33,6 @@ public sealed record SliceRequests
     /// <summary>Blob: of the measured window's Put Block Lists (page blob: creates), those that did not succeed.</summary>
     public long BlockListsFailed { get; init; }
 
-    /// <summary>Reads: priming reads (point reads or query pages) before the start instant, probe excluded.</summary>
+    /// <summary>Reading workloads: priming reads before the start instant (point reads or query pages; Get Blobs of a small range), probe excluded.</summary>
     public long PrimingReads { get; init; }
 }

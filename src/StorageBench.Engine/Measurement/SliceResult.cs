@@ -89,6 +89,12 @@ public sealed record SliceResult
     /// <summary>Reads only: reads (a point read, or every page of a query) that returned exactly what was seeded, warm-up included.</summary>
     public long MatchedReads { get; init; }
 
+    /// <summary>Blob download: HdrHistogram (µs, compressed base64) of successful measured requests' time to first byte (send to the answer's headers); null elsewhere.</summary>
+    public string? FirstByteHistogram { get; init; }
+
+    /// <summary>Blob download: whole-blob downloads that came back with another length (or MD5) than was seeded.</summary>
+    public long WrongDownloads { get; init; }
+
     /// <summary>
     /// Merges worker recorders into one slice result. <paramref name="commits"/> (blob) records Put Block
     /// Lists: counted as requests and in the measured window, its units (committed blob bytes) kept apart

@@ -28,6 +28,13 @@ public static class CostReport
             string label = Label(w);
             foreach (var l in w.Lines)
             {
+                if (l.Bytes is { } bytes)
+                {
+                    // Priced per GB, not per request.
+                    b.AppendLine(CultureInfo.InvariantCulture,
+                        $"| {label} | {l.Phase} | | {l.Kind}: {Money(bytes / 1e9)} GB | | {l.BilledAs} | | {(l.PricePerGb is { } gb ? Money(gb) + " per GB" : "no price in the table")} | {Money(l.Cost)} |");
+                    continue;
+                }
                 b.AppendLine(CultureInfo.InvariantCulture,
                     $"| {label} | {l.Phase} | {F(l.Requests)} | {l.Kind} | {(l.Failed is { } f ? F(f) : "")} | {l.BilledAs} | {F(l.Billed)} | {Money(l.PricePer10k)} | {Money(l.Cost)} |");
             }

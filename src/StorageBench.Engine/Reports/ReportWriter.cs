@@ -79,6 +79,10 @@ public static class ReportWriter
             {
                 LatencyRow(b, $"{Label(w)} service time", serviceTime);
             }
+            if (w.TimeToFirstByteMs is { } firstByte)
+            {
+                LatencyRow(b, $"{Label(w)} time to first byte", firstByte);
+            }
         }
         if (s.Workloads.Any(w => w.ScheduleLag is not null))
         {

@@ -28,6 +28,9 @@ public sealed record RunSpec
     /// <summary>Point reads or Int64 range queries of entities the workload seeds itself.</summary>
     public TableReadSpec? TableRead { get; init; }
 
+    /// <summary>Get Blob of whole blobs or ranges, of blobs the workload seeds itself.</summary>
+    public BlobDownloadSpec? BlobDownload { get; init; }
+
     /// <summary>Run the workloads once per value of one parameter (e.g. tableInsert.batchSize [1, 4, 16, 32, 64, 100]).</summary>
     public SweepSpec? Sweep { get; init; }
 

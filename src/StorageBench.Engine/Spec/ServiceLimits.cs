@@ -16,6 +16,8 @@ public static class ServiceLimits
     public const int MaxSlices = 256;
     /// <summary>Not a service limit: each slice holds one shared block buffer in memory.</summary>
     public const int MaxDriverBlockBytes = 256 * 1024 * 1024;
+    /// <summary>Put Blob (one request, version 2019-12-12 and later): 5000 MiB.</summary>
+    public const long MaxPutBlobBytes = 5000L * 1024 * 1024;
 
     /// <summary>Bytes one entity occupies on the wire: binary properties travel base64-encoded in JSON.</summary>
     public static long EncodedEntityBytes(int payloadBytes) => 4L * ((payloadBytes + 2) / 3) + 512;

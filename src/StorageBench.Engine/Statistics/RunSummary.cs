@@ -202,6 +202,8 @@ public sealed record WorkloadSummary
     public double? EntitiesPerQueryPage { get; init; }
     /// <summary>Reads: entities returned that were not what was seeded, or missing from an answer; any fails verification. Null for other workloads.</summary>
     public long? Mismatches { get; init; }
+    /// <summary>Blob download: time to first byte of the successful measured Get Blobs (send to the answer's headers), beside their latency (to the last byte).</summary>
+    public LatencySummary? TimeToFirstByteMs { get; init; }
 }
 
 /// <summary>

@@ -5,7 +5,8 @@ namespace StorageBench.Engine.Workloads;
 /// <summary>Every workload's room, in the order a step runs them: a new workload is one more entry here and a section in <see cref="RunSpec"/>.</summary>
 public static class WorkloadList
 {
-    public static IReadOnlyList<Workload> All { get; } = [TableInsertRoom.Instance, BlobUploadRoom.Instance, PageBlobUploadRoom.Instance, TableReadRoom.Instance];
+    public static IReadOnlyList<Workload> All { get; } =
+        [TableInsertRoom.Instance, BlobUploadRoom.Instance, PageBlobUploadRoom.Instance, TableReadRoom.Instance, BlobDownloadRoom.Instance];
 
     /// <summary>The room of this name; null for a name no workload has (a row or event from elsewhere).</summary>
     public static Workload? Find(string? name) => All.FirstOrDefault(w => w.Name == name);

@@ -121,6 +121,28 @@ public class CostEstimatorTests
         Assert.DoesNotContain("List Blobs pages", lines.Keys);
     }
 
+    /// <summary>A download's bytes are priced per GB at the table's data-transfer price, apart from its requests; a table without one prices them at 0 and says so.</summary>
+    [Fact]
+    public void DownloadedBytesArePricedPerGigabyteOfDataTransferOut()
+    {
+        var download = Workload(entities: null, storedBytes: 0, seconds: 1,
+        [
+            new("Get Blob", Phases.Run, BilledAs.BlobRead, 20_000),
+            new("bytes downloaded", Phases.Run, BilledAs.DataTransferOut, 0) { Bytes = 3_000_000_000 },
+        ]);
+
+        var cost = CostEstimator.ForWorkload(download, Round with { DataTransferOutPerGb = 0.5 });
+
+        var bytes = cost.Lines.Single(l => l.BilledAs == BilledAs.DataTransferOut);
+        Assert.Equal(1.5, bytes.Cost, 12);                      // 3 GB × 0.5
+        Assert.Equal(0, bytes.Billed);
+        Assert.Equal(20_000, cost.BilledTransactions);
+        Assert.Equal(6 + 1.5, cost.Total, 12);                  // 20,000 reads at 3 per 10,000, and the bytes
+        var unpriced = CostEstimator.ForWorkload(download, Round).Lines.Single(l => l.BilledAs == BilledAs.DataTransferOut);
+        Assert.Equal(0, unpriced.Cost);
+        Assert.Null(unpriced.PricePerGb);
+    }
+
     private static WorkloadSummary Workload(long? entities, long storedBytes, double seconds, TransactionLine[] lines)
     {
         var none = new LatencySummary(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);

@@ -25,7 +25,7 @@ public partial class CostPriceTableTests
         // Every field is preceded by a // comment saying what it is.
         string[] lines = File.ReadAllLines(RepoFile);
         var fields = Field().Matches(string.Join('\n', lines)).Select(m => m.Groups[1].Value).ToList();
-        Assert.Equal(13, fields.Count);   // 12 required, and the optional Flex Consumption line storagebench plan prices compute with
+        Assert.Equal(14, fields.Count);   // 12 required, the optional Flex Consumption line storagebench plan prices compute with, and the optional egress price
         foreach (string field in fields)
         {
             int at = Array.FindIndex(lines, l => l.TrimStart().StartsWith($"\"{field}\":", StringComparison.Ordinal));

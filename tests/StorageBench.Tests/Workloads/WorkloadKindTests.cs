@@ -21,6 +21,7 @@ public class WorkloadKindTests
     [InlineData("tableInsert", "entities/s", 1.0, "12,000/40,000 entities (30%)")]
     [InlineData("blobUpload", "MB/s", 1e6, "12,000.0/40,000.0 MB (30%)")]
     [InlineData("pageBlobUpload", "MB/s", 1e6, "12,000.0/40,000.0 MB (30%)")]
+    [InlineData("blobDownload", "MB/s", 1e6, "12,000.0/40,000.0 MB (30%)")]
     public void TheLiveProgressCarriesItsWorkloadsUnitsToTheDashboardAndTheCli(string workload, string rateUnit, double countedPerUnit, string done)
     {
         var slice = new SliceProgress("step", workload, 0, new LiveCounts(10, (long)(12_000 * countedPerUnit), 0, 0), 100, (long)(40_000 * countedPerUnit), 0,
@@ -50,7 +51,8 @@ public class WorkloadKindTests
         Assert.Equal(2.5, WorkloadKind.Of(BlobUploadWorkload.Name).RateOf(throughput));
         Assert.Equal(2.5, WorkloadKind.Of(PageBlobUploadWorkload.Name).RateOf(throughput));
         Assert.Equal(1_000, WorkloadKind.Of("tableRead").RateOf(throughput));
-        Assert.Equal(["µs/entity", "µs/MB", "µs/MB", "µs/entity"], new[] { TableInsertWorkload.Name, BlobUploadWorkload.Name, PageBlobUploadWorkload.Name, "tableRead" }.Select(n => WorkloadKind.Of(n).CpuUnit));
+        Assert.Equal(2.5, WorkloadKind.Of(BlobDownloadRoom.WorkloadName).RateOf(throughput));
+        Assert.Equal(["µs/entity", "µs/MB", "µs/MB", "µs/entity", "µs/MB"], WorkloadKind.All.Select(k => k.CpuUnit));
         Assert.Null(WorkloadKind.Find("queueSend"));
         Assert.Contains("tableInsert, blobUpload", Assert.Throws<ArgumentException>(() => WorkloadKind.Of("queueSend")).Message);
     }
