@@ -6,13 +6,13 @@
 const fs = require('fs');
 const path = require('path');
 const dir = path.join(__dirname, '..', 'queries');
-const order = ['runs', 'throughput-trend', 'latency-trend', 'latest-vs-baseline', 'throttling-share', 'sweep-curve', 'slice-scaling', 'regression-alert'];
+const order = ['runs', 'throughput-trend', 'latency-trend', 'read-first-byte', 'latest-vs-baseline', 'throttling-share', 'sweep-curve', 'slice-scaling', 'regression-alert'];
 const charts = { timechart: 'timechart', linechart: 'linechart', columnchart: 'barchart' };
 
 const items = [{
   type: 1,
   name: 'title',
-  content: { json: '# StorageBench\nAzure Table and Blob write benchmarks: throughput, latency percentiles (merged histograms), throttling and nightly regression verdicts. Queries: `queries/*.kql`.' },
+  content: { json: '# StorageBench\nAzure Table and Blob benchmarks, writes and reads: throughput, latency percentiles (merged histograms; a download\'s time to first byte beside them), throttling and nightly regression verdicts. Queries: `queries/*.kql`.' },
 }];
 for (const name of order) {
   const text = fs.readFileSync(path.join(dir, name + '.kql'), 'utf8').replace(/\r\n/g, '\n').trimEnd();

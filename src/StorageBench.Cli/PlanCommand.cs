@@ -28,7 +28,7 @@ public static class PlanCommand
         var unit = new Option<string?>("--unit")
         {
             Description = $"{string.Join(" or ", WorkloadKind.All.Select(k => $"{k.RateUnit} ({k.Name})"))}; default {CapacityPlanner.EntitiesPerSecond}",
-            HelpName = string.Join('|', WorkloadKind.All.Select(k => k.RateUnit)),
+            HelpName = string.Join('|', WorkloadKind.All.Select(k => k.RateUnit).Distinct()),
             CustomParser = r => UsageErrors.ParseEach(r, t => WorkloadKind.All.Any(k => k.RateUnit == t) ? t
                 : throw new FormatException($"--unit: \"{t}\" must be {string.Join(" or ", WorkloadKind.All.Select(k => $"{k.RateUnit} ({k.Name})"))}")) is [var u] ? u : null,
         };

@@ -175,7 +175,7 @@ public static class StepOrchestrator
         long failed = seeded.Sum(s => s.Failed);
         if (failed > 0)
         {
-            errors.Add($"{room.Name}: seeding failed: {failed:N0} of {seeded.Sum(s => s.Requests):N0} requests failed, so what the slices would read is not all there");
+            errors.Add($"{room.Name}: seeding failed: {failed:N0} of its writes did not land (after {seeded.Sum(s => s.Requests):N0} requests), so what the slices would read is not all there");
         }
         return (side with { Seed = side.Seed + seeded.Sum(s => s.Requests) }, seeded);
     }

@@ -19,7 +19,7 @@ public static class CostEstimator
 
     public static readonly IReadOnlyList<string> Excludes =
     [
-        "data transfer: egress out of the region (the writes are ingress; content reads by a driver outside the region are egress) and geo-replication transfer of GRS accounts; except blobDownload's bytes, priced at the table's dataTransferOutPerGb as if its driver were outside the account's region (within it Azure charges none)",
+        "data transfer: egress out of the region (the writes are ingress; content reads by a driver outside the region are egress) and geo-replication transfer of GRS accounts; except the bytes a download workload reads out (a transaction line with bytes), priced at the table's dataTransferOutPerGb as if its driver were outside the account's region (within it Azure charges none)",
         "compute: the Function App (Flex Consumption executions and GB-seconds) or the machine running the CLI",
         "the Durable Functions host's own queue, table and blob traffic on its host storage account",
         "Application Insights and Log Analytics ingestion",

@@ -143,6 +143,11 @@ public static class TelemetryEvents
         Add("serviceTimeP50Ms", w.ServiceTimeMs?.P50);
         Add("serviceTimeP99Ms", w.ServiceTimeMs?.P99);
         Add("serviceTimeMaxMs", w.ServiceTimeMs?.Max);
+        // Reading workloads' own figures: a download's time to first byte beside its latency; a query's entities per page; reads that came back other than seeded.
+        Add("timeToFirstByteP50Ms", w.TimeToFirstByteMs?.P50);
+        Add("timeToFirstByteP99Ms", w.TimeToFirstByteMs?.P99);
+        Add("entitiesPerQueryPage", w.EntitiesPerQueryPage);
+        Add("mismatches", w.Mismatches);
         if (w.ScheduleLag is { } lag)
         {
             Add("scheduleLagP99Ms", lag.P99Ms);

@@ -157,5 +157,5 @@ public sealed record SliceOrder(string Workload, string RunId, string StepId, in
 /// <summary>A workload's verification input as it crosses the orchestration boundary.</summary>
 public sealed record VerifyOrder(string Workload, JsonElement Input);
 
-/// <summary>What a slice's seeding wrote: requests sent (counted on the wire), units written, and of the requests those that failed.</summary>
+/// <summary>What a slice's seeding wrote: requests sent (counted on the wire, retries included), units written, and its writes (a transaction, a blob) that did not land.</summary>
 public sealed record SeedResult(long Requests, long Units, long Failed);

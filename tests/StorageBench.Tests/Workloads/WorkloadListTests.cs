@@ -28,6 +28,25 @@ public class WorkloadListTests
         Assert.All(WorkloadList.All.Where(w => w != room), other => Assert.Null(other.SectionOf(spec!)));
     }
 
+    [Theory]
+    [MemberData(nameof(Names))]
+    public void EveryKnobItReportsCanBeSweptAndSearchedByItsPath(string name)
+    {
+        var room = WorkloadList.Of(name);
+        var spec = RunSpecParser.Parse($$"""{ "scenario": "room", "{{name}}": {} }""").Spec!;
+        var knobs = room.Parameters(room.SectionOf(spec)!).ToList();
+
+        Assert.NotEmpty(knobs);
+        // The numeric ones (an operation or a switch is not swept), each at its own value, so the variant is valid whatever
+        // the field's rules: what is tested is that the path reaches it.
+        foreach (var (knob, v) in knobs.Select(k => (k.Name, Value: double.TryParse(k.Value, System.Globalization.CultureInfo.InvariantCulture, out double d) ? d : double.NaN))
+            .Where(k => !double.IsNaN(k.Value)))
+        {
+            Assert.Empty(SpecVariants.Validate(spec, "sweep", $"{name}.{knob}", [v]));
+            Assert.Equal(room.SectionOf(spec), room.SectionOf(SpecVariants.Apply(spec, $"{name}.{knob}", v)));
+        }
+    }
+
     [Fact]
     public void NamesColumnsAndTargetsNeverMeet()
     {

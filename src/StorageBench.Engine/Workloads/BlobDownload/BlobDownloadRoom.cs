@@ -105,6 +105,10 @@ public sealed partial class BlobDownloadRoom : Workload<BlobDownloadSpec, BlobDo
         new(plan.StepId, WorkloadName, plan.SliceIndex, default, 0, plan.Workload.DurationSeconds > 0 ? 0 : plan.Downloads * plan.Workload.BlobSizeBytes,
             plan.Workload.DurationSeconds, plan.StartAtUtc, default, false);
 
+    /// <summary>Seeding's Put Blobs (SDK retries included): blob write operations, one per request.</summary>
+    public override TransactionLine? SeedingLine(IReadOnlyList<SeedResult> seeds) =>
+        new("seeding (Put Blob)", Phases.Seeding, BilledAs.BlobWrite, seeds.Sum(s => s.Requests)) { Failed = seeds.Sum(s => s.Failed) };
+
     /// <summary>Slice i writes blobs i, i + slices, … with one Put Blob each (overwriting: a second execution writes the same bytes again).</summary>
     protected override async Task<SeedResult> SeedAsync(BlobDownloadSlicePlan plan, StorageTarget target, CancellationToken ct)
     {
