@@ -64,7 +64,16 @@ public static class PlanCommand
             {
                 r.AddError("--target: (missing) is required: the rate to plan for, e.g. --target 50000");
             }
-            var (room, unplanned) = CapacityPlanner.Choose(r.GetValue(workload), r.GetValue(unit));
+            string? unitGiven;
+            try
+            {
+                unitGiven = r.GetValue(unit);
+            }
+            catch (InvalidOperationException)
+            {
+                return;   // --unit's own parse error is reported already: one line for one bad value
+            }
+            var (room, unplanned) = CapacityPlanner.Choose(r.GetValue(workload), unitGiven);
             if (room is null)
             {
                 r.AddError(r.GetValue(workload) is null ? $"--unit: {unplanned}" : $"--workload: {unplanned}");
