@@ -37,7 +37,9 @@ public static partial class CapacityPlanner
         var measured = steps.Where(s => s.Workload == workload).ToList();
         if (measured.Count == 0)
         {
-            return Refuse($"no {workload} step among the {steps.Count} step(s) read: a plan in {request.Unit} needs a measured {workload} run");
+            var read = steps.Select(s => s.Workload).Distinct().ToList();
+            return Refuse($"no {workload} step among the {steps.Count} step(s) read: a plan in {request.Unit} needs a measured {workload} run" +
+                (read.Count > 0 ? $" (the steps read are of {string.Join(", ", read)}: --workload names the one to plan)" : ""));
         }
         var sustained = measured.Where(s => !s.BeyondKnee && s.Rate > 0 && s.FailedShare <= MaxFailedShare).ToList();
         if (sustained.Count == 0)

@@ -17,7 +17,7 @@ public sealed class BlobDownloadCapacity : CapacityModel
         ? $"{spec.BlobDownload.BlobSizeBytes:N0}-byte blobs read in {spec.BlobDownload.RangeSizeBytes:N0}-byte ranges"
         : $"{spec.BlobDownload.BlobSizeBytes:N0}-byte blobs read whole";
 
-    public override string InFlightLabel => "Get Blob in flight/slice";
+    public override string InFlightLabel => "ranges in flight/slice";
 
     public override string ExpectedNote(CapacityPlan plan) => " (closed loop: at least this)";
 

@@ -15,7 +15,7 @@ public sealed class PageBlobUploadCapacity : CapacityModel
 
     public override string Describe(RunSpec spec) => $"{spec.PageBlobUpload!.BlobSizeBytes:N0}-byte page blobs in {spec.PageBlobUpload.PageRangeBytes:N0}-byte Put Pages";
 
-    public override string InFlightLabel => "Put Page in flight/slice";
+    public override string InFlightLabel => "pages in flight/slice";
 
     public override string ExpectedNote(CapacityPlan plan) => " (closed loop: at least this)";
 
