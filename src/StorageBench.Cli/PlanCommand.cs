@@ -1,7 +1,6 @@
 using System.CommandLine;
 using System.Globalization;
 using System.Text.Json;
-using StorageBench.Engine.Workloads;
 using StorageBench.Engine;
 using StorageBench.Engine.Capacity;
 using StorageBench.Engine.Cost;
@@ -27,10 +26,15 @@ public static class PlanCommand
             t => Number("--target", t, 1e-6, 1e9, "a rate above 0, e.g. 50000"));
         var unit = new Option<string?>("--unit")
         {
-            Description = $"{string.Join(" or ", WorkloadKind.All.Select(k => $"{k.RateUnit} ({k.Name})"))}; default {CapacityPlanner.EntitiesPerSecond}",
-            HelpName = string.Join('|', WorkloadKind.All.Select(k => k.RateUnit).Distinct()),
-            CustomParser = r => UsageErrors.ParseEach(r, t => WorkloadKind.All.Any(k => k.RateUnit == t) ? t
-                : throw new FormatException($"--unit: \"{t}\" must be {string.Join(" or ", WorkloadKind.All.Select(k => $"{k.RateUnit} ({k.Name})"))}")) is [var u] ? u : null,
+            Description = $"{CapacityPlanner.Units}; default: --workload's unit, else {CapacityPlanner.EntitiesPerSecond}; without --workload, the first workload listed plans",
+            HelpName = string.Join('|', CapacityPlanner.Planning.Select(w => w.Kind.RateUnit).Distinct()),
+            CustomParser = r => UsageErrors.ParseEach(r, t => CapacityPlanner.Planning.Any(w => w.Kind.RateUnit == t) ? t
+                : throw new FormatException($"--unit: \"{t}\" must be {CapacityPlanner.Units}")) is [var u] ? u : null,
+        };
+        var workload = new Option<string?>("--workload")
+        {
+            Description = $"the workload to plan: {string.Join(", ", CapacityPlanner.Planning.Select(w => w.Name))}; default: the first that plans in --unit",
+            HelpName = "NAME",
         };
         var p99 = UsageErrors.ParsedOption("--p99-ms", "MS", "the p99 latency the plan must keep", t => Number("--p99-ms", t, 1e-3, 3_600_000, "a latency in milliseconds above 0"));
         var entitySize = UsageErrors.ParsedOption("--entity-size", "BYTES", $"entity size of the plan ({CapacityPlanner.EntitiesPerSecond} only)",
@@ -52,7 +56,7 @@ public static class PlanCommand
             "from measured runs, with the documented scalability targets; print the bottleneck, the measured latency and the cost per hour " +
             "(docs/planning.md). Exit 0 planned, 1 the measurements cannot support the rate, 2 bad arguments.")
         {
-            target, unit, p99, entitySize, from, writeSpec, memory, duration, targets, prices, connectionString,
+            target, unit, workload, p99, entitySize, from, writeSpec, memory, duration, targets, prices, connectionString,
         };
         command.Validators.Add(r =>
         {
@@ -60,15 +64,30 @@ public static class PlanCommand
             {
                 r.AddError("--target: (missing) is required: the rate to plan for, e.g. --target 50000");
             }
-            if (r.GetValue(entitySize) is { } size && (r.GetValue(unit) ?? CapacityPlanner.EntitiesPerSecond) != CapacityPlanner.EntitiesPerSecond)
+            string? unitGiven;
+            try
+            {
+                unitGiven = r.GetValue(unit);
+            }
+            catch (InvalidOperationException)
+            {
+                return;   // --unit's own parse error is reported already: one line for one bad value
+            }
+            var (room, unplanned) = CapacityPlanner.Choose(r.GetValue(workload), unitGiven);
+            if (room is null)
+            {
+                r.AddError(r.GetValue(workload) is null ? $"--unit: {unplanned}" : $"--workload: {unplanned}");
+            }
+            else if (r.GetValue(entitySize) is { } size && room.Kind.RateUnit != CapacityPlanner.EntitiesPerSecond)
             {
                 r.AddError($"--entity-size: \"{size}\" applies to --unit {CapacityPlanner.EntitiesPerSecond} only");
             }
         });
         command.SetAction((r, ct) =>
         {
-            var request = new PlanRequest(r.GetValue(target)!.Value, r.GetValue(unit) ?? CapacityPlanner.EntitiesPerSecond, r.GetValue(p99), r.GetValue(entitySize),
-                r.GetValue(memory) ?? 2048, r.GetValue(duration));
+            var room = CapacityPlanner.Choose(r.GetValue(workload), r.GetValue(unit)).Room!;
+            var request = new PlanRequest(r.GetValue(target)!.Value, room.Kind.RateUnit, r.GetValue(p99), r.GetValue(entitySize),
+                r.GetValue(memory) ?? 2048, r.GetValue(duration), room.Name);
             var results = CliTargets.ResultsTarget(r.GetValue(connectionString), out var badResults);
             return RunAsync(request, r.GetValue(from) is { Length: > 0 } runs ? runs : ["out"], r.GetValue(writeSpec), r.GetValue(targets), r.GetValue(prices),
                 results, badResults, cli.Stdout, cli.Stderr, ct);

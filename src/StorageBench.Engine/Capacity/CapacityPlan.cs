@@ -9,7 +9,9 @@ namespace StorageBench.Engine.Capacity;
 /// <param name="EntitySizeBytes">Only steps that wrote entities of this size qualify; default: the size of the best step.</param>
 /// <param name="InstanceMemoryMb">Flex Consumption instance memory: 512, 2048 or 4096 MB.</param>
 /// <param name="DurationSeconds">How long the written spec runs; default: as long as the operating point's step ran.</param>
-public sealed record PlanRequest(double Target, string Unit, double? P99Ms = null, int? EntitySizeBytes = null, int InstanceMemoryMb = 2048, double? DurationSeconds = null);
+/// <param name="Workload">The workload to plan; default: the first whose capacity model plans in <paramref name="Unit"/> (<see cref="CapacityPlanner.Choose"/>).</param>
+public sealed record PlanRequest(double Target, string Unit, double? P99Ms = null, int? EntitySizeBytes = null, int InstanceMemoryMb = 2048, double? DurationSeconds = null,
+    string? Workload = null);
 
 /// <summary>One limit the plan respects: how many units it uses, what one unit takes, and where that figure comes from.</summary>
 /// <param name="Basis">"measured: …", "documented: …" or "assumed: …".</param>
@@ -21,10 +23,12 @@ public sealed record PlanLimit(string Name, double Units, double PerUnit, string
 
 /// <summary>The money side of a plan, per hour of running at the target, in the price table's currency.</summary>
 /// <param name="ComputePerHour">Null when the price table has no Flex Consumption line.</param>
+/// <param name="GigabytesReadOutPerHour">Bytes a download plan reads out of the accounts in an hour (0 for writes and table reads).</param>
+/// <param name="EgressPerHour">Those bytes at the price table's dataTransferOutPerGb; null when it has none.</param>
 public sealed record PlanCost(string Currency, string PriceTable, double RequestsPerHour, double RequestsCostPerHour, double? ComputePerHour,
-    double GigabytesWrittenPerHour, double StoragePerMonthOfOneHour)
+    double GigabytesWrittenPerHour, double StoragePerMonthOfOneHour, double GigabytesReadOutPerHour = 0, double? EgressPerHour = null)
 {
-    public double TotalPerHour => RequestsCostPerHour + (ComputePerHour ?? 0);
+    public double TotalPerHour => RequestsCostPerHour + (ComputePerHour ?? 0) + (EgressPerHour ?? 0);
 }
 
 /// <summary>A plan: the units, the limit that binds first, the latency measured at the operating point, the cost, and the spec that carries it out.</summary>

@@ -39,7 +39,15 @@ public static class CapacityPlanText
         var c = plan.Cost;
         string compute = c.ComputePerHour is { } p ? $" + compute {c.Currency} {p:0.####} ({plan.Instances} instance(s) × {plan.Request.InstanceMemoryMb / 1024.0:0.#} GB × 3,600 s, busy all hour)" : " (compute not priced: the price table has no functionsFlexConsumptionOnDemandPerGbSecond)";
         Line("cost per hour", $"{c.Currency} {c.TotalPerHour:0.####}: {c.RequestsPerHour:N0} {model.RequestsName} {c.Currency} {c.RequestsCostPerHour:0.####}{compute}");
-        Line("", $"storage grows {c.GigabytesWrittenPerHour:N1} GB per hour, {c.Currency} {c.StoragePerMonthOfOneHour:0.####} per month held; prices: {c.PriceTable}");
+        if (c.GigabytesReadOutPerHour > 0)
+        {
+            Line("", c.EgressPerHour is { } egress
+                ? $"+ {c.GigabytesReadOutPerHour:N1} GB read out {c.Currency} {egress:0.####} (dataTransferOutPerGb: assumed the driver reads from another region; none within the account's)"
+                : $"{c.GigabytesReadOutPerHour:N1} GB read out per hour (egress not priced: the price table has no dataTransferOutPerGb)");
+        }
+        Line("", c.GigabytesWrittenPerHour > 0
+            ? $"storage grows {c.GigabytesWrittenPerHour:N1} GB per hour, {c.Currency} {c.StoragePerMonthOfOneHour:0.####} per month held; prices: {c.PriceTable}"
+            : $"reads store nothing new; prices: {c.PriceTable}");
         b.Append("\nlimits (units × each = together; where each figure comes from):\n");
         foreach (var l in plan.Limits)
         {

@@ -1,3 +1,4 @@
+using System.Text.Json;
 using StorageBench.Engine.Cost;
 using StorageBench.Engine.Spec;
 using StorageBench.Engine.Workloads;
@@ -27,17 +28,18 @@ public static partial class CapacityPlanner
 
     public static PlanOutcome Plan(IReadOnlyList<MeasuredStep> steps, PlanRequest request, ScalabilityTargets targets, PriceTable prices)
     {
-        // The unit names the workload: the first whose room has a capacity model for it.
-        var room = WorkloadList.All.FirstOrDefault(w => w.Capacity is not null && w.Kind.RateUnit == request.Unit);
+        var (room, unplanned) = Choose(request.Workload, request.Unit);
         if (room?.Capacity is not { } model)
         {
-            return Refuse($"no workload plans in {request.Unit}: {string.Join(", ", WorkloadList.All.Where(w => w.Capacity is not null).Select(w => $"{w.Kind.RateUnit} ({w.Name})"))}");
+            return Refuse(unplanned!);
         }
         string workload = room.Name;
         var measured = steps.Where(s => s.Workload == workload).ToList();
         if (measured.Count == 0)
         {
-            return Refuse($"no {workload} step among the {steps.Count} step(s) read: a plan in {request.Unit} needs a measured {workload} run");
+            var read = steps.Select(s => s.Workload).Distinct().ToList();
+            return Refuse($"no {workload} step among the {steps.Count} step(s) read: a plan in {request.Unit} needs a measured {workload} run" +
+                (read.Count > 0 ? $" (the steps read are of {string.Join(", ", read)}: --workload names the one to plan)" : ""));
         }
         var sustained = measured.Where(s => !s.BeyondKnee && s.Rate > 0 && s.FailedShare <= MaxFailedShare).ToList();
         if (sustained.Count == 0)
@@ -69,17 +71,60 @@ public static partial class CapacityPlanner
         return model.Plan(sustained, op, request, targets, prices);
     }
 
-    /// <summary>The written spec must pass the validator the run command applies, or the plan is not one.</summary>
-    private static PlanOutcome Finish(CapacityPlan plan)
+    /// <summary>The workloads a plan can be for: those whose room brings a capacity model, in the order of <see cref="WorkloadList"/>.</summary>
+    public static IEnumerable<Workload> Planning => WorkloadList.All.Where(w => w.Capacity is not null);
+
+    /// <summary>"entities/s (tableInsert, tableRead) or MB/s (blobUpload, …)": the units a plan is in, and the workloads of each.</summary>
+    public static string Units => string.Join(" or ", Planning.GroupBy(w => w.Kind.RateUnit).Select(g => $"{g.Key} ({string.Join(", ", g.Select(w => w.Name))})"));
+
+    /// <summary>
+    /// The workload a plan is for: the one named, which must have a capacity model and, when a unit is given too, plan in
+    /// it; without a name, the first that plans in <paramref name="unit"/> (entities/s: tableInsert, MB/s: blobUpload).
+    /// Null and why when there is none; the reason starts with the name or unit it is about.
+    /// </summary>
+    public static (Workload? Room, string? Error) Choose(string? workload, string? unit)
     {
+        if (workload is not null)
+        {
+            var named = Planning.FirstOrDefault(w => w.Name == workload);
+            return named is null
+                ? (null, $"\"{workload}\" must be a workload that plans: {string.Join(", ", Planning.Select(w => $"{w.Name} ({w.Kind.RateUnit})"))}")
+                : unit is not null && unit != named.Kind.RateUnit
+                    ? (null, $"\"{workload}\" plans in {named.Kind.RateUnit}, not in {unit}: give the unit it plans in, or no unit")
+                    : (named, null);
+        }
+        var first = Planning.FirstOrDefault(w => w.Kind.RateUnit == (unit ?? EntitiesPerSecond));
+        return first is null ? (null, $"no workload plans in {unit}: {Units}") : (first, null);
+    }
+
+    /// <summary>
+    /// The spec with <paramref name="workload"/>'s section and no other workload's: a planned spec runs only what it
+    /// plans, whatever else the measured run ran. Every room's section is its name in the spec's JSON.
+    /// </summary>
+    public static RunSpec Only(RunSpec spec, string workload)
+    {
+        var root = JsonSerializer.SerializeToNode(spec, RunSpecParser.Options)!.AsObject();
+        foreach (var other in WorkloadList.All.Where(w => w.Name != workload))
+        {
+            root.Remove(other.Name);
+        }
+        return root.Deserialize<RunSpec>(RunSpecParser.Options)!;
+    }
+
+    /// <summary>The written spec keeps only the planned workload and must pass the validator the run command applies, or the plan is not one.</summary>
+    private static PlanOutcome Finish(CapacityPlan planned)
+    {
+        var plan = planned with { Spec = Only(planned.Spec, planned.Workload) };
         var errors = RunSpecValidator.Validate(plan.Spec);
         return errors.Count == 0 ? new(plan, null) : Refuse("the spec that would carry the plan out is invalid: " + string.Join("; ", errors));
     }
 
-    private static PlanCost Cost(PriceTable prices, double requestsPerHour, double per10k, int instances, int memoryMb, double gigabytesPerHour, double perGbMonth) =>
+    /// <param name="gigabytesOutPerHour">Bytes read out of the accounts (downloads), priced at dataTransferOutPerGb when the price table has it.</param>
+    private static PlanCost Cost(PriceTable prices, double requestsPerHour, double per10k, int instances, int memoryMb, double gigabytesPerHour, double perGbMonth,
+        double gigabytesOutPerHour = 0) =>
         new(prices.Currency, prices.File, requestsPerHour, requestsPerHour / 10_000 * per10k,
             prices.FunctionsFlexConsumptionOnDemandPerGbSecond is { } perGbSecond ? instances * (memoryMb / 1024.0) * 3600 * perGbSecond : null,
-            gigabytesPerHour, gigabytesPerHour * perGbMonth);
+            gigabytesPerHour, gigabytesPerHour * perGbMonth, gigabytesOutPerHour, gigabytesOutPerHour * prices.DataTransferOutPerGb);
 
     /// <summary>Driver CPU per unit: the operating point's, else the highest any sustained step recorded (the cautious one).</summary>
     private static (MeasuredStep Step, double MicrosecondsPerUnit)? CpuOf(MeasuredStep op, List<MeasuredStep> sustained)

@@ -14,9 +14,10 @@ namespace StorageBench.Engine.Capacity;
 /// <param name="Rate">Entities/s, or for blobs MB/s of committed blobs, over the step.</param>
 /// <param name="CpuMicrosecondsPerUnit">Driver CPU per entity, or per MB; null when not recorded.</param>
 /// <param name="BeyondKnee">A saturation search's step at or past its knee: it broke the search's own bound.</param>
+/// <param name="EntitiesPerQueryPage">tableRead queries: entities one query page returned, as measured; null when not recorded.</param>
 public sealed record MeasuredStep(string RunId, string Source, string Workload, string? StepParameter, double? StepValue, RunSpec Spec,
     string TargetKind, int TargetAccounts, int DriverCores, double Rate, double LatencyP50Ms, double LatencyP99Ms,
-    long Operations, long Failed, double? CpuMicrosecondsPerUnit, bool BeyondKnee)
+    long Operations, long Failed, double? CpuMicrosecondsPerUnit, bool BeyondKnee, double? EntitiesPerQueryPage = null)
 {
     public double FailedShare => Operations == 0 ? 1 : (double)Failed / Operations;
 
@@ -40,7 +41,7 @@ public sealed record MeasuredStep(string RunId, string Source, string Workload, 
             Effective(spec, w.StepParameter, w.StepValue), summary.Environment.TargetKind, summary.Environment.TargetAccounts, summary.Environment.ProcessorCount,
             WorkloadKind.Of(w.Workload).RateOf(w.Throughput) ?? 0,
             w.LatencyMs.P50 ?? 0, w.LatencyMs.P99 ?? 0, w.Operations, w.Failed, w.ClientCpuMicrosecondsPerEntity ?? w.ClientCpuMicrosecondsPerMegabyte,
-            knee is { } k && w.StepValue >= k && w.StepParameter is not null))];
+            knee is { } k && w.StepValue >= k && w.StepParameter is not null, w.EntitiesPerQueryPage))];
     }
 
     /// <summary>A run read from the results table: its steps' figures, and the spec and environment its run row holds.</summary>

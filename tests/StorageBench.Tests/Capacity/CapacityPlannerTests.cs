@@ -148,6 +148,145 @@ public class CapacityPlannerTests
             CapacityPlanner.Plan([BlobStep("Azurite", 250)], new PlanRequest(300, CapacityPlanner.MegabytesPerSecond), Targets, Prices).Refusal);
     }
 
+    private static MeasuredStep ReadStep(string kind, double rate, string operation = TableReadSpec.Point, int slices = 1, int partitions = 1, double? entitiesPerPage = null,
+        int entitySize = 1024) =>
+        new("run-r", "test", "tableRead", "tableRead.concurrency", 8,
+            new RunSpec
+            {
+                Scenario = "reads",
+                TableInsert = new TableInsertSpec { DurationSeconds = 5 },
+                TableRead = new TableReadSpec { EntityCount = 1_000, EntitySizeBytes = entitySize, PartitionCount = partitions, Operation = operation, QueryEntities = 100, Concurrency = 8, Slices = slices, DurationSeconds = 5, WarmupSeconds = 1 },
+                BlobDownload = new BlobDownloadSpec { DurationSeconds = 5 },
+            },
+            kind, 1, 2, rate, 10, 40, 10_000, 0, 5, false, entitiesPerPage);
+
+    [Fact]
+    public void ATableReadPlanOnAzureKeepsPartitionsToTheDocumentedTargetAndCountsAPointReadAsOneRequest()
+    {
+        var plan = Planned(CapacityPlanner.Plan([ReadStep("AzureStorage", 4_000)], new PlanRequest(35_000, CapacityPlanner.EntitiesPerSecond, Workload: "tableRead"), Targets, Prices));
+        Assert.Equal("tableRead", plan.Workload);
+        // 4,000 entities/s per slice measured: 9 slices, 10 to spread evenly over 2 accounts of 20,000 requests/s (one per point read).
+        Assert.Equal((10, 18, 2), (plan.Slices, plan.Partitions, plan.Accounts));
+        Assert.Equal("partitions", plan.Bottleneck.Name);   // 18 × 2,000 documented = 36,000
+        Assert.StartsWith("documented: pricing/scalability-targets.json", plan.Bottleneck.Basis);
+        Assert.StartsWith("measured: run run-r, tableRead.concurrency = 8", plan.Limits.Single(l => l.Name == "slices").Basis);
+        Assert.Contains("20,000 requests/s, one request per entity", plan.Limits.Single(l => l.Name == "accounts").Basis);
+        Assert.Equal(35_000, plan.Spec.TableRead!.TargetOperationsPerSecond);
+        Assert.Equal(18_000, plan.Spec.TableRead.EntityCount);   // 1,000 a partition, as measured
+        Assert.Equal(35_000 * 3600, plan.Cost.RequestsPerHour, 6);
+        Assert.Null(plan.Spec.TableInsert);
+        Assert.Null(plan.Spec.BlobDownload);
+        Assert.Contains("tableRead", CapacityPlanText.Render(plan, Targets));
+    }
+
+    [Theory]
+    [InlineData(null, 100.0, "100.0 entities per query page, assumed")]
+    [InlineData(50.0, 50.0, "50.0 entities per query page, measured at run run-r")]
+    public void AQueryPlanCountsAnAccountsRequestsInQueryPagesMeasuredOrSaysTheyAreAssumed(double? measuredPerPage, double perPage, string basis)
+    {
+        var plan = Planned(CapacityPlanner.Plan([ReadStep("AzureStorage", 20_000, TableReadSpec.Query, entitiesPerPage: measuredPerPage)],
+            new PlanRequest(10_000, CapacityPlanner.EntitiesPerSecond, Workload: "tableRead"), Targets, Prices));
+        Assert.Contains(basis, plan.Limits.Single(l => l.Name == "accounts").Basis);
+        Assert.Equal(20_000 * perPage, plan.Limits.Single(l => l.Name == "accounts").PerUnit);
+        Assert.Equal(100, plan.Spec.TableRead!.TargetOperationsPerSecond);   // queries of 100 entities
+        Assert.Equal(10_000 / perPage * 3600, plan.Cost.RequestsPerHour, 6);
+    }
+
+    [Fact]
+    public void ATableReadPlanBeyondWhatAzuriteWasMeasuredToReadOrOfAnUnmeasuredSizeIsRefused()
+    {
+        Assert.StartsWith("5,000 entities/s is beyond the highest rate measured against Azurite, 3,000 entities/s (run run-r, tableRead.concurrency = 8)",
+            CapacityPlanner.Plan([ReadStep("Azurite", 3_000)], new PlanRequest(5_000, CapacityPlanner.EntitiesPerSecond, Workload: "tableRead"), Targets, Prices).Refusal);
+        Assert.StartsWith("no sustained step read entities of 4,096 bytes (measured: 1,024 bytes)",
+            CapacityPlanner.Plan([ReadStep("Azurite", 3_000)], new PlanRequest(1_000, CapacityPlanner.EntitiesPerSecond, EntitySizeBytes: 4096, Workload: "tableRead"), Targets, Prices).Refusal);
+        // On Azurite every figure is measured.
+        var plan = Planned(CapacityPlanner.Plan([ReadStep("Azurite", 3_000)], new PlanRequest(2_000, CapacityPlanner.EntitiesPerSecond, Workload: "tableRead"), Targets, Prices));
+        Assert.All(plan.Limits, l => Assert.StartsWith("measured: ", l.Basis));
+    }
+
+    private static MeasuredStep DownloadStep(string kind, double megabytesPerSecond, long rangeSizeBytes) =>
+        new("run-d", "test", "blobDownload", "blobDownload.parallelRanges", 4,
+            new RunSpec
+            {
+                Scenario = "downloads",
+                BlobUpload = new BlobUploadSpec { DurationSeconds = 5 },
+                BlobDownload = new BlobDownloadSpec { BlobCount = 4, BlobSizeBytes = 8_388_608, RangeSizeBytes = rangeSizeBytes, ParallelRanges = 4, Slices = 1, DurationSeconds = 10 },
+            },
+            kind, 1, 2, megabytesPerSecond, 50, 200, 500, 0, 100, false);
+
+    [Fact]
+    public void ADownloadPlanKeepsEachBlobToItsRequestTargetAtItsRangeSizeAndEachAccountToItsEgress()
+    {
+        // 1 MB ranges: one blob takes 500 requests/s × 1 MB = 500 MB/s, below the 800 one slice measured; an account serves 50 Gbps = 6,250 MB/s.
+        var plan = Planned(CapacityPlanner.Plan([DownloadStep("AzureStorage", 800, 1_000_000)], new PlanRequest(10_000, CapacityPlanner.MegabytesPerSecond, Workload: "blobDownload"), Targets, Prices));
+        Assert.Equal((20, 2, 0), (plan.Slices, plan.Accounts, plan.Partitions));
+        Assert.StartsWith("documented: ", plan.Limits.Single(l => l.Name == "slices").Basis);
+        Assert.Contains("measured more: run run-d", plan.Limits.Single(l => l.Name == "slices").Basis);
+        Assert.Contains("50 Gbps egress", plan.Limits.Single(l => l.Name == "accounts").Basis);
+        Assert.Equal((20, 500.0), (plan.Spec.BlobDownload!.BlobCount, plan.Limits.Single(l => l.Name == "blobs").PerUnit));
+        Assert.StartsWith("documented: ", plan.Bottleneck.Basis);
+        Assert.Equal(10_000 * 3600, plan.Cost.RequestsPerHour, 6);   // one Get Blob per 1 MB range
+        Assert.Equal(36_000 * Prices.DataTransferOutPerGb, plan.Cost.EgressPerHour);
+        Assert.Null(plan.Spec.BlobUpload);
+        Assert.Contains("36,000.0 GB read out", CapacityPlanText.Render(plan, Targets));
+
+        // Whole blobs: each of the 4 loops reads its own 8.4 MB blob (4 × 4,194 MB/s), so the measured 800 MB/s stands.
+        var whole = Planned(CapacityPlanner.Plan([DownloadStep("AzureStorage", 800, 0)], new PlanRequest(1_000, CapacityPlanner.MegabytesPerSecond, Workload: "blobDownload"), Targets, Prices));
+        Assert.StartsWith("measured: run run-d", whole.Limits.Single(l => l.Name == "slices").Basis);
+        Assert.StartsWith("300.0 MB/s is beyond the highest rate measured against Azurite, 250.0 MB/s",
+            CapacityPlanner.Plan([DownloadStep("Azurite", 250, 0)], new PlanRequest(300, CapacityPlanner.MegabytesPerSecond, Workload: "blobDownload"), Targets, Prices).Refusal);
+    }
+
+    private static MeasuredStep PageStep(string kind, double megabytesPerSecond) =>
+        new("run-p", "test", "pageBlobUpload", "pageBlobUpload.slices", 1,
+            new RunSpec { Scenario = "pages", PageBlobUpload = new PageBlobUploadSpec { BlobSizeBytes = 8_388_608, PageRangeBytes = 4_194_304, ParallelRanges = 4, Slices = 1, DurationSeconds = 10 } },
+            kind, 1, 2, megabytesPerSecond, 50, 200, 500, 0, 100, false);
+
+    [Fact]
+    public void APageBlobPlanKeepsEachBlobToItsDocumentedRequestRateAtItsPageRangeAndEachAccountToItsIngress()
+    {
+        var plan = Planned(CapacityPlanner.Plan([PageStep("AzureStorage", 2_500)], new PlanRequest(5_000, CapacityPlanner.MegabytesPerSecond, Workload: "pageBlobUpload"), Targets, Prices));
+        Assert.Equal((2, 4, 0), (plan.Accounts, plan.Slices, plan.Partitions));   // a blob: 500 × 4.19 MB = 2,097 MB/s; an account 3,125 MB/s
+        Assert.StartsWith("documented: ", plan.Limits.Single(l => l.Name == "slices").Basis);
+        Assert.Contains("MB page ranges; measured more: run run-p", plan.Limits.Single(l => l.Name == "slices").Basis);
+        Assert.Contains("25 Gbps ingress", plan.Limits.Single(l => l.Name == "accounts").Basis);
+        double blobsPerSecond = 5_000e6 / 8_388_608;
+        Assert.Equal(blobsPerSecond * 3 * 3600, plan.Cost.RequestsPerHour, 3);   // two Put Pages and a create per blob
+        Assert.Equal(4, plan.Spec.PageBlobUpload!.Slices);
+        Assert.StartsWith("300.0 MB/s is beyond the highest rate measured against Azurite, 250.0 MB/s",
+            CapacityPlanner.Plan([PageStep("Azurite", 250)], new PlanRequest(300, CapacityPlanner.MegabytesPerSecond, Workload: "pageBlobUpload"), Targets, Prices).Refusal);
+    }
+
+    [Fact]
+    public void AWrittenSpecKeepsOnlyThePlannedWorkloadWhateverElseTheMeasuredRunRan()
+    {
+        var all = ReadStep("Azurite", 3_000).Spec with
+        {
+            BlobUpload = new BlobUploadSpec { DurationSeconds = 5 },
+            PageBlobUpload = new PageBlobUploadSpec { DurationSeconds = 5 },
+        };
+        foreach (var room in StorageBench.Engine.Workloads.WorkloadList.All)
+        {
+            var only = CapacityPlanner.Only(all, room.Name);
+            Assert.Equal([room.Name], StorageBench.Engine.Workloads.WorkloadList.In(only).Select(p => p.Room.Name));
+            Assert.Equal(room.SectionOf(all), room.SectionOf(only));
+        }
+        var step = Step("Azurite", 9_000) with { Spec = all with { TableInsert = Step("Azurite", 9_000).Spec.TableInsert } };
+        var plan = Planned(CapacityPlanner.Plan([step], new PlanRequest(1_000, CapacityPlanner.EntitiesPerSecond), Targets, Prices));
+        Assert.Equal(["tableInsert"], StorageBench.Engine.Workloads.WorkloadList.In(plan.Spec).Select(p => p.Room.Name));
+    }
+
+    [Fact]
+    public void AUnitAloneChoosesTheFirstWorkloadThatPlansInItAndANameMustPlanInTheUnitGiven()
+    {
+        Assert.Equal("tableInsert", CapacityPlanner.Choose(null, null).Room!.Name);
+        Assert.Equal("blobUpload", CapacityPlanner.Choose(null, CapacityPlanner.MegabytesPerSecond).Room!.Name);
+        Assert.Equal("blobDownload", CapacityPlanner.Choose("blobDownload", null).Room!.Name);
+        Assert.Equal("tableRead", CapacityPlanner.Choose("tableRead", CapacityPlanner.EntitiesPerSecond).Room!.Name);
+        Assert.Equal("\"tableRead\" plans in entities/s, not in MB/s: give the unit it plans in, or no unit", CapacityPlanner.Choose("tableRead", "MB/s").Error);
+        Assert.All(StorageBench.Engine.Workloads.WorkloadList.All, w => Assert.NotNull(w.Capacity));
+    }
+
     [Theory]
     [InlineData("\"readOn\":", "\"raedOn\": \"x\", \"readOn\":", "raedOn: (unknown field) is not a field of the scalability targets")]
     [InlineData("\"accountRequestsPerSecond\": 20000", "\"accountRequestsPerSecond\": -1", "accountRequestsPerSecond: -1 must be a number above 0")]
@@ -171,7 +310,11 @@ public class PlanCommandArgumentTests
     [Theory]
     [InlineData(new[] { "plan" }, "error: --target: (missing) is required")]
     [InlineData(new[] { "plan", "--target", "0" }, "error: --target: \"0\" must be a rate above 0")]
-    [InlineData(new[] { "plan", "--target", "10", "--unit", "rows/s" }, "error: --unit: \"rows/s\" must be entities/s (tableInsert) or MB/s (blobUpload)")]
+    [InlineData(new[] { "plan", "--target", "10", "--unit", "rows/s" }, "error: --unit: \"rows/s\" must be entities/s (tableInsert, tableRead) or MB/s (blobUpload, pageBlobUpload, blobDownload)")]
+    [InlineData(new[] { "plan", "--target", "10", "--workload", "tableDelete" },
+        "error: --workload: \"tableDelete\" must be a workload that plans: tableInsert (entities/s), blobUpload (MB/s), pageBlobUpload (MB/s), tableRead (entities/s), blobDownload (MB/s)\n")]
+    [InlineData(new[] { "plan", "--target", "10", "--workload", "tableRead", "--unit", "MB/s" }, "error: --workload: \"tableRead\" plans in entities/s, not in MB/s")]
+    [InlineData(new[] { "plan", "--target", "10", "--workload", "blobDownload", "--entity-size", "1024" }, "error: --entity-size: \"1024\" applies to --unit entities/s only")]
     [InlineData(new[] { "plan", "--target", "10", "--instance-memory-mb", "1024" }, "error: --instance-memory-mb: \"1024\" must be 512, 2048 or 4096")]
     [InlineData(new[] { "plan", "--target", "10", "--unit", "MB/s", "--entity-size", "1024" }, "error: --entity-size: \"1024\" applies to --unit entities/s only")]
     [InlineData(new[] { "plan", "--target", "10", "--from", "no/such/dir" }, "error: --from: \"no/such/dir\" is neither a summary.json or directory that exists nor a run id")]

@@ -55,7 +55,6 @@ public static partial class CapacityPlanner
         var spec = op.Spec with
         {
             Scenario = Scenario(op.Spec.Scenario),
-            TableInsert = null,
             BlobUpload = b with
             {
                 Slices = slices,

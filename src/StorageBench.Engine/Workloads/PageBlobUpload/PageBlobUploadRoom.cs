@@ -27,6 +27,8 @@ public sealed class PageBlobUploadRoom : Workload<PageBlobUploadSpec, PageBlobSl
 
     public override WorkloadKind Kind => PageBlobUpload;
 
+    public override Capacity.CapacityModel Capacity { get; } = new Capacity.PageBlobUploadCapacity();
+
     public override TargetService Service => TargetService.Blob;
 
     /// <summary>Its own container beside blobUpload's, so the page-or-block comparison counts each workload's blobs apart.</summary>

@@ -79,7 +79,6 @@ public static partial class CapacityPlanner
         var spec = op.Spec with
         {
             Scenario = Scenario(op.Spec.Scenario),
-            BlobUpload = null,
             TableInsert = t with
             {
                 PartitionCount = partitions,
