@@ -38,10 +38,12 @@ public static class FloorCapacity
             _ when spec.TableInsert is not null => r => r.Method == "POST",
             _ when spec.BlobUpload is not null => r => r.Query.Contains("comp=block&", StringComparison.Ordinal),
             _ when spec.PageBlobUpload is not null => r => r.Query.Contains("comp=page", StringComparison.Ordinal),
-            _ when spec.TableRead is not null => r => r.Method == "GET" && r.Path.Contains("(P", StringComparison.Ordinal) || r.Path.EndsWith("()", StringComparison.Ordinal),
+            // A point read of a seeded entity or a query page; not the priming probe (a key never seeded, which storage answers 404).
+            _ when spec.TableRead is not null => r => r.Method == "GET" && (r.Path.Contains("RowKey='seed-", StringComparison.Ordinal) || r.Path.EndsWith("()", StringComparison.Ordinal)),
             _ => r => r.Method == "GET" && r.Path.Contains("/seed/", StringComparison.Ordinal) && (spec.BlobDownload!.RangeSizeBytes == 0 || r.Headers.ContainsKey("x-ms-range")),
         };
-        var request = capture.Captured.Where(measured).MaxBy(r => r.Body.Length)!;
+        var request = capture.Captured.Where(measured).MaxBy(r => r.Body.Length)
+            ?? throw new InvalidOperationException($"floor case {floorCase.Key}: the lean driver sent none of the measured requests");
         var head = new StringBuilder($"{request.Method} {request.Path}{request.Query} HTTP/1.1\r\n");
         foreach (var (name, value) in request.Headers)
         {
@@ -105,6 +107,11 @@ public static class FloorCapacity
             got += Receive(socket, answer.AsSpan(got));
         }
         var head = answer.AsSpan(0, headEnd);
+        if (!head.StartsWith("HTTP/1.1 2"u8))
+        {
+            // The capacity is of answers the drivers count as successes, never of a fast error.
+            throw new InvalidOperationException("the floor answered the raw sender's request with " + Encoding.ASCII.GetString(head[..head.IndexOf("\r\n"u8)]));
+        }
         int at = head.IndexOf("Content-Length: "u8);
         long length = 0;
         if (at >= 0)
