@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # The committed benchmarks: pipeline overhead vs the engine's tightest loop, driver memory against run
 # length, client CPU per entity / per MB, short runs against long ones, the lean driver against the SDK
-# driver (floor, profile, Azurite), and blob uploads beside AzCopy. Rewrites BENCHMARKS.md with the figures it measured.
+# driver (floor, profile, Azurite; the read and page paths too), and blob uploads and downloads beside AzCopy. Rewrites BENCHMARKS.md with the figures it measured.
 #   ./scripts/benchmark.sh [seconds per throughput run, default 30]
 #   ./scripts/benchmark.sh --driver-only   (section 5 alone — floor, profile, Azurite, AzCopy; the other sections are kept)
 #   ./scripts/benchmark.sh --blob-peers    (section 5d alone: storagebench's blob upload beside AzCopy on one Azurite)
+#   ./scripts/benchmark.sh --read-peers    (sections 5e-5f alone: the read and page paths lean vs SDK on the floor and
+#                                           Azurite, and storagebench's blob download beside AzCopy's)
 #   ./scripts/benchmark.sh --engine-only   (sections 7-8 alone, the engine's cost at a run's ends and CPU while it waits)
 #   --fuzz-minutes N   first fuzz the input surface (specs, command line, API body: tests/.../InputFuzzTests.cs) for
 #                      N minutes, default 10 on a plain run (0: skip); a single-section run fuzzes only when given this
@@ -20,8 +22,9 @@ while [ $# -gt 0 ]; do
     --fuzz-only) mode="fuzz"; shift ;;
     --driver-only) mode="driver"; shift ;;
     --blob-peers) mode="blob-peers"; shift ;;
+    --read-peers) mode="read-peers"; shift ;;
     --engine-only) mode="engine"; shift ;;
-    *) [[ "$1" =~ ^[0-9]+$ ]] || { echo "error: \"$1\" is not an option (--driver-only, --blob-peers, --engine-only, --fuzz-minutes N, --fuzz-only) or seconds per run" >&2; exit 2; }
+    *) [[ "$1" =~ ^[0-9]+$ ]] || { echo "error: \"$1\" is not an option (--driver-only, --blob-peers, --read-peers, --engine-only, --fuzz-minutes N, --fuzz-only) or seconds per run" >&2; exit 2; }
        seconds="$1"; shift ;;
   esac
 done
@@ -66,7 +69,7 @@ if [ ! -x /usr/bin/perf ]; then
   { $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq linux-perf; } >&2 \
     || echo "warning: could not install linux-perf; section 5b will say its blob profile was left out" >&2
 fi
-# AzCopy (section 5d): the real binary from the npm package pinned in package.json (installed above with Azurite).
+# AzCopy (sections 5d, 5f): the real binary from the npm package pinned in package.json (installed above with Azurite).
 # npm does not keep its mode bit; it links libsecret, which Debian ships as libsecret-1-0.
 azcopy="$root/node_modules/@azure-tools/azcopy-linux/dist/bin/azcopy_linux_amd64"
 if [ -f "$azcopy" ]; then
@@ -79,12 +82,13 @@ if [ -f "$azcopy" ]; then
   fi
   export STORAGEBENCH_AZCOPY="$azcopy"
 else
-  echo "warning: AzCopy is not in node_modules (npm ci should have installed @azure-tools/azcopy-linux); section 5d is left out" >&2
+  echo "warning: AzCopy is not in node_modules (npm ci should have installed @azure-tools/azcopy-linux); sections 5d and 5f are left out" >&2
 fi
 bench="$root/tests/StorageBench.Benchmarks/bin/Release/net10.0/StorageBench.Benchmarks.dll"
 case "$mode" in
   driver) exec dotnet "$bench" driver "$cli" "$root/BENCHMARKS.md" ;;
   blob-peers) exec dotnet "$bench" blob-peers "$cli" "$root/BENCHMARKS.md" ;;
+  read-peers) exec dotnet "$bench" read-peers "$cli" "$root/BENCHMARKS.md" ;;
   engine) exec dotnet "$bench" engine "$cli" "$root/BENCHMARKS.md" ;;
 esac
 exec dotnet "$bench" "$cli" "$root/BENCHMARKS.md" "$seconds"

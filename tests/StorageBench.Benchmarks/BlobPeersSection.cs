@@ -172,6 +172,13 @@ public static class BlobPeersSection
     /// </summary>
     private static async Task<(double Wall, double User, double System, double Load)> TimedAsync(Dictionary<string, string> env, string file, params string[] args)
     {
+        var (wall, user, system, load, _) = await TimedWithOutputAsync(env, file, args);
+        return (wall, user, system, load);
+    }
+
+    /// <summary>As <see cref="TimedAsync"/>, with what the command printed (to check what it says it did).</summary>
+    internal static async Task<(double Wall, double User, double System, double Load, string Output)> TimedWithOutputAsync(Dictionary<string, string> env, string file, params string[] args)
+    {
         var psi = new ProcessStartInfo("bash") { RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false };
         psi.ArgumentList.Add("-c");
         // The command's own output goes to stderr (kept for a failure's message); stdout carries only `times`.
@@ -204,7 +211,7 @@ public static class BlobPeersSection
         }
         // "0m0.001s 0m0.002s\n0m5.123s 0m1.456s": the shell's own times, then its children's.
         string[] children = (await stdout).Trim().Split('\n')[^1].Split(' ');
-        return (wall.Elapsed.TotalSeconds, Seconds(children[0]), Seconds(children[1]), loads.Average());
+        return (wall.Elapsed.TotalSeconds, Seconds(children[0]), Seconds(children[1]), loads.Average(), await stderr);
     }
 
     private static double Seconds(string bashTime)
@@ -216,7 +223,7 @@ public static class BlobPeersSection
 
     private static string Tail(string text) => text.Length <= 600 ? text.Trim() : "…" + text[^600..].Trim();
 
-    private static string AzCopyVersion(string azcopy)
+    internal static string AzCopyVersion(string azcopy)
     {
         var psi = new ProcessStartInfo(azcopy, "--version") { RedirectStandardOutput = true, UseShellExecute = false };
         using var process = Process.Start(psi)!;

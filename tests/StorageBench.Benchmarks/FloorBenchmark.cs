@@ -20,8 +20,29 @@ public sealed record FloorCase(string Key, string Label, RunSpec Spec, long Smal
             new RunSpec { Scenario = "floor", BlobUpload = new BlobUploadSpec { BlobSizeBytes = 32L << 20, BlockSizeBytes = 4 << 20, ParallelBlocks = 8, BlockRetries = 0 } }, 48, "MB"),
     ];
 
+    /// <summary>
+    /// The read and page paths (issue 35), measured as the cases above but in their own subsection (5e). A tableRead case
+    /// reads the floor's table <see cref="FloorSink.ReadTableName"/>, whose entities the sink answers as tableRead seeded them;
+    /// a blobDownload case's blobs are seeded on the floor once (one Put Blob each, before any measured run).
+    /// </summary>
+    public static readonly FloorCase[] Reads =
+    [
+        new("read-point", "tableRead point reads, 1 KB entities, 16 partitions, 16 in flight",
+            new RunSpec { Scenario = "floor", TableRead = new TableReadSpec { EntityCount = 16_000, EntitySizeBytes = 1024, PartitionCount = 16, Operation = TableReadSpec.Point, Concurrency = 16 } },
+            4_000, "entity"),
+        new("read-query", "tableRead query pages of 100 × 1 KB entities, 16 partitions, 16 in flight",
+            new RunSpec { Scenario = "floor", TableRead = new TableReadSpec { EntityCount = 16_000, EntitySizeBytes = 1024, PartitionCount = 16, Operation = TableReadSpec.Query, QueryEntities = 100, Concurrency = 16 } },
+            400, "entity"),
+        new("download", "blobDownload whole 32 MiB blobs, 8 in flight",
+            new RunSpec { Scenario = "floor", BlobDownload = new BlobDownloadSpec { BlobCount = 8, BlobSizeBytes = 32L << 20, ParallelRanges = 8 } }, 16, "MB"),
+        new("download-ranges", "blobDownload 4 MiB ranges of 32 MiB blobs, 8 in flight",
+            new RunSpec { Scenario = "floor", BlobDownload = new BlobDownloadSpec { BlobCount = 8, BlobSizeBytes = 32L << 20, RangeSizeBytes = 4 << 20, ParallelRanges = 8 } }, 16, "MB"),
+        new("page", "pageBlobUpload 4 MiB Put Page × 8 in flight, 32 MiB page blobs",
+            new RunSpec { Scenario = "floor", PageBlobUpload = new PageBlobUploadSpec { BlobSizeBytes = 32L << 20, PageRangeBytes = 4 << 20, ParallelRanges = 8, Retries = 0 } }, 16, "MB"),
+    ];
+
     /// <summary>Requests in flight: the floor's capacity is measured on as many connections.</summary>
-    public int InFlight => Spec.TableInsert?.Concurrency ?? Spec.BlobUpload!.ParallelBlocks;
+    public int InFlight => Spec.TableInsert?.Concurrency ?? Spec.BlobUpload?.ParallelBlocks ?? Spec.TableRead?.Concurrency ?? Spec.BlobDownload?.ParallelRanges ?? Spec.PageBlobUpload!.ParallelRanges;
 
     private static RunSpec Table(long entities, int batchSize, int concurrency = 16) => new()
     {
@@ -35,6 +56,9 @@ public sealed record FloorCase(string Key, string Label, RunSpec Spec, long Smal
         Client = new ClientSettings { Driver = driver, PrimeRounds = 0 },
         TableInsert = Spec.TableInsert is { } t ? t with { EntityCount = amount } : null,
         BlobUpload = Spec.BlobUpload is { } b ? b with { BlobCount = (int)amount, VerifyContent = verifyContent } : null,
+        TableRead = Spec.TableRead is { } r ? r with { ReadCount = amount } : null,
+        BlobDownload = Spec.BlobDownload is { } d ? d with { DownloadCount = amount } : null,
+        PageBlobUpload = Spec.PageBlobUpload is { } p ? p with { BlobCount = (int)amount } : null,
     };
 }
 
@@ -68,7 +92,12 @@ public static class FloorBenchmark
         double cpu = process.TotalProcessorTime.TotalSeconds, system = process.PrivilegedProcessorTime.TotalSeconds;
         var wall = Stopwatch.StartNew();
         SliceResult slice;
-        if (spec.TableInsert is { } t)
+        if (WorkloadList.In(spec).Single().Room is var room && room is TableReadRoom or BlobDownloadRoom or PageBlobUploadRoom)
+        {
+            slice = await RunRoomAsync(room, target, spec, runId, stepId, process, () => (cpu, system, allocated) =
+                (process.TotalProcessorTime.TotalSeconds, process.PrivilegedProcessorTime.TotalSeconds, GC.GetTotalAllocatedBytes(precise: true)), wall);
+        }
+        else if (spec.TableInsert is { } t)
         {
             var plan = TableInsertRoom.PlanSlices(runId, stepId, "floor", t, spec.Client, DateTime.UtcNow).Single();
             slice = await TableInsertWorkload.RunAsync(plan, target, TimeProvider.System, default);
@@ -82,9 +111,30 @@ public static class FloorBenchmark
         process.Refresh();
         double cpuUsed = process.TotalProcessorTime.TotalSeconds - cpu, systemUsed = process.PrivilegedProcessorTime.TotalSeconds - system;
         long bytes = GC.GetTotalAllocatedBytes(precise: true) - allocated;
-        double units = (slice.Units + slice.WarmupUnits) / (spec.TableInsert is not null ? 1.0 : 1e6);
-        long failed = slice.Counts.Operations - slice.Counts.Succeeded;
+        double units = (slice.Units + slice.WarmupUnits) / (spec.TableInsert is not null || spec.TableRead is not null ? 1.0 : 1e6);
+        long failed = slice.Counts.Operations - slice.Counts.Succeeded + slice.Mismatches + slice.WrongDownloads;
         return new FloorRun(cpuUsed, systemUsed, bytes, units, wall.Elapsed.TotalSeconds, failed);
+    }
+
+    private static readonly HashSet<(StorageTarget, BlobDownloadSpec)> Seeded = [];
+
+    /// <summary>
+    /// A read or page case through its room's plan and slice (as the activities run it). Seeding, the first time a
+    /// target is read in this process, comes before <paramref name="restart"/> takes the CPU and allocation readings.
+    /// </summary>
+    private static async Task<SliceResult> RunRoomAsync(Workload room, StorageTarget target, RunSpec spec, string runId, string stepId, Process process, Action restart, Stopwatch wall)
+    {
+        string targetName = spec.TableRead is { } read ? FloorSink.ReadTableName(read.EntitySizeBytes) : room is BlobDownloadRoom ? "floordownload" : "floorpage";
+        if (room is BlobDownloadRoom && Seeded.Add((target, spec.BlobDownload!)))
+        {
+            await room.SeedAsync(room.Plan(new StepPlan(runId, stepId, targetName, DateTime.UtcNow), spec).Single(), target, default);
+        }
+        // Its start instant is now: the slice does not wait in the measured window.
+        var order = room.Plan(new StepPlan(runId, stepId, targetName, DateTime.UtcNow), spec).Single();
+        process.Refresh();
+        restart();
+        wall.Restart();
+        return await room.RunSliceAsync(order, target, TimeProvider.System, default, null, null);
     }
 
     /// <summary>Marginal µs of CPU (and of it the kernel's) and bytes allocated per unit, and units per second of the large run.</summary>

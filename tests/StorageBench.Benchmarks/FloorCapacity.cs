@@ -25,19 +25,38 @@ public static class FloorCapacity
     public static async Task<(byte[] Request, double Units)> RequestOfAsync(FloorCase floorCase)
     {
         await using var capture = await FloorServer.StartAsync(capture: true);
+        if (floorCase.Spec.TableRead is { } read)
+        {
+            capture.Seeded = new Engine.Workloads.SeededEntities(read);
+        }
         // Enough entities that every partition gets a full batch.
         var spec = floorCase.With(Engine.Spec.ClientSettings.LeanDriver, floorCase.Spec.TableInsert is { } t ? 2L * t.BatchSize * t.PartitionCount : 1);
         await FloorBenchmark.RunAsync(Engine.Targets.StorageTarget.FromConnectionString(capture.ConnectionString), spec, settle: false);
-        var request = capture.Captured.Where(r => spec.TableInsert is null ? r.Query.Contains("comp=block&", StringComparison.Ordinal) : r.Method == "POST")
-            .MaxBy(r => r.Body.Length)!;
+        // The measured request: an EGT or insert (POST), a block, a Put Page, a table read (GET "…(…)"), a Get Blob of a seeded blob.
+        Func<CapturedRequest, bool> measured = true switch
+        {
+            _ when spec.TableInsert is not null => r => r.Method == "POST",
+            _ when spec.BlobUpload is not null => r => r.Query.Contains("comp=block&", StringComparison.Ordinal),
+            _ when spec.PageBlobUpload is not null => r => r.Query.Contains("comp=page", StringComparison.Ordinal),
+            // A point read of a seeded entity or a query page; not the priming probe (a key never seeded, which storage answers 404).
+            _ when spec.TableRead is not null => r => r.Method == "GET" && (r.Path.Contains("RowKey='seed-", StringComparison.Ordinal) || r.Path.EndsWith("()", StringComparison.Ordinal)),
+            _ => r => r.Method == "GET" && r.Path.Contains("/seed/", StringComparison.Ordinal) && (spec.BlobDownload!.RangeSizeBytes == 0 || r.Headers.ContainsKey("x-ms-range")),
+        };
+        var request = capture.Captured.Where(measured).MaxBy(r => r.Body.Length)
+            ?? throw new InvalidOperationException($"floor case {floorCase.Key}: the lean driver sent none of the measured requests");
         var head = new StringBuilder($"{request.Method} {request.Path}{request.Query} HTTP/1.1\r\n");
         foreach (var (name, value) in request.Headers)
         {
             head.Append(name).Append(": ").Append(value).Append("\r\n");
         }
         head.Append("\r\n");
-        double units = spec.TableInsert is null ? request.Body.Length / 1e6
-            : request.Path.EndsWith("/$batch", StringComparison.Ordinal) ? Encoding.ASCII.GetString(request.Body).Split("Content-Type: application/http").Length - 1 : 1;
+        double units = true switch
+        {
+            _ when spec.TableRead is { } r => r.Operation == Engine.Spec.TableReadSpec.Query ? Math.Min(r.QueryEntities, Engine.Workloads.TableReadRoom.MaxPageEntities) : 1,
+            _ when spec.BlobDownload is { } d => (d.RangeSizeBytes > 0 ? Math.Min(d.RangeSizeBytes, d.BlobSizeBytes) : d.BlobSizeBytes) / 1e6,
+            _ when spec.TableInsert is null => request.Body.Length / 1e6,
+            _ => request.Path.EndsWith("/$batch", StringComparison.Ordinal) ? Encoding.ASCII.GetString(request.Body).Split("Content-Type: application/http").Length - 1 : 1,
+        };
         return ([.. Encoding.ASCII.GetBytes(head.ToString()), .. request.Body], units);
     }
 
@@ -79,7 +98,7 @@ public static class FloorCapacity
         return new Capacity(units / seconds, (process.UserProcessorTime - user).TotalMicroseconds / units, (process.PrivilegedProcessorTime - system).TotalMicroseconds / units, requests);
     }
 
-    /// <summary>Reads one answer: its head, then Content-Length bytes of body (a batch's answers).</summary>
+    /// <summary>Reads one answer: its head, then Content-Length bytes of body (a batch's answer, a read's entities, a blob's bytes: dropped).</summary>
     private static void ReadAnswer(Socket socket, byte[] answer)
     {
         int got = 0, headEnd;
@@ -88,17 +107,22 @@ public static class FloorCapacity
             got += Receive(socket, answer.AsSpan(got));
         }
         var head = answer.AsSpan(0, headEnd);
+        if (!head.StartsWith("HTTP/1.1 2"u8))
+        {
+            // The capacity is of answers the drivers count as successes, never of a fast error.
+            throw new InvalidOperationException("the floor answered the raw sender's request with " + Encoding.ASCII.GetString(head[..head.IndexOf("\r\n"u8)]));
+        }
         int at = head.IndexOf("Content-Length: "u8);
-        int length = 0;
+        long length = 0;
         if (at >= 0)
         {
             var value = head[(at + 16)..];
             int end = value.IndexOf("\r\n"u8);
             _ = System.Buffers.Text.Utf8Parser.TryParse(end < 0 ? value : value[..end], out length, out _);
         }
-        for (int total = headEnd + 4 + length; got < total;)
+        for (long left = (long)headEnd + 4 + length - got; left > 0;)
         {
-            got += Receive(socket, answer.AsSpan(got));
+            left -= Receive(socket, answer.AsSpan(0, (int)Math.Min(left, answer.Length)));
         }
     }
 

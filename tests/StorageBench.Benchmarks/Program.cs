@@ -20,7 +20,8 @@ using StorageBench.TaskHub;
 // 2. Driver peak working set for a run and a 10x longer run (separate CLI processes).
 // 3. Client CPU per entity (1, 4, 64 KB) and per MB (4 MiB blocks).
 // 4. Short runs against long runs (cold start).
-// 5. The lean driver against the SDK driver: floor server, profile, Azurite side by side (LeanDriverSection).
+// 5. The lean driver against the SDK driver: floor server, profile, Azurite side by side (LeanDriverSection); blob uploads
+//    beside AzCopy (BlobPeersSection); the read and page paths (ReadDriverSection); downloads beside AzCopy (DownloadPeersSection).
 // 6. How late 30 slices pass the synchronized start (a quiet-machine figure; printed after section 4).
 // 7-8. What the engine costs at a run's ends, and CPU while a run waits (EngineSections; printed last).
 // Helper processes of section 5: the floor server, and one floor workload looped under dotnet-trace.
@@ -50,7 +51,7 @@ if (await EngineSections.TryRunAsync(args))
 if (args is ["floor-capacity", var capacitySeconds, var capacityConnection])
 {
     // Iterating on the floor: what a raw socket sender gets through it (section 5a measures it beside every figure).
-    foreach (var measuredCase in FloorCase.All)
+    foreach (var measuredCase in FloorCase.All.Concat(FloorCase.Reads))
     {
         var (request, units) = await FloorCapacity.RequestOfAsync(measuredCase);
         Console.WriteLine($"{measuredCase.Key} ({request.Length} B, {units} units): " + FloorCapacity.Measure(FloorSink.AddressIn(capacityConnection), request, units, measuredCase.InFlight, TimeSpan.FromSeconds(double.Parse(capacitySeconds, CultureInfo.InvariantCulture))));
@@ -61,7 +62,7 @@ if (args is ["floor-case", var caseDriver, var caseKey, var caseConnection])
 {
     // Iterating on a driver: one floor case's marginal cost, three times, against a running floor-server.
     var caseTarget = StorageTarget.FromConnectionString(caseConnection);
-    var measured = FloorCase.All.Single(c => c.Key == caseKey);
+    var measured = FloorCase.All.Concat(FloorCase.Reads).Single(c => c.Key == caseKey);
     await FloorBenchmark.RunAsync(caseTarget, measured.With(caseDriver, measured.SmallRun));
     for (int i = 0; i < 3; i++)
     {
@@ -79,6 +80,11 @@ if (args is ["driver", var driverCli, var driverOutput])
     {
         section += "\n" + await BlobPeersSection.WriteAsync(driverCli, azcopy);
     }
+    section += "\n" + await ReadDriverSection.WriteAsync(driverCli, AppContext.BaseDirectory, SpecsBeside(driverOutput));
+    if (azcopy is not null)
+    {
+        section += "\n" + await DownloadPeersSection.WriteAsync(driverCli, azcopy);
+    }
     int heading = section.IndexOf('\n') + 1;
     string dated = section[..heading] + $"\nMeasured by `./scripts/benchmark.sh --driver-only` on {DateTime.UtcNow:yyyy-MM-dd HH:mm} UTC; the sections outside 5 are from the full run the header names.\n" + section[heading..];
     string existing = File.Exists(driverOutput) ? await File.ReadAllTextAsync(driverOutput) : "";
@@ -92,6 +98,20 @@ if (args is ["blob-peers", var peersCli, var peersOutput])
     int heading = section.IndexOf('\n') + 1;
     string dated = section[..heading] + $"\nMeasured by `./scripts/benchmark.sh --blob-peers` on {DateTime.UtcNow:yyyy-MM-dd HH:mm} UTC.\n" + section[heading..];
     await File.WriteAllTextAsync(peersOutput, Splice(File.Exists(peersOutput) ? await File.ReadAllTextAsync(peersOutput) : "", "### 5d. ", dated));
+    return;
+}
+if (args is ["read-peers", var readCli, var readOutput])
+{
+    // Sections 5e and 5f alone (./scripts/benchmark.sh --read-peers): the read and page paths, lean against SDK, and downloads beside AzCopy.
+    string stamp = $"\nMeasured by `./scripts/benchmark.sh --read-peers` on {DateTime.UtcNow:yyyy-MM-dd HH:mm} UTC.\n";
+    string reads = await ReadDriverSection.WriteAsync(readCli, AppContext.BaseDirectory, SpecsBeside(readOutput));
+    string updated = Splice(File.Exists(readOutput) ? await File.ReadAllTextAsync(readOutput) : "", "### 5e. ", reads.Insert(reads.IndexOf('\n') + 1, stamp));
+    await File.WriteAllTextAsync(readOutput, updated);
+    if (azcopy is not null)
+    {
+        string downloads = await DownloadPeersSection.WriteAsync(readCli, azcopy);
+        await File.WriteAllTextAsync(readOutput, Splice(updated, "### 5f. ", downloads.Insert(downloads.IndexOf('\n') + 1, stamp)));
+    }
     return;
 }
 if (args is ["floor", var floorOutput])
@@ -279,6 +299,13 @@ if (azcopy is not null)
     md.AppendLine();
     md.Append(await BlobPeersSection.WriteAsync(cliDll, azcopy));
 }
+md.AppendLine();
+md.Append(await ReadDriverSection.WriteAsync(cliDll, AppContext.BaseDirectory, SpecsBeside(output)));
+if (azcopy is not null)
+{
+    md.AppendLine();
+    md.Append(await DownloadPeersSection.WriteAsync(cliDll, azcopy));
+}
 
 string header = $"""
     # Benchmarks
@@ -311,6 +338,9 @@ static string Splice(string existing, string heading, string replacement)
     int end = ends.Select(e => existing.IndexOf(e, at + 1, StringComparison.Ordinal)).Where(i => i >= 0).DefaultIfEmpty(existing.Length).Min();
     return existing[..(at + 1)] + replacement.TrimEnd() + "\n" + existing[end..];
 }
+
+// The repository's specs/ folder, beside the BENCHMARKS.md being written.
+static string SpecsBeside(string output) => Path.Combine(Path.GetDirectoryName(Path.GetFullPath(output))!, "specs");
 
 static async Task<double> TightLoopAsync(StorageTarget target, RunSpec spec)
 {
