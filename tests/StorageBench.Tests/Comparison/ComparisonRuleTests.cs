@@ -42,6 +42,20 @@ public class ComparisonRuleTests
         Assert.StartsWith("slower: tableInsert", comparison.Verdict());
     }
 
+    /// <summary>Compare and ab judge every workload by its own rate and show it in its own unit: each room, a drop that must flag and a difference that must not.</summary>
+    [Theory]
+    [MemberData(nameof(WorkloadListTests.Names), MemberType = typeof(WorkloadListTests))]
+    public void EveryWorkloadIsJudgedByItsOwnRateInItsOwnUnit(string workload)
+    {
+        WorkloadFigures At(double rate) => Table(rate) with { Workload = workload };
+        var slower = RunComparison.Compare(Run("a", At(6000)), Run("b", At(4800)));
+
+        Assert.Equal("slower", slower.Workloads[0].Throughput.Verdict);
+        Assert.StartsWith($"slower: {workload}", slower.Verdict());
+        Assert.Equal("within noise", Single(At(6000), At(5280)).Throughput.Verdict);
+        Assert.Contains(Engine.Workloads.WorkloadKind.Of(workload).RateUnit, ComparisonReport.Markdown(slower, ""));
+    }
+
     [Fact]
     public void NoisyRunsWidenTheBandBeyondTheFloor()
     {
