@@ -129,7 +129,7 @@ public sealed partial class BlobDownloadRoom : Workload<BlobDownloadSpec, BlobDo
                 await container.GetBlockBlobClient(SeedBlobName(b)).UploadAsync(stream, new BlobUploadOptions(), ct).ConfigureAwait(false);
                 written += spec.BlobSizeBytes;
             }
-            catch (Exception ex) when (ex is RequestFailedException || OutcomeClassifier.Classify(ex, ct) is not null)
+            catch (Exception ex) when (OutcomeClassifier.Classify(ex, ct) is not null)
             {
                 failed++;
             }

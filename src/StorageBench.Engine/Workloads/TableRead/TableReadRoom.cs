@@ -162,7 +162,7 @@ public sealed class TableReadRoom : Workload<TableReadSpec, TableReadSlicePlan, 
                 await table.SubmitTransactionAsync(actions, token).ConfigureAwait(false);
                 Interlocked.Add(ref units, b.Count);
             }
-            catch (RequestFailedException)
+            catch (Exception ex) when (OutcomeClassifier.Classify(ex, token) is not null)
             {
                 // Counted: the reads of what is missing count as mismatches, and verification's count fails.
                 Interlocked.Increment(ref failed);
