@@ -8,6 +8,9 @@ public sealed partial record StorageTarget
 {
     private static readonly string[] SecretKeys = ["AccountKey", "SharedAccessSignature"];
 
+    /// <summary>The well-known development account key (Azurite's, UseDevelopmentStorage=true): the only key that may appear in the repo.</summary>
+    public const string DevelopmentAccountKey = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==";
+
     /// <summary>
     /// A connection string a user gave, checked before anything uses it: a bad one is an error naming
     /// the setting, the string with its secrets hidden, and the rule.
