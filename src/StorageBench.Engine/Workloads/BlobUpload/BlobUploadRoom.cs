@@ -66,17 +66,17 @@ public sealed class BlobUploadRoom : Workload<BlobUploadSpec, BlobSlicePlan, Ver
     /// </summary>
     public static WorkloadSummary SummarizeSlices(BlobUploadSpec spec, IReadOnlyList<SliceResult> slices, VerificationResult verified)
     {
-        var w = SummaryCalculator.Summarize(BlobUploadWorkload.Name,
+        var w = SummaryCalculator.Summarize(WorkloadKind.BlobUpload,
             $"operation = one Put Block ({spec.BlockSizeBytes} B) or Put Block List, retries included; latency = successful Put Block requests; " +
             "throughput = bytes of committed blobs per second (goodput); per-second figures = bytes staged by successful Put Blocks",
-            slices, verified, unitsAreEntities: false, entitySizeBytes: 0);
+            slices, verified);
         long committedBytes = slices.Sum(s => s.CommittedUnits);
         long planned = spec.DurationSeconds > 0 ? slices.Sum(s => s.Planned) : spec.BlobCount;
         long committed = slices.Sum(s => s.Objects);
         return SummaryCalculator.Complete(w, planned, committed) with
         {
             Bytes = committedBytes,
-            Throughput = SummaryCalculator.Rates(w.Succeeded, committedBytes, w.DurationSeconds, unitsAreEntities: false, 0),
+            Throughput = SummaryCalculator.Rates(WorkloadKind.BlobUpload, w.Succeeded, committedBytes, w.DurationSeconds),
             BlockThroughput = w.Throughput,
             BytesSent = w.Bytes,
             BytesSentForFailedBlobs = slices.Sum(s => s.FailedObjectUnits),

@@ -103,11 +103,11 @@ public sealed class PageBlobUploadRoom : Workload<PageBlobUploadSpec, PageBlobSl
     /// </summary>
     protected override WorkloadSummary Summarize(PageBlobUploadSpec section, IReadOnlyList<SliceResult> slices, VerificationResult verified)
     {
-        var w = SummaryCalculator.Summarize(Name,
+        var w = SummaryCalculator.Summarize(Kind,
             $"operation = one Put Page (up to {section.PageRangeBytes} B) or the Put Blob that creates a page blob of {section.BlobSizeBytes} B, retries included; " +
             "latency = successful Put Page requests; throughput = bytes of page blobs whose every page landed per second (goodput); " +
             "per-second figures = bytes written by successful Put Pages",
-            slices, verified, unitsAreEntities: false, entitySizeBytes: 0);
+            slices, verified);
         long completedBytes = slices.Sum(s => s.CommittedUnits);
         long planned = section.DurationSeconds > 0 ? slices.Sum(s => s.Planned) : section.BlobCount;
         long completed = slices.Sum(s => s.Objects);
@@ -115,7 +115,7 @@ public sealed class PageBlobUploadRoom : Workload<PageBlobUploadSpec, PageBlobSl
         return SummaryCalculator.Complete(w, planned, completed) with
         {
             Bytes = completedBytes,
-            Throughput = SummaryCalculator.Rates(w.Succeeded, completedBytes, w.DurationSeconds, unitsAreEntities: false, 0),
+            Throughput = SummaryCalculator.Rates(Kind, w.Succeeded, completedBytes, w.DurationSeconds),
             BlockThroughput = w.Throughput,
             BytesSent = w.Bytes,
             BytesSentForFailedBlobs = failedBytes,

@@ -232,8 +232,8 @@ public sealed class TableReadRoom : Workload<TableReadSpec, TableReadSlicePlan, 
         string latency = spec.TargetOperationsPerSecond > 0
             ? "latency = successful requests, from each read's slot in the open loop's schedule (a query's later pages from their send); service time = from the send"
             : "latency = successful requests";
-        var w = SummaryCalculator.Summarize(Name, $"operation = {op} ({spec.EntitySizeBytes} B entities); units = entities returned; {latency}",
-            slices, verified, unitsAreEntities: true, entitySizeBytes: spec.EntitySizeBytes);
+        var w = SummaryCalculator.Summarize(Kind, $"operation = {op} ({spec.EntitySizeBytes} B entities); units = entities returned; {latency}",
+            slices, verified, spec.EntitySizeBytes);
         long planned = spec.DurationSeconds > 0 ? slices.Sum(s => s.Planned) : spec.ReadCount;
         return SummaryCalculator.Complete(w, planned, slices.Sum(s => s.MatchedReads)) with
         {
