@@ -11,14 +11,14 @@ namespace StorageBench.Engine.Spec;
 /// </summary>
 public static partial class RunSpecParser
 {
-    /// <summary>Every key that appears twice in one object, with both lines.</summary>
+    /// <summary>Every key that appears twice in one object, with both positions.</summary>
     internal static List<ValidationError> DuplicateKeys(string json)
     {
         var errors = new List<ValidationError>();
         byte[] utf8 = Encoding.UTF8.GetBytes(json);
         var reader = new Utf8JsonReader(utf8, new JsonReaderOptions { CommentHandling = JsonCommentHandling.Skip, AllowTrailingCommas = true });
         // One frame per open object or array: its path, and for an object the keys seen with their line.
-        var frames = new Stack<(string Path, Dictionary<string, int>? Keys, int Index)>();
+        var frames = new Stack<(string Path, Dictionary<string, string>? Keys, int Index)>();
         string? pendingName = null;
         while (reader.Read())
         {
@@ -27,15 +27,15 @@ public static partial class RunSpecParser
                 case JsonTokenType.PropertyName:
                     var (path, keys, _) = frames.Peek();
                     string name = reader.GetString()!;
-                    int line = LineOf(utf8, reader.TokenStartIndex);
+                    string position = PositionOf(utf8, reader.TokenStartIndex);
                     string field = path.Length == 0 ? name : $"{path}.{name}";
-                    if (keys!.TryGetValue(name, out int first))
+                    if (keys!.TryGetValue(name, out string? first))
                     {
-                        errors.Add(new ValidationError(field, "(duplicate key)", $"is given twice, on line {first} and line {line}; give it once"));
+                        errors.Add(new ValidationError(field, "(duplicate key)", $"is given twice, at {first} and {position}; give it once"));
                     }
                     else
                     {
-                        keys[name] = line;
+                        keys[name] = position;
                     }
                     pendingName = field;
                     break;
@@ -55,7 +55,7 @@ public static partial class RunSpecParser
     }
 
     /// <summary>The path of the value the reader is at: the property just named, or the next index of the enclosing array.</summary>
-    private static string ValuePath(Stack<(string Path, Dictionary<string, int>? Keys, int Index)> frames, ref string? pendingName)
+    private static string ValuePath(Stack<(string Path, Dictionary<string, string>? Keys, int Index)> frames, ref string? pendingName)
     {
         if (pendingName is { } named)
         {
@@ -71,14 +71,21 @@ public static partial class RunSpecParser
         return $"{path}[{index}]";
     }
 
-    private static int LineOf(byte[] utf8, long offset)
+    /// <summary>"line L, column C" of a byte offset: a one-line spec's two keys differ only by their column.</summary>
+    private static string PositionOf(byte[] utf8, long offset)
     {
         int line = 1;
-        for (long i = 0; i < offset && i < utf8.Length; i++)
+        int lineStart = 0;
+        for (int i = 0; i < offset && i < utf8.Length; i++)
         {
-            line += utf8[i] == (byte)'\n' ? 1 : 0;
+            if (utf8[i] == (byte)'\n')
+            {
+                line++;
+                lineStart = i + 1;
+            }
         }
-        return line;
+        int column = Encoding.UTF8.GetCharCount(utf8, lineStart, (int)Math.Min(offset, utf8.Length) - lineStart) + 1;
+        return $"line {line}, column {column}";
     }
 
     /// <summary>
