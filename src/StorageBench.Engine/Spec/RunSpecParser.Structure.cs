@@ -20,6 +20,7 @@ public static partial class RunSpecParser
         // One frame per open object or array: its path, and for an object the keys seen with their line.
         var frames = new Stack<(string Path, Dictionary<string, int>? Keys, int Index)>();
         string? pendingName = null;
+        var line = new LineCounter();
         while (reader.Read())
         {
             switch (reader.TokenType)
@@ -27,15 +28,15 @@ public static partial class RunSpecParser
                 case JsonTokenType.PropertyName:
                     var (path, keys, _) = frames.Peek();
                     string name = reader.GetString()!;
-                    int line = LineOf(utf8, reader.TokenStartIndex);
+                    line.Advance(utf8, reader.TokenStartIndex);
                     string field = path.Length == 0 ? name : $"{path}.{name}";
                     if (keys!.TryGetValue(name, out int first))
                     {
-                        errors.Add(new ValidationError(field, "(duplicate key)", $"is given twice, on line {first} and line {line}; give it once"));
+                        errors.Add(new ValidationError(field, "(duplicate key)", $"is given twice, on line {first} and line {line.Number}; give it once"));
                     }
                     else
                     {
-                        keys[name] = line;
+                        keys[name] = line.Number;
                     }
                     pendingName = field;
                     break;
@@ -71,14 +72,18 @@ public static partial class RunSpecParser
         return $"{path}[{index}]";
     }
 
-    private static int LineOf(byte[] utf8, long offset)
+    /// <summary>The line of a byte offset, counted on from the last one asked (offsets only grow): one pass over the text, however many keys.</summary>
+    private sealed class LineCounter
     {
-        int line = 1;
-        for (long i = 0; i < offset && i < utf8.Length; i++)
+        private long _offset;
+
+        public int Number { get; private set; } = 1;
+
+        public void Advance(byte[] utf8, long offset)
         {
-            line += utf8[i] == (byte)'\n' ? 1 : 0;
+            Number += utf8.AsSpan((int)_offset, (int)(offset - _offset)).Count((byte)'\n');
+            _offset = offset;
         }
-        return line;
     }
 
     /// <summary>
@@ -96,13 +101,18 @@ public static partial class RunSpecParser
     {
         var known = type.GetProperties(BindingFlags.Public | BindingFlags.Instance).Where(p => p.CanWrite)
             .Select(p => (Name: JsonNamingPolicy.CamelCase.ConvertName(p.Name), Property: p)).ToList();
+        bool knownListed = false;
         foreach (var p in element.EnumerateObject())
         {
             string field = path.Length == 0 ? p.Name : $"{path}.{p.Name}";
             var property = known.FirstOrDefault(k => k.Name == p.Name).Property;
             if (property is null)
             {
-                errors.Add(new ValidationError(field, "(unknown field)", StrictJsonObject.NotAField(p.Name, path.Length == 0 ? "the spec" : path, known.Select(k => k.Name).ToList())));
+                // Past what an answer lists, only counted: no nearest name is looked for.
+                string rule = errors.Count >= ValidationError.MaxListed ? ""
+                    : StrictJsonObject.NotAField(p.Name, path.Length == 0 ? "the spec" : path, [.. known.Select(k => k.Name)], listKnown: !knownListed);
+                knownListed = true;
+                errors.Add(new ValidationError(field, "(unknown field)", rule));
                 continue;
             }
             var child = Nullable.GetUnderlyingType(property.PropertyType) ?? property.PropertyType;
