@@ -85,9 +85,9 @@ public sealed class RunsApi(IRunOrchestrationClient client, ResultsTableStore re
         {
             return (null, TooLarge());
         }
-        if (ContentTypeError(contentType) is { } wrongType)
+        if (RefusedContentType(contentType) is { } wrongType)
         {
-            return (null, ApiResponse.FieldError(415, "; nothing was started", wrongType));
+            return (null, wrongType);
         }
         // As the CLI reads a file: UTF-8, a byte order mark skipped; anything else is refused, never decoded into replacement characters.
         var bytes = buffer.GetBuffer().AsSpan(0, (int)buffer.Length);
@@ -106,10 +106,15 @@ public sealed class RunsApi(IRunOrchestrationClient client, ResultsTableStore re
 
     private static readonly System.Text.UTF8Encoding StrictUtf8 = new(encoderShouldEmitUTF8Identifier: false, throwOnInvalidBytes: true);
 
+    /// <summary>The 415 for a Content-Type that is not a run spec's (<see cref="ContentTypeError"/>), or null.</summary>
+    public static ApiResponse? RefusedContentType(string? contentType) =>
+        ContentTypeError(contentType) is { } wrongType ? ApiResponse.FieldError(415, "; nothing was started", wrongType) : null;
+
     /// <summary>
-    /// Why a request's Content-Type is not a run spec's, or null: JSON (application/json, text/json, any +json), none at all, or
-    /// application/x-www-form-urlencoded (what curl --data-binary sends without -H) are read as the CLI reads a file; any other type
-    /// (text/plain, multipart/form-data …) or a charset other than UTF-8 is refused (415), so a body meant as something else is not taken for a spec.
+    /// Why a request's Content-Type is not a run spec's, or null: JSON (application/json, text/json, any +json) or none at all
+    /// are read as the CLI reads a file; any other type or a charset other than UTF-8 is refused (415), so a body meant as
+    /// something else is not taken for a spec. That includes the three a browser sends cross-site without asking first
+    /// (application/x-www-form-urlencoded, multipart/form-data, text/plain): a page elsewhere cannot post a spec as a form.
     /// </summary>
     public static ValidationError? ContentTypeError(string? contentType)
     {
@@ -120,7 +125,7 @@ public sealed class RunsApi(IRunOrchestrationClient client, ResultsTableStore re
         ValidationError Refused(string rule) => new("Content-Type", $"\"{contentType}\"", rule);
         if (!System.Net.Http.Headers.MediaTypeHeaderValue.TryParse(contentType, out var type) || type.MediaType is not { } media
             || !(media.Equals("application/json", StringComparison.OrdinalIgnoreCase) || media.Equals("text/json", StringComparison.OrdinalIgnoreCase)
-                || media.EndsWith("+json", StringComparison.OrdinalIgnoreCase) || media.Equals("application/x-www-form-urlencoded", StringComparison.OrdinalIgnoreCase)))
+                || media.EndsWith("+json", StringComparison.OrdinalIgnoreCase)))
         {
             return Refused("is not a run spec's: send application/json (curl: -H \"Content-Type: application/json\")");
         }
