@@ -12,7 +12,7 @@ namespace StorageBench.Engine.Capacity;
 public static partial class CapacityPlanner
 {
     /// <summary>Where every planner starts: the target, whether it is Azure, the documented file's words, the notes so far.</summary>
-    private sealed record PlanStart(double Target, bool Azure, string Documented, List<string> Notes)
+    internal sealed record PlanStart(double Target, bool Azure, string Documented, List<string> Notes)
     {
         public static PlanStart Of(MeasuredStep op, PlanRequest request, ScalabilityTargets targets) =>
             new(request.Target, op.TargetKind != "Azurite", $"documented: {targets.File}, read {targets.ReadOn}", []);
@@ -77,14 +77,14 @@ public static partial class CapacityPlanner
     /// <param name="InFlightWords">How the measured basis names what a slice kept in flight ("4 blocks").</param>
     /// <param name="RequestsPerHour">Billed requests an hour at the target rate.</param>
     /// <param name="Noun">What the room does, for the closed-loop note ("blob uploads").</param>
-    private sealed record BlobRequests(string Noun, double RequestMb, string RequestWords, int BlobsPerSlice, int InFlightPerSlice, string InFlightWords, double RequestsPerHour,
+    internal sealed record BlobRequests(string Noun, double RequestMb, string RequestWords, int BlobsPerSlice, int InFlightPerSlice, string InFlightWords, double RequestsPerHour,
         double Per10k, double GigabytesStoredPerHour, double GigabytesOutPerHour);
 
     /// <summary>
     /// The plan of a blob room: on Azure each slice's blobs are capped by the per-blob request target, each account by its
     /// requests or its ingress (egress for a room that reads); blob uploads and downloads have no open-loop rate.
     /// </summary>
-    private static PlanOutcome PlanBlobs(Workload room, List<MeasuredStep> sustained, MeasuredStep op, PlanRequest request, ScalabilityTargets targets, PriceTable prices,
+    internal static PlanOutcome PlanBlobs(Workload room, List<MeasuredStep> sustained, MeasuredStep op, PlanRequest request, ScalabilityTargets targets, PriceTable prices,
         BlobRequests r, Func<int, double, RunSpec> section, Func<PlanStart, Sizing, IReadOnlyList<PlanLimit>>? limits = null)
     {
         var s = PlanStart.Of(op, request, targets);

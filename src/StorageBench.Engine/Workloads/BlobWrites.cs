@@ -32,19 +32,19 @@ internal abstract class BlobWrites<TBlob>(long blobCount, long blobSizeBytes, in
     protected abstract TBlob BlobOf(string name);
 
     /// <summary>The request that must land before the parts (a create); null when there is none.</summary>
-    protected virtual Func<Task>? First(TBlob blob) => null;
+    protected virtual Func<Task>? First(int loop, TBlob blob) => null;
 
-    /// <summary>Part <paramref name="part"/> of the blob: <paramref name="size"/> bytes at <paramref name="offset"/>, on lane <paramref name="lane"/>.</summary>
-    protected abstract Task PartAsync(int lane, TBlob blob, long part, long offset, int size);
+    /// <summary>Part <paramref name="part"/> of the blob: <paramref name="size"/> bytes at <paramref name="offset"/>, from loop <paramref name="loop"/> on its lane <paramref name="lane"/>.</summary>
+    protected abstract Task PartAsync(int loop, int lane, TBlob blob, long part, long offset, int size);
 
     /// <summary>The request that makes the written parts the blob (a commit); null when there is none.</summary>
-    protected virtual Func<Task>? Last(TBlob blob) => null;
+    protected virtual Func<Task>? Last(int loop, TBlob blob) => null;
 
     public override async Task SendAsync(int state, Operation op)
     {
         Interlocked.Increment(ref _started);
         var blob = BlobOf(BlobUploadWorkload.BlobName(AttemptId, SliceIndex, (int)op.Index));
-        if (First(blob) is { } first && !await requests.SendAsync(op.Window.Apart!, 0, first, op.Window.Stopping, countsAsPart: false).ConfigureAwait(false))
+        if (First(state, blob) is { } first && !await requests.SendAsync(op.Window.Apart!, 0, first, op.Window.Stopping, countsAsPart: false).ConfigureAwait(false))
         {
             return;
         }
@@ -61,7 +61,7 @@ internal abstract class BlobWrites<TBlob>(long blobCount, long blobSizeBytes, in
                 }
                 long offset = i * partBytes;
                 int size = (int)Math.Min(partBytes, blobSizeBytes - offset);
-                if (!await requests.SendAsync(lane, size, () => PartAsync(l, blob, i, offset, size), op.Window.Stopping).ConfigureAwait(false))
+                if (!await requests.SendAsync(lane, size, () => PartAsync(state, l, blob, i, offset, size), op.Window.Stopping).ConfigureAwait(false))
                 {
                     return -1 - bytes;
                 }
@@ -70,7 +70,7 @@ internal abstract class BlobWrites<TBlob>(long blobCount, long blobSizeBytes, in
             return bytes;
         }, CancellationToken.None))).ConfigureAwait(false);
         bool landed = written.All(s => s >= 0)
-            && (Last(blob) is not { } last || await requests.SendAsync(op.Window.Apart!, blobSizeBytes, last, op.Window.Stopping, countsAsPart: false).ConfigureAwait(false));
+            && (Last(state, blob) is not { } last || await requests.SendAsync(op.Window.Apart!, blobSizeBytes, last, op.Window.Stopping, countsAsPart: false).ConfigureAwait(false));
         if (landed)
         {
             Interlocked.Increment(ref _done);

@@ -67,11 +67,11 @@ public static class BlobUploadWorkload
 
         protected override (BlockBlobClient Sdk, LeanBlob? Lean) BlobOf(string name) => (container.GetBlockBlobClient(name), lean?.Blob(name));
 
-        protected override Task PartAsync(int lane, (BlockBlobClient Sdk, LeanBlob? Lean) blob, long part, long offset, int size) => lean is null
+        protected override Task PartAsync(int loop, int lane, (BlockBlobClient Sdk, LeanBlob? Lean) blob, long part, long offset, int size) => lean is null
             ? StageBlockAsync(blob.Sdk, blockIds[part], block, size)
             : lean.StageBlockAsync(lane, blob.Lean!, (int)part, block, size);
 
-        protected override Func<Task> Last((BlockBlobClient Sdk, LeanBlob? Lean) blob) => lean is null
+        protected override Func<Task> Last(int loop, (BlockBlobClient Sdk, LeanBlob? Lean) blob) => lean is null
             ? () => blob.Sdk.CommitBlockListAsync(new ArraySegment<string>(blockIds, 0, blockIds.Length))
             : () => lean.CommitBlockListAsync(blob.Lean!);
     }

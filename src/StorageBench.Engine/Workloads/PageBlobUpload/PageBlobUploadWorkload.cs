@@ -61,11 +61,11 @@ public static class PageBlobUploadWorkload
 
         protected override (PageBlobClient Sdk, LeanBlob? Lean) BlobOf(string name) => (container.GetPageBlobClient(name), lean?.Blob(name));
 
-        protected override Func<Task> First((PageBlobClient Sdk, LeanBlob? Lean) blob) => lean is null
+        protected override Func<Task> First(int loop, (PageBlobClient Sdk, LeanBlob? Lean) blob) => lean is null
             ? () => blob.Sdk.CreateAsync(plan.Workload.BlobSizeBytes)
             : () => lean.CreateAsync(0, blob.Lean!);
 
-        protected override Task PartAsync(int lane, (PageBlobClient Sdk, LeanBlob? Lean) blob, long part, long offset, int size) => lean is null
+        protected override Task PartAsync(int loop, int lane, (PageBlobClient Sdk, LeanBlob? Lean) blob, long part, long offset, int size) => lean is null
             ? UploadPagesAsync(blob.Sdk, page, offset, size)
             : lean.UploadPagesAsync(lane, blob.Lean!, offset, page, size);
     }
