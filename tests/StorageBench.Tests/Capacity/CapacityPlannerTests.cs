@@ -264,6 +264,7 @@ public class CapacityPlannerTests
         {
             BlobUpload = new BlobUploadSpec { DurationSeconds = 5 },
             PageBlobUpload = new PageBlobUploadSpec { DurationSeconds = 5 },
+            AppendBlobUpload = new StorageBench.Engine.Workloads.AppendBlobUpload.AppendBlobUploadSpec { DurationSeconds = 5 },
         };
         foreach (var room in StorageBench.Engine.Workloads.WorkloadList.All)
         {
