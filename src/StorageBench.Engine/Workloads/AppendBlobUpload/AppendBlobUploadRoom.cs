@@ -33,6 +33,7 @@ public sealed class AppendBlobUploadRoom : Workload<AppendBlobUploadSpec, Append
     public override WorkloadKind Kind { get; } = new("appendBlobUpload", "MB", "MB", "#,0.00", "bytes", 1e6, "megabytesPerSecond")
     {
         ColumnPrefix = "AppendBlob",
+        Done = "appended",
         PlannedUnit = "blobs",
         Request = "Append Block",
         RateOf = t => t.MegabytesPerSecond,

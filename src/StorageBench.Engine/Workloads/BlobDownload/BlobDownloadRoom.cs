@@ -30,6 +30,8 @@ public sealed partial class BlobDownloadRoom : Workload<BlobDownloadSpec, BlobDo
     {
         ColumnPrefix = "BlobDownload",
         PlannedUnit = "downloads",
+        Done = "downloaded",
+        Work = "reads",
         Request = "Get Blob",
         RateOf = t => t.MegabytesPerSecond,
     };

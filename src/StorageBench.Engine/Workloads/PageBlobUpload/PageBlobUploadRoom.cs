@@ -22,6 +22,7 @@ public sealed class PageBlobUploadRoom : Workload<PageBlobUploadSpec, PageBlobSl
     public static readonly WorkloadKind PageBlobUpload = new(PageBlobUploadWorkload.Name, "MB", "MB", "#,0.00", "bytes", 1e6, "megabytesPerSecond")
     {
         ColumnPrefix = "PageBlob",
+        Done = "uploaded",
         RateOf = t => t.MegabytesPerSecond,
     };
 

@@ -45,6 +45,8 @@ public sealed class TableReadRoom : Workload<TableReadSpec, TableReadSlicePlan, 
     public static readonly WorkloadKind TableReadKind = new("tableRead", "entities", "entity", "#,0.0", "entities", 1, "entitiesPerSecond")
     {
         ColumnPrefix = "TableRead",
+        Done = "read",
+        Work = "reads",
         RateOf = t => t.EntitiesPerSecond,
     };
 
