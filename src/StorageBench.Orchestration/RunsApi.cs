@@ -27,7 +27,8 @@ namespace StorageBench.Orchestration;
 /// 413 for a body over 1 MiB; 415 for a Content-Type that is not a spec's (<see cref="ContentTypeError"/>).</item>
 /// <item>Every 4xx/5xx has one shape: {status, message, errors:[{field, value, rule, message}]} (<see cref="ApiResponse.Error"/>).</item>
 /// <item>A run id in a route that breaks <see cref="Planner.RunIdRule"/> → 400 naming it and the rule, before anything is looked up.</item>
-/// <item>GET /api/runs/{id} → 404 unknown; 202 while pending or running (with progress); 200 with the summary as result when done.
+/// <item>Every 202 carries Retry-After (<see cref="ApiResponse.RetryAfterSeconds"/>), as Azure's long-running operations do.</item>
+/// <item>GET /api/runs/{id} → 404 unknown; 202 while pending or running (with progress, and Location: the status link); 200 with the summary as result when done.
 /// Its status is the run's (<see cref="RunStatus"/>); the orchestration's runtime status is the separate orchestrationStatus.</item>
 /// <item>GET /api/runs?scenario=S&amp;last=N → 200 {runs:[…]}, newest first, from the results table; 400 for a last that is not 1 to 1000
 /// (an empty one too). Hosts pass each query parameter as given, an empty value as empty: the API alone judges it.</item>
@@ -84,9 +85,9 @@ public sealed class RunsApi(IRunOrchestrationClient client, ResultsTableStore re
         {
             return (null, TooLarge());
         }
-        if (ContentTypeError(contentType) is { } wrongType)
+        if (RefusedContentType(contentType) is { } wrongType)
         {
-            return (null, ApiResponse.FieldError(415, "; nothing was started", wrongType));
+            return (null, wrongType);
         }
         // As the CLI reads a file: UTF-8, a byte order mark skipped; anything else is refused, never decoded into replacement characters.
         var bytes = buffer.GetBuffer().AsSpan(0, (int)buffer.Length);
@@ -105,10 +106,15 @@ public sealed class RunsApi(IRunOrchestrationClient client, ResultsTableStore re
 
     private static readonly System.Text.UTF8Encoding StrictUtf8 = new(encoderShouldEmitUTF8Identifier: false, throwOnInvalidBytes: true);
 
+    /// <summary>The 415 for a Content-Type that is not a run spec's (<see cref="ContentTypeError"/>), or null.</summary>
+    public static ApiResponse? RefusedContentType(string? contentType) =>
+        ContentTypeError(contentType) is { } wrongType ? ApiResponse.FieldError(415, "; nothing was started", wrongType) : null;
+
     /// <summary>
-    /// Why a request's Content-Type is not a run spec's, or null: JSON (application/json, text/json, any +json), none at all, or
-    /// application/x-www-form-urlencoded (what curl --data-binary sends without -H) are read as the CLI reads a file; any other type
-    /// (text/plain, multipart/form-data …) or a charset other than UTF-8 is refused (415), so a body meant as something else is not taken for a spec.
+    /// Why a request's Content-Type is not a run spec's, or null: JSON (application/json, text/json, any +json) or none at all
+    /// are read as the CLI reads a file; any other type or a charset other than UTF-8 is refused (415), so a body meant as
+    /// something else is not taken for a spec. That includes the three a browser sends cross-site without asking first
+    /// (application/x-www-form-urlencoded, multipart/form-data, text/plain): a page elsewhere cannot post a spec as a form.
     /// </summary>
     public static ValidationError? ContentTypeError(string? contentType)
     {
@@ -119,7 +125,7 @@ public sealed class RunsApi(IRunOrchestrationClient client, ResultsTableStore re
         ValidationError Refused(string rule) => new("Content-Type", $"\"{contentType}\"", rule);
         if (!System.Net.Http.Headers.MediaTypeHeaderValue.TryParse(contentType, out var type) || type.MediaType is not { } media
             || !(media.Equals("application/json", StringComparison.OrdinalIgnoreCase) || media.Equals("text/json", StringComparison.OrdinalIgnoreCase)
-                || media.EndsWith("+json", StringComparison.OrdinalIgnoreCase) || media.Equals("application/x-www-form-urlencoded", StringComparison.OrdinalIgnoreCase)))
+                || media.EndsWith("+json", StringComparison.OrdinalIgnoreCase)))
         {
             return Refused("is not a run spec's: send application/json (curl: -H \"Content-Type: application/json\")");
         }
@@ -185,7 +191,8 @@ public sealed class RunsApi(IRunOrchestrationClient client, ResultsTableStore re
     /// kept apart because it says Completed for a run that was canceled or failed (the orchestration itself ended normally).
     /// Progress is there while the run goes; once it ended, the result holds its figures.
     /// </summary>
-    public async Task<ApiResponse> GetAsync(string id, CancellationToken ct)
+    /// <param name="links">Where the host answers: a 202 names the status URL again in Location, as Durable's status endpoint does.</param>
+    public async Task<ApiResponse> GetAsync(string id, CancellationToken ct, RunLinks? links = null)
     {
         if (BadRunId(id) is { } bad)
         {
@@ -217,7 +224,7 @@ public sealed class RunsApi(IRunOrchestrationClient client, ResultsTableStore re
         {
             body["result"] = JsonSerializer.SerializeToNode(summary, JsonDefaults.Options);
         }
-        return new ApiResponse(done ? 200 : 202, body);
+        return new ApiResponse(done ? 200 : 202, body, done ? null : links?.Status(id));
     }
 
     /// <summary>

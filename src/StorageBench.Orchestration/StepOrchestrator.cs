@@ -125,7 +125,9 @@ public static class StepOrchestrator
             : "no slice handed back figures (see the errors)"))];
         var ended = context.CurrentUtcDateTime;
         var env = (input.Environment with { EmulatorVersion = input.Environment.TargetKind == "Azurite" ? made?.Server : null }).ToRun(Math.Max(1, hosts.Count), input.Host, null);
-        WorkloadSummary[] headlines = [.. workloads.Select(WorkloadPayloads.Headline)];
+        // A step's workloads name their step in everything that leaves it (row, telemetry, result): sweep-curve.kql selects on it.
+        var stepped = input.Parameter is null ? workloads : [.. workloads.Select(w => w with { StepParameter = input.Parameter, StepValue = input.Value })];
+        WorkloadSummary[] headlines = [.. stepped.Select(WorkloadPayloads.Headline)];
         try
         {
             await context.CallActivityAsync<bool>(ActivityNames.StoreStep, new StoreStepInput(
@@ -154,7 +156,6 @@ public static class StepOrchestrator
             // The benchmark itself stands; the missing telemetry is reported, not hidden.
             errors.Add("telemetry: " + TaskFailures.Describe(ex));
         }
-        var stepped = input.Parameter is null ? workloads : [.. workloads.Select(w => w with { StepParameter = input.Parameter, StepValue = input.Value })];
         return new StepResult(stepId, input.Index, input.Parameter, input.Value, status, errors, stepped, [.. hosts])
         {
             Server = made?.Server, SideRequests = side, Notes = notes, Unmeasured = unmeasured,
