@@ -20,7 +20,7 @@ public sealed record PreflightFailure(string Account, string Service, Uri? Endpo
     public string? MissingEndpoint { get; init; }
 
     /// <summary>One line: "storage account devstoreaccount1, table endpoint http://…: 403 AuthorizationFailure: check …; nothing was started".</summary>
-    public string Message => MissingEndpoint ?? $"storage account {Account}, {Service} endpoint {Endpoint}: {Cause}: {Hint}; nothing was started";
+    public string Message => MissingEndpoint ?? StorageTarget.Redact($"storage account {Account}, {Service} endpoint {Endpoint}: {Cause}: {Hint}; nothing was started");
 
     public override string ToString() => Message;
 }
