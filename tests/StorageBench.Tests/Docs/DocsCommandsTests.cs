@@ -44,7 +44,7 @@ public class DocsCommandsTests(ITestOutputHelper output)
         new(@"^\./scripts/bench\.sh\s+--spec (?!specs/)(?![^#]*--prices)", Expect: @"# StorageBench run \S+ — Completed[\s\S]*Wrote \S+/summary\.json"),
         new(@"^\./scripts/bench\.sh\s+--spec specs/", Skip: "a seed experiment runs for minutes; every spec in specs/ is validated by RunSpecValidationTests, and bench.sh itself is run by the README's commands"),
         new(@"^\./scripts/bench\.sh\s+--spec \S+ --prices \S+ --verbose", Expect: @"# StorageBench run \S+ — Completed[\s\S]*Cost estimate: USD [\d.,]+ for the storage requests of this run \(an estimate, not a bill\), priced with pricing/azure-storage-prices\.json[\s\S]*\| tableInsert \| run \| 10 \| entity group transactions \|[\s\S]*Wrote \S+/summary\.json", UserOut: true),
-        new(@"^\./scripts/bench\.sh\s+--connection-string ", Expect: @"# StorageBench run \S+ — Completed[\s\S]*Wrote \S+/out/", UserOut: true),
+        new(@"^\./scripts/bench\.sh\s+--connection-string-file ", Expect: @"# StorageBench run \S+ — Completed[\s\S]*Wrote \S+/out/", UserOut: true),
         new(@"^\./scripts/bench\.sh(\s+#.*)?$", Expect: @"Starting Azurite[\s\S]*# StorageBench run \S+ — Completed[\s\S]*Wrote \S+/out/\S+/summary\.json, \S+summary\.md, \S+summary\.html", UserOut: true),
         new(@"^\./scripts/query\.sh ", Expect: @"over \d+ run\(s\) in .*/sb-docs-\w+/out:\s*\n\|", UserOut: true),
         new(@"^\./scripts/build-cli\.sh --pack && dotnet tool update --global StorageBench\.Cli --add-source \.build/packages$",
@@ -67,7 +67,7 @@ public class DocsCommandsTests(ITestOutputHelper output)
         new(@"^curl ""?http://(127\.0\.0\.1|localhost):7071/api/runs/<(id|runId)>""?", Expect: @"^\{\s*""id"": ""(?<id>[\w-]+)""[\s\S]*""(progress|result)"""),
         new(@"^curl -X POST ""?http://(127\.0\.0\.1|localhost):7071/api/runs/<(id|runId)>/cancel""?", Expect: @"""result"":[\s\S]*""status"": ""Canceled""[\s\S]*""matched"": true"),
         new(@"^curl ""http://127\.0\.0\.1:7071/api/runs\?scenario=quick&last=5""$", Expect: @"""runs"": \[[\s\S]*""scenario"": ""quick"""),
-        new(@"^storagebench run --spec my-spec\.json --connection-string ""\$ACCOUNT""\s+# killed", Skip: ResumeTested),
+        new(@"^storagebench run --spec my-spec\.json --connection-string-file account\.cs\s+# killed", Skip: ResumeTested),
         new(@"^storagebench run --resume ", Skip: ResumeTested),
         new(@"^storagebench worker ", Skip: "runs until Ctrl+C; " + ScaleOutTested),
         new(@"^storagebench run --external-workers ", Skip: ScaleOutTested),
@@ -236,6 +236,8 @@ internal sealed class DocShell : IAsyncDisposable
     {
         _connectionString = connectionString;
         Directory.CreateDirectory(_temp);
+        // The reader's file holding the account's connection string (docs/cli.md: keys stay off the command line).
+        File.WriteAllText(Path.Combine(_temp, "account.cs"), connectionString);
         File.WriteAllText(Path.Combine(_temp, "my-spec.json"), """
             { "scenario": "docs-my-spec", "startDelaySeconds": 0, "tableInsert": { "entityCount": 500, "batchSize": 50 } }
             """);
@@ -262,6 +264,7 @@ internal sealed class DocShell : IAsyncDisposable
         .Replace("<id>", LastRunId ?? "<id>", StringComparison.Ordinal)
         .Replace("<runId>", LastRunId ?? "<runId>", StringComparison.Ordinal)
         .Replace(" my-spec.json", " " + Path.Combine(_temp, "my-spec.json"), StringComparison.Ordinal)
+        .Replace(" account.cs", " " + Path.Combine(_temp, "account.cs"), StringComparison.Ordinal)
         .Replace(" results/", " " + Path.Combine(_temp, "results") + "/", StringComparison.Ordinal);
 
     private int _runs;
