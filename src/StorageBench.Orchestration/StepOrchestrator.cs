@@ -49,7 +49,7 @@ public static class StepOrchestrator
         try
         {
             context.SetCustomStatus(new RunProgress("preparing", null, 0, input.Index));
-            made = await context.CallActivityAsync<TargetRequests>(ActivityNames.PrepareTargets, targets);
+            made = await ActivityList.PrepareTargets.CallAsync(context, targets);
             foreach (var room in rooms)
             {
                 if (canceled || errors.Count > 0)
@@ -96,7 +96,7 @@ public static class StepOrchestrator
             context.SetCustomStatus(new RunProgress("cleaning up", null, 0, input.Index));
             try
             {
-                deleted = await context.CallActivityAsync<TargetRequests>(ActivityNames.DeleteTargets, targets);
+                deleted = await ActivityList.DeleteTargets.CallAsync(context, targets);
             }
             catch (Exception ex)
             {
@@ -130,7 +130,7 @@ public static class StepOrchestrator
         WorkloadSummary[] headlines = [.. stepped.Select(WorkloadPayloads.Headline)];
         try
         {
-            await context.CallActivityAsync<bool>(ActivityNames.StoreStep, new StoreStepInput(
+            await ActivityList.StoreStep.CallAsync(context, new StoreStepInput(
                 new StepRecord(input.RunId, spec.Scenario, input.RunStartedUtc, ended, env, input.Index, input.Parameter, input.Value, status, errors, headlines)
                 {
                     Notes = notes, Unmeasured = unmeasured,
@@ -149,7 +149,7 @@ public static class StepOrchestrator
             {
                 RunId = input.RunId, Status = status, StartedUtc = input.RunStartedUtc, EndedUtc = ended, Spec = spec, Environment = env,
             };
-            await context.CallActivityAsync<bool>(ActivityNames.EmitStepTelemetry, new StepTelemetryInput(run, headlines));
+            await ActivityList.EmitStepTelemetry.CallAsync(context, new StepTelemetryInput(run, headlines));
         }
         catch (Exception ex)
         {
@@ -172,7 +172,7 @@ public static class StepOrchestrator
     {
         var orders = room.Plan(stepPlan, spec);
         context.SetCustomStatus(new RunProgress(SeedingPhase, room.Name, orders.Count, step));
-        var seeded = await Task.WhenAll(orders.Select(o => context.CallActivityAsync<SeedResult>(ActivityNames.SeedSlice, o)));
+        var seeded = await Task.WhenAll(orders.Select(o => ActivityList.SeedSlice.CallAsync(context, o)));
         long failed = seeded.Sum(s => s.Failed);
         if (failed > 0)
         {
@@ -212,7 +212,7 @@ public static class StepOrchestrator
         context.SetCustomStatus(new RunProgress(VerifyingPhase, workload, slices, step));
         try
         {
-            var verified = await context.CallActivityAsync<VerificationResult>(ActivityNames.Verify, input);
+            var verified = await ActivityList.Verify.CallAsync(context, input);
             if (verified.NotVerifiedReason is not null)
             {
                 // The activity met storage it could not read (the storage-call policy): the figures stand, unverified.
@@ -242,7 +242,7 @@ public static class StepOrchestrator
         IReadOnlyList<SliceOrder> plans, string workload, int step, List<string> errors, List<string> notes)
     {
         context.SetCustomStatus(new RunProgress(RunningPhase, workload, plans.Count, step));
-        var calls = plans.Select(p => context.CallActivityAsync<SliceResult>(ActivityNames.RunSlice, p)).ToList();
+        var calls = plans.Select(p => ActivityList.RunSlice.CallAsync(context, p)).ToList();
         try
         {
             await Task.WhenAll(calls);
