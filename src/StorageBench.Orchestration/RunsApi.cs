@@ -42,6 +42,9 @@ public sealed partial class RunsApi(IRunOrchestrationClient client, ResultsTable
     private readonly ILogger _logger = (loggers ?? NullLoggerFactory.Instance).CreateLogger<RunsApi>();
     private readonly System.Collections.Concurrent.ConcurrentDictionary<string, bool> _started = new(StringComparer.Ordinal);
 
+    /// <summary>The driver's memory budget a started run must fit (null: this process's, every slice on it, as `serve` runs them).</summary>
+    public MemoryBudget? Memory { get; init; }
+
     /// <summary>How long a canceled run gets to stop by itself before it is terminated and cleaned up from outside.</summary>
     public TimeSpan CancelGrace { get; init; } = TimeSpan.FromSeconds(30);
 
@@ -70,7 +73,7 @@ public sealed partial class RunsApi(IRunOrchestrationClient client, ResultsTable
     public async Task<ApiResponse> StartAsync(string body, RunLinks links, string? instanceId, CancellationToken ct)
     {
         // Before a run is accepted, every account it would use must answer and accept the credentials.
-        var starter = new RunStarter(client, time) { Preflight = new StoragePreflight(cleaner.Targets, results.Target, _logger) };
+        var starter = new RunStarter(client, time) { Preflight = new StoragePreflight(cleaner.Targets, results.Target, _logger), Memory = Memory ?? MemoryBudget.OfThisProcess(Environment.GetEnvironmentVariable) };
         var started = await starter.StartAsync(body, host, instanceId, ct).ConfigureAwait(false);
         if (started.AlreadyExisted)
         {
