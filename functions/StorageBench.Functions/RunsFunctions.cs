@@ -34,7 +34,8 @@ public sealed class RunsFunctions(ResultsTableStore results, TargetCleaner clean
     public async Task<IActionResult> GetRun(
         [HttpTrigger(AuthorizationLevel.Function, "get", Route = "runs/{id}")] HttpRequest req, string id,
         [DurableClient] DurableTaskClient client, FunctionContext context) =>
-        Reply(req, await RunsApi.AnsweredAsync(() => Api(client).GetAsync(id, context.CancellationToken), context.CancellationToken, _log).ConfigureAwait(false));
+        Reply(req, await RunsApi.AnsweredAsync(() => Api(client).GetAsync(id, context.CancellationToken, new RunLinks(PublicBase(req), CallerKey(req))), context.CancellationToken, _log)
+            .ConfigureAwait(false));
 
     [Function("ListRuns")]
     public async Task<IActionResult> ListRuns(
@@ -95,9 +96,9 @@ public sealed class RunsFunctions(ResultsTableStore results, TargetCleaner clean
 
     private static ContentResult Reply(HttpRequest req, ApiResponse reply)
     {
-        if (reply.Location is { } location)
+        foreach (var (name, value) in reply.Headers)
         {
-            req.HttpContext.Response.Headers.Location = location;
+            req.HttpContext.Response.Headers[name] = value;
         }
         var (content, type) = reply.Content;
         return new ContentResult { StatusCode = reply.StatusCode, Content = content, ContentType = type };

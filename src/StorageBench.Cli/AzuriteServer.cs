@@ -64,28 +64,17 @@ public sealed class AzuriteServer : IAsyncDisposable
         {
             int[] bind = ports ?? FreePorts(3);
             var log = new StringBuilder();
-            var psi = new ProcessStartInfo("setsid")
-            {
-                RedirectStandardInput = true,
-                RedirectStandardOutput = true,
-                RedirectStandardError = true,
-                UseShellExecute = false,
-                WorkingDirectory = Path.GetTempPath(),
-            };
-            foreach (var arg in new[] { "-w", "sh", "-c", Watched, "sh", azurite })
-            {
-                psi.ArgumentList.Add(arg);
-            }
-            foreach (var arg in new[]
-            {
-                "--inMemoryPersistence", "--disableTelemetry", "--loose", "--silent",
+            var psi = Platform.ShellInOwnSession(Watched,
+            [
+                azurite, "--inMemoryPersistence", "--disableTelemetry", "--loose", "--silent",
                 "--blobHost", "127.0.0.1", "--blobPort", bind[0].ToString(),
                 "--queueHost", "127.0.0.1", "--queuePort", bind[1].ToString(),
                 "--tableHost", "127.0.0.1", "--tablePort", bind[2].ToString(),
-            })
-            {
-                psi.ArgumentList.Add(arg);
-            }
+            ], waitForIt: true);
+            psi.RedirectStandardInput = true;
+            psi.RedirectStandardOutput = true;
+            psi.RedirectStandardError = true;
+            psi.WorkingDirectory = Path.GetTempPath();
             if (account != "devstoreaccount1" || key != DevAccountKey)
             {
                 psi.Environment["AZURITE_ACCOUNTS"] = $"{account}:{key}";

@@ -75,7 +75,7 @@ public static class CliApp
     /// <summary>Every command. A new one is its own file with a Create(cli) that declares it, and a line here.</summary>
     public static RootCommand Root(CliContext cli)
     {
-        var root = new RootCommand("StorageBench: benchmarks Azure Table and Blob storage writes against Azurite or a storage account.")
+        var root = new RootCommand("StorageBench: benchmarks Azure Table and Blob storage writes and reads against Azurite or a storage account.")
         {
             RunCommand.Create(cli),
             RunsCommand.Create(cli),

@@ -16,6 +16,13 @@ public static class CliTargets
     /// <summary>--connection-string, and its --connection-string-file twin (<see cref="SecretOption"/>).</summary>
     public static Option<string?> ConnectionStringOption(string description) => new SecretOption("--connection-string", description);
 
+    /// <summary>--results: the folder the local runs were written under; without it out/, which a first run has not written yet.</summary>
+    public static Option<string?> LocalResultsOption(string description) => new("--results") { Description = description + " (default out)", HelpName = "DIR" };
+
+    /// <summary>The error line for a --results folder that is not there (a typo would otherwise list no runs and succeed); null when it is.</summary>
+    public static string? MissingResults(string? given) => given is null || Directory.Exists(given) ? null
+        : $"--results: \"{given}\" is no directory; give the folder the runs were written under (run --out's parent, default out)";
+
     public static Option<string?> PricesOption() => new("--prices")
     {
         Description = "price table of the cost estimate (default: the STORAGEBENCH_PRICES_FILE setting if set, else the built-in pricing/azure-storage-prices.json)",

@@ -25,7 +25,8 @@ namespace StorageBench.Orchestration;
 /// 413 for a body over 1 MiB; 415 for a Content-Type that is not a spec's (<see cref="ContentTypeError"/>).</item>
 /// <item>Every 4xx/5xx has one shape: {status, message, errors:[{field, value, rule, message}]} (<see cref="ApiResponse.Error"/>).</item>
 /// <item>A run id in a route that breaks <see cref="Planner.RunIdRule"/> → 400 naming it and the rule, before anything is looked up.</item>
-/// <item>GET /api/runs/{id} → 404 unknown; 202 while pending or running (with progress); 200 with the summary as result when done.
+/// <item>Every 202 carries Retry-After (<see cref="ApiResponse.RetryAfterSeconds"/>), as Azure's long-running operations do.</item>
+/// <item>GET /api/runs/{id} → 404 unknown; 202 while pending or running (with progress, and Location: the status link); 200 with the summary as result when done.
 /// Its status is the run's (<see cref="RunStatus"/>); the orchestration's runtime status is the separate orchestrationStatus.</item>
 /// <item>GET /api/runs?scenario=S&amp;last=N → 200 {runs:[…]}, newest first, from the results table; 400 for a last that is not 1 to 1000
 /// (an empty one too). Hosts pass each query parameter as given, an empty value as empty: the API alone judges it.</item>
@@ -105,7 +106,8 @@ public sealed partial class RunsApi(IRunOrchestrationClient client, ResultsTable
     /// kept apart because it says Completed for a run that was canceled or failed (the orchestration itself ended normally).
     /// Progress is there while the run goes; once it ended, the result holds its figures.
     /// </summary>
-    public async Task<ApiResponse> GetAsync(string id, CancellationToken ct)
+    /// <param name="links">Where the host answers: a 202 names the status URL again in Location, as Durable's status endpoint does.</param>
+    public async Task<ApiResponse> GetAsync(string id, CancellationToken ct, RunLinks? links = null)
     {
         if (BadRunId(id) is { } bad)
         {
@@ -137,7 +139,7 @@ public sealed partial class RunsApi(IRunOrchestrationClient client, ResultsTable
         {
             body["result"] = JsonSerializer.SerializeToNode(summary, JsonDefaults.Options);
         }
-        return new ApiResponse(done ? 200 : 202, body);
+        return new ApiResponse(done ? 200 : 202, body, done ? null : links?.Status(id));
     }
 
     /// <summary>

@@ -11,14 +11,14 @@ namespace StorageBench.Engine.Spec;
 /// </summary>
 public static partial class RunSpecParser
 {
-    /// <summary>Every key that appears twice in one object, with both lines.</summary>
+    /// <summary>Every key that appears twice in one object, with both positions.</summary>
     internal static List<ValidationError> DuplicateKeys(string json)
     {
         var errors = new List<ValidationError>();
         byte[] utf8 = Encoding.UTF8.GetBytes(json);
         var reader = new Utf8JsonReader(utf8, new JsonReaderOptions { CommentHandling = JsonCommentHandling.Skip, AllowTrailingCommas = true });
         // One frame per open object or array: its path, and for an object the keys seen with their line.
-        var frames = new Stack<(string Path, Dictionary<string, int>? Keys, int Index)>();
+        var frames = new Stack<(string Path, Dictionary<string, string>? Keys, int Index)>();
         string? pendingName = null;
         var line = new LineCounter();
         while (reader.Read())
@@ -28,15 +28,15 @@ public static partial class RunSpecParser
                 case JsonTokenType.PropertyName:
                     var (path, keys, _) = frames.Peek();
                     string name = reader.GetString()!;
-                    line.Advance(utf8, reader.TokenStartIndex);
+                    string position = line.PositionOf(utf8, reader.TokenStartIndex);
                     string field = path.Length == 0 ? name : $"{path}.{name}";
-                    if (keys!.TryGetValue(name, out int first))
+                    if (keys!.TryGetValue(name, out string? first))
                     {
-                        errors.Add(new ValidationError(field, "(duplicate key)", $"is given twice, on line {first} and line {line.Number}; give it once"));
+                        errors.Add(new ValidationError(field, "(duplicate key)", $"is given twice, at {first} and {position}; give it once"));
                     }
                     else
                     {
-                        keys[name] = line.Number;
+                        keys[name] = position;
                     }
                     pendingName = field;
                     break;
@@ -56,7 +56,7 @@ public static partial class RunSpecParser
     }
 
     /// <summary>The path of the value the reader is at: the property just named, or the next index of the enclosing array.</summary>
-    private static string ValuePath(Stack<(string Path, Dictionary<string, int>? Keys, int Index)> frames, ref string? pendingName)
+    private static string ValuePath(Stack<(string Path, Dictionary<string, string>? Keys, int Index)> frames, ref string? pendingName)
     {
         if (pendingName is { } named)
         {
@@ -72,17 +72,33 @@ public static partial class RunSpecParser
         return $"{path}[{index}]";
     }
 
-    /// <summary>The line of a byte offset, counted on from the last one asked (offsets only grow): one pass over the text, however many keys.</summary>
+    /// <summary>
+    /// "line L, column C" of a byte offset, counted on from the last one asked (offsets only grow): one pass over the
+    /// text however many keys, and a one-line spec's two keys differ by their column.
+    /// </summary>
     private sealed class LineCounter
     {
-        private long _offset;
+        private int _offset;
+        private int _line = 1;
+        private int _column = 1;
 
-        public int Number { get; private set; } = 1;
-
-        public void Advance(byte[] utf8, long offset)
+        public string PositionOf(byte[] utf8, long offset)
         {
-            Number += utf8.AsSpan((int)_offset, (int)(offset - _offset)).Count((byte)'\n');
-            _offset = offset;
+            int end = (int)Math.Min(offset, utf8.Length);
+            for (; _offset < end; _offset++)
+            {
+                byte b = utf8[_offset];
+                if (b == (byte)'\n')
+                {
+                    _line++;
+                    _column = 1;
+                }
+                else if ((b & 0xC0) != 0x80)
+                {
+                    _column++; // a UTF-8 continuation byte is no new character
+                }
+            }
+            return $"line {_line}, column {_column}";
         }
     }
 

@@ -100,6 +100,29 @@ public class RunsApiTests(AzuriteFixture azurite) : IAsyncLifetime
     }
 
     [Fact]
+    public async Task EveryAcceptedAnswerSaysWhenToAskAgainAndTheStatusAnswerWhereToAsk()
+    {
+        await using var server = await LocalApiServer.StartAsync(NewApi(), port: 0, default);
+        using var http = new HttpClient { BaseAddress = server.Address };
+        // Its slices wait out a 5 s start delay, so the first status answer comes while it is still pending or running.
+        var post = await http.PostAsync("api/runs", new StringContent(Spec.Replace("\"startDelaySeconds\": 0", "\"startDelaySeconds\": 5", StringComparison.Ordinal),
+            Encoding.UTF8, "application/json"));
+        Assert.Equal(HttpStatusCode.Accepted, post.StatusCode);
+        Assert.Equal(TimeSpan.FromSeconds(ApiResponse.RetryAfterSeconds), post.Headers.RetryAfter?.Delta);
+        var statusUri = post.Headers.Location!;
+
+        var running = await http.GetAsync(statusUri);
+
+        Assert.Equal(HttpStatusCode.Accepted, running.StatusCode);
+        Assert.Equal(statusUri, running.Headers.Location);
+        Assert.Equal(TimeSpan.FromSeconds(ApiResponse.RetryAfterSeconds), running.Headers.RetryAfter?.Delta);
+        var done = await Waits.UntilAsync(() => http.GetAsync(statusUri), r => r.StatusCode != HttpStatusCode.Accepted, TimeSpan.FromMinutes(3), $"{statusUri} ended");
+        Assert.Equal(HttpStatusCode.OK, done.StatusCode);
+        Assert.Null(done.Headers.RetryAfter);
+        Assert.Null(done.Headers.Location);
+    }
+
+    [Fact]
     public async Task TheApiReadsASpecAsTheCliDoesWithCommentsTrailingCommasAndAByteOrderMark()
     {
         await using var server = await LocalApiServer.StartAsync(NewApi(), port: 0, default);
