@@ -1,6 +1,5 @@
 using System.Diagnostics;
 using System.Globalization;
-using System.Runtime.InteropServices;
 using System.Text.Json;
 using Microsoft.Win32.SafeHandles;
 
@@ -180,17 +179,15 @@ public sealed class HubAzurite : IDisposable
         for (int attempt = 0; attempt < 3; attempt++)
         {
             int[] ports = AzuriteServer.FreePorts(3);
-            var psi = new ProcessStartInfo("setsid") { UseShellExecute = false, WorkingDirectory = folder, Environment = { ["AZURITE_ACCOUNTS"] = $"{Account}:{key}" } };
-            foreach (var arg in new[]
-            {
-                "sh", "-c", Wrapper, "sh", folder, idleSeconds.ToString(CultureInfo.InvariantCulture), azurite,
+            var psi = Platform.ShellInOwnSession(Wrapper,
+            [
+                folder, idleSeconds.ToString(CultureInfo.InvariantCulture), azurite,
                 "--location", Path.Combine(folder, "data"), "--disableTelemetry", "--loose", "--silent", "--skipApiVersionCheck",
                 "--blobHost", "127.0.0.1", "--blobPort", Port(ports[0]), "--queueHost", "127.0.0.1", "--queuePort", Port(ports[1]),
                 "--tableHost", "127.0.0.1", "--tablePort", Port(ports[2]),
-            })
-            {
-                psi.ArgumentList.Add(arg);
-            }
+            ], waitForIt: false);
+            psi.WorkingDirectory = folder;
+            psi.Environment["AZURITE_ACCOUNTS"] = $"{Account}:{key}";
             using var wrapper = Process.Start(psi) ?? throw new InvalidOperationException($"could not start {azurite}");
             try
             {
@@ -240,7 +237,7 @@ public sealed class HubAzurite : IDisposable
             try
             {
                 file = File.OpenHandle(path, FileMode.OpenOrCreate, FileAccess.ReadWrite, exclusive ? FileShare.None : FileShare.ReadWrite | FileShare.Delete);
-                if (Flock((int)file.DangerousGetHandle(), (exclusive ? 2 : 1) | 4) == 0)
+                if (Platform.TryLock(file, exclusive))
                 {
                     HubStoreFolder.Close(path, HubStoreFolder.PrivateFile);
                     return file;
@@ -261,7 +258,4 @@ public sealed class HubAzurite : IDisposable
 
     /// <summary>Starting or stopping Azurite takes seconds; a lock held longer than this is a fault worth one line.</summary>
     private static readonly TimeSpan LockWait = TimeSpan.FromMinutes(2);
-
-    [DllImport("libc", EntryPoint = "flock", SetLastError = true)]
-    private static extern int Flock(int fd, int operation);
 }

@@ -23,8 +23,8 @@ public sealed record PreflightFailure(string Account, string Service, Uri? Endpo
     public string? Role { get; init; }
 
     /// <summary>One line: "storage account devstoreaccount1, table endpoint http://…: 403 AuthorizationFailure: check …; nothing was started".</summary>
-    public string Message => MissingEndpoint ??
-        $"{(Role is null ? "" : Role + ": ")}storage account {Account}, {Service} endpoint {Endpoint}: {Cause}: {Hint}; nothing was started";
+    public string Message => MissingEndpoint ?? StorageTarget.Redact(
+        $"{(Role is null ? "" : Role + ": ")}storage account {Account}, {Service} endpoint {Endpoint}: {Cause}: {Hint}; nothing was started");
 
     public override string ToString() => Message;
 }
@@ -123,6 +123,15 @@ public sealed class StoragePreflight(IReadOnlyList<StorageTarget> targets, Stora
     internal static (bool Refused, string Cause, string Hint) Explain(Exception ex)
     {
         var failure = StorageFailures.Classify(ex, CancellationToken.None);
+        // Storage stamps every answer, its errors too, with x-ms-request-id: an error without one (a web server's 404 page)
+        // came from another server. Something that answered, but not in the service's JSON (tables) or XML (blobs), neither.
+        if (Flatten(ex).OfType<Azure.RequestFailedException>().Any(r => r.GetRawResponse() is { } raw && !raw.Headers.Contains("x-ms-request-id"))
+            || failure is { Kind: StorageFailureKind.Unreachable, Status: > 0 } || Flatten(ex).Any(e => e is System.Text.Json.JsonException or System.Xml.XmlException))
+        {
+            // Retrying will not help.
+            return (true, "it did not answer as Azure Storage does (an answer that is not the service's JSON or XML)",
+                "check that the endpoint is a storage account's or Azurite's, not another server's");
+        }
         switch (failure?.Kind)
         {
             case StorageFailureKind.Refused:
@@ -139,12 +148,6 @@ public sealed class StoragePreflight(IReadOnlyList<StorageTarget> targets, Stora
             case StorageFailureKind.TimedOut:
                 // The request's deadline passed (Azure.Core's network timeout, or the check's own): whatever the socket said then.
                 return (false, $"no answer within {RequestTimeout.TotalSeconds:0} s", "check the endpoint, the network and any firewall, and that the account or emulator is up");
-        }
-        if (failure is { Kind: StorageFailureKind.Unreachable, Status: > 0 } || Flatten(ex).Any(e => e is System.Text.Json.JsonException or System.Xml.XmlException))
-        {
-            // Something answered, but not in the service's JSON (tables) or XML (blobs): a web server or proxy, not storage. Retrying will not help.
-            return (true, "it did not answer as Azure Storage does (an answer that is not the service's JSON or XML)",
-                "check that the endpoint is a storage account's or Azurite's, not another server's");
         }
         if (Flatten(ex).OfType<System.Net.Sockets.SocketException>().FirstOrDefault() is { } socket)
         {

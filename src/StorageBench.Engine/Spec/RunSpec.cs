@@ -103,12 +103,12 @@ public sealed record ClientSettings
     public double RequestTimeoutSeconds { get; init; } = 30;
     /// <summary>
     /// Before the synchronized start, every in-flight loop of a slice (up to 16) sends this many rounds of the
-    /// workload's own request that leave nothing behind (a batch inserted then deleted; small blocks
-    /// staged, committed and the blob deleted), so the first measured second runs warm: compiled code,
-    /// open connections. Untimed and outside the CPU figures; it stops 250 ms before the start instant,
-    /// so give it time with startDelaySeconds. 0: one probe request only.
+    /// workload's own kind of request, small and leaving nothing behind (a transaction of one entity inserted then
+    /// deleted, a read or query of one entity, a 4 KiB block, page or range), so the first measured second runs warm:
+    /// compiled code, open connections; never a share of the workload's own bytes. Untimed and outside the CPU figures;
+    /// it stops 250 ms before the start instant, so give it time with startDelaySeconds. 0: one probe request only.
     /// </summary>
-    public int PrimeRounds { get; init; } = 16;
+    public int PrimeRounds { get; init; } = 2;
 
     /// <summary>
     /// Who builds and sends the measured requests (table inserts, Put Block, Put Block List): "lean" (the

@@ -209,19 +209,25 @@ public class PreflightTests(AzuriteFixture azurite, ITestOutputHelper output) : 
 }
 
 /// <summary>
-/// An endpoint that answers, but not as storage does (a web server's 200 "hello"): one line naming the account, the service,
+/// An endpoint that answers, but not as storage does (a web server's 200 "hello" or 404 page): one line naming the account, the service,
 /// the endpoint and what to check, refused (the API's 400), never a JSON or XML parser's message.
 /// </summary>
 [Trait("Category", "Unit")]
 public class PreflightNotStorageTests
 {
     [Theory]
-    [InlineData("table", """{ "scenario": "web", "tableInsert": { "entityCount": 100, "batchSize": 50 } }""")]
-    [InlineData("blob", """{ "scenario": "web", "blobUpload": { "blobCount": 1, "blobSizeBytes": 1024, "blockSizeBytes": 1024 } }""")]
-    public async Task AWebServerAnswering200HelloIsNamedAsNotStorageInOneLine(string service, string spec)
+    [InlineData("table", 200, """{ "scenario": "web", "tableInsert": { "entityCount": 100, "batchSize": 50 } }""")]
+    [InlineData("blob", 200, """{ "scenario": "web", "blobUpload": { "blobCount": 1, "blobSizeBytes": 1024, "blockSizeBytes": 1024 } }""")]
+    [InlineData("table", 404, """{ "scenario": "web", "tableInsert": { "entityCount": 100, "batchSize": 50 } }""")]
+    [InlineData("blob", 404, """{ "scenario": "web", "blobUpload": { "blobCount": 1, "blobSizeBytes": 1024, "blockSizeBytes": 1024 } }""")]
+    public async Task AWebServerAnswering200HelloOr404IsNamedAsNotStorageInOneLine(string service, int status, string spec)
     {
-        await using var web = await LoopbackServer.StartAsync(0, app => Microsoft.AspNetCore.Builder.RunExtensions.Run(app,
-            context => Microsoft.AspNetCore.Http.HttpResponseWritingExtensions.WriteAsync(context.Response, "hello")));
+        // 404: what a plain HTTP server (python -m http.server, nginx) answers for a path it does not serve.
+        await using var web = await LoopbackServer.StartAsync(0, app => Microsoft.AspNetCore.Builder.RunExtensions.Run(app, context =>
+        {
+            context.Response.StatusCode = status;
+            return Microsoft.AspNetCore.Http.HttpResponseWritingExtensions.WriteAsync(context.Response, status == 200 ? "hello" : "<html><body>Not Found</body></html>");
+        }));
         string endpoint = $"http://127.0.0.1:{web.Address.Port}/devstoreaccount1";
         var target = StorageTarget.Parse("web", $"DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey={AzuriteServer.DevAccountKey};TableEndpoint={endpoint};BlobEndpoint={endpoint};");
 

@@ -100,17 +100,40 @@ public class RunsApiTests(AzuriteFixture azurite) : IAsyncLifetime
     }
 
     [Fact]
-    public async Task TheApiReadsASpecAsTheCliDoesWhateverTheContentTypeWithCommentsTrailingCommasAndAByteOrderMark()
+    public async Task EveryAcceptedAnswerSaysWhenToAskAgainAndTheStatusAnswerWhereToAsk()
     {
         await using var server = await LocalApiServer.StartAsync(NewApi(), port: 0, default);
         using var http = new HttpClient { BaseAddress = server.Address };
-        // What curl --data-binary @spec.json sends without -H, from a file an editor saved with a BOM.
+        // Its slices wait out a 5 s start delay, so the first status answer comes while it is still pending or running.
+        var post = await http.PostAsync("api/runs", new StringContent(Spec.Replace("\"startDelaySeconds\": 0", "\"startDelaySeconds\": 5", StringComparison.Ordinal),
+            Encoding.UTF8, "application/json"));
+        Assert.Equal(HttpStatusCode.Accepted, post.StatusCode);
+        Assert.Equal(TimeSpan.FromSeconds(ApiResponse.RetryAfterSeconds), post.Headers.RetryAfter?.Delta);
+        var statusUri = post.Headers.Location!;
+
+        var running = await http.GetAsync(statusUri);
+
+        Assert.Equal(HttpStatusCode.Accepted, running.StatusCode);
+        Assert.Equal(statusUri, running.Headers.Location);
+        Assert.Equal(TimeSpan.FromSeconds(ApiResponse.RetryAfterSeconds), running.Headers.RetryAfter?.Delta);
+        var done = await Waits.UntilAsync(() => http.GetAsync(statusUri), r => r.StatusCode != HttpStatusCode.Accepted, TimeSpan.FromMinutes(3), $"{statusUri} ended");
+        Assert.Equal(HttpStatusCode.OK, done.StatusCode);
+        Assert.Null(done.Headers.RetryAfter);
+        Assert.Null(done.Headers.Location);
+    }
+
+    [Fact]
+    public async Task TheApiReadsASpecAsTheCliDoesWithCommentsTrailingCommasAndAByteOrderMark()
+    {
+        await using var server = await LocalApiServer.StartAsync(NewApi(), port: 0, default);
+        using var http = new HttpClient { BaseAddress = server.Address };
+        // What curl --data-binary @spec.json -H "Content-Type: application/json" sends, from a file an editor saved with a BOM.
         byte[] body = [.. Encoding.UTF8.GetPreamble(), .. Encoding.UTF8.GetBytes("""
             // a spec as written in an editor
             { "scenario": "api", "startDelaySeconds": 0, "tableInsert": { "entityCount": 100, "batchSize": 100, }, }
             """)];
         var content = new ByteArrayContent(body);
-        content.Headers.ContentType = new System.Net.Http.Headers.MediaTypeHeaderValue("application/x-www-form-urlencoded");
+        content.Headers.ContentType = new System.Net.Http.Headers.MediaTypeHeaderValue("application/json");
 
         var post = await http.PostAsync("api/runs", content);
 

@@ -149,7 +149,7 @@ internal static class BlobDownloadSlice
     {
         var tally = new PrimingTally(logger, plan.SliceIndex);
         await tally.Quietly(container.GetPropertiesAsync()).ConfigureAwait(false);
-        long length = Math.Min(4096, plan.Workload.BlobSizeBytes);
+        long length = Math.Min(Priming.BlobBytes, plan.Workload.BlobSizeBytes);
         int[] rounds = await Task.WhenAll(Enumerable.Range(0, plan.Client.PrimeRounds > 0 ? Math.Min(buffers.Length, Priming.MaxLoops) : 0).Select(loop => Task.Run(async () =>
         {
             int round = 0;

@@ -144,8 +144,8 @@ public static class BlobUploadWorkload
                 long began = time.GetTimestamp();
                 // Blocks through the measured driver (the path to warm); the commit and delete through the SDK.
                 await tally.Quietly(lean is null
-                    ? StageBlockAsync(blob, blockId, block, Math.Min(block.Length, 4096))
-                    : lean.StageBlockAsync(loop, leanBlob!, 0, block, Math.Min(block.Length, 4096))).ConfigureAwait(false);
+                    ? StageBlockAsync(blob, blockId, block, Math.Min(block.Length, Priming.BlobBytes))
+                    : lean.StageBlockAsync(loop, leanBlob!, 0, block, Math.Min(block.Length, Priming.BlobBytes))).ConfigureAwait(false);
                 lastRound = time.GetElapsedTime(began);
             }
             await tally.Quietly(blob.CommitBlockListAsync([blockId])).ConfigureAwait(false);

@@ -139,7 +139,7 @@ public static class PageBlobUploadWorkload
     {
         var tally = new PrimingTally(logger, plan.SliceIndex);
         await tally.Quietly(container.GetPropertiesAsync()).ConfigureAwait(false);
-        int size = Math.Min(page.Length, PrimerBytes);
+        int size = Math.Min(page.Length, Priming.BlobBytes);
         int[] rounds = await Task.WhenAll(Enumerable.Range(0, plan.Client.PrimeRounds > 0 ? Math.Min(loops, Priming.MaxLoops) : 0).Select(loop => Task.Run(async () =>
         {
             string name = BlobUploadWorkload.BlobName(TableInsertWorkload.PrimerAttempt, plan.SliceIndex, loop);
@@ -161,9 +161,6 @@ public static class PageBlobUploadWorkload
         // Per primed loop: one create, its Put Pages and one Delete Blob.
         return tally.AddTo(new SliceRequests { PrimingProbes = 1, PrimingWrites = rounds.Sum() + rounds.Length, PrimingDeletes = rounds.Length });
     }
-
-    /// <summary>The primer writes this much per Put Page (or the whole range, when smaller).</summary>
-    private const int PrimerBytes = 4096;
 
     /// <summary>Put Pages per blob: ranges of <paramref name="pageRangeBytes"/>, the last one shorter when the size is not a multiple.</summary>
     public static long RangeCount(long blobSizeBytes, int pageRangeBytes) => (blobSizeBytes + pageRangeBytes - 1) / pageRangeBytes;

@@ -64,7 +64,7 @@ public static class TableInsertWorkload
     /// <summary>
     /// Untimed, before the start barrier: one probe request (a transaction deleting a row that does not
     /// exist, or a point read, answered 404), then <c>client.primeRounds</c> rounds on every in-flight
-    /// loop of the workload's own request — a batch inserted and deleted again — so JIT compilation,
+    /// loop of the workload's own request, with one entity — a batch inserted and deleted again — so JIT compilation,
     /// tier-up and connection set-up are done before the measured window, and nothing is left behind.
     /// A row the delete missed carries the primer's attempt id and is removed by verification. Rounds
     /// stop when the start instant comes near (<see cref="Priming.Margin"/>), so priming never delays it.
@@ -89,9 +89,9 @@ public static class TableInsertWorkload
             for (; round < plan.Client.PrimeRounds && Priming.HasTime(plan.StartAtUtc, time, lastRound); round++)
             {
                 long began = time.GetTimestamp();
-                var entities = Enumerable.Range(0, spec.BatchSize)
+                var entities = Enumerable.Range(0, Priming.Entities)
                     .Select(i => payload.NewEntity(partition, RowKey(PrimerAttempt, plan.SliceIndex, loop * 1000L + round, i))).ToList();
-                inserts.Prepare(partition, PrimerAttempt, plan.SliceIndex, loop * 1000L + round, spec.BatchSize);
+                inserts.Prepare(partition, PrimerAttempt, plan.SliceIndex, loop * 1000L + round, Priming.Entities);
                 await tally.Quietly(inserts.SendAsync()).ConfigureAwait(false);
                 if (spec.BatchSize == 1)
                 {
@@ -105,9 +105,9 @@ public static class TableInsertWorkload
             }
             return round;
         })));
-        // Each round is two requests (insert, delete) of batchSize entities each.
+        // Each round is two requests (insert, delete) of Priming.Entities each.
         long sent = 2L * rounds.Sum();
-        return tally.AddTo(new SliceRequests { PrimingProbes = 1, PrimingWrites = sent, PrimingEntities = sent * spec.BatchSize });
+        return tally.AddTo(new SliceRequests { PrimingProbes = 1, PrimingWrites = sent, PrimingEntities = sent * Priming.Entities });
     }
 
     /// <summary>The primer's rows carry this in place of an attempt id: never accepted, so never counted.</summary>

@@ -222,7 +222,7 @@ public sealed class TableReadRoom : Workload<TableReadSpec, TableReadSlicePlan, 
     /// <summary>
     /// Untimed, before the start barrier: one probe (a point read of a key never seeded, answered 404), then
     /// <c>client.primeRounds</c> rounds on every in-flight loop (up to 16) of the workload's own read through the measured
-    /// driver — reads leave nothing behind. Rounds stop when the start instant comes near. Counted for cost.
+    /// driver, a query for one entity (<see cref="Priming.Entities"/>) — reads leave nothing behind. Rounds stop when the start instant comes near. Counted for cost.
     /// </summary>
     private static async Task<SliceRequests> PrimeAsync(TableClient table, TableReadSlicePlan plan, SliceReads reads, int loops, TimeProvider time,
         Func<ITableReads> newReads, ILogger? logger)
@@ -238,7 +238,7 @@ public sealed class TableReadRoom : Workload<TableReadSpec, TableReadSlicePlan, 
             {
                 long began = time.GetTimestamp();
                 // Reads far from the measured ones' indexes (which start at 0): the same kind of request, other entities.
-                reads.Prepare(driver, long.MaxValue / 2 - loop * 1_000L - round);
+                reads.Prepare(driver, long.MaxValue / 2 - loop * 1_000L - round, Priming.Entities);
                 bool more = true;
                 while (more)
                 {
@@ -418,8 +418,8 @@ public sealed class TableReadRoom : Workload<TableReadSpec, TableReadSlicePlan, 
 
         public bool IsQuery { get; } = plan.Workload.Operation == TableReadSpec.Query;
 
-        /// <summary>Prepares read r on the driver; returns the entities it must return.</summary>
-        public long Prepare(ITableReads driver, long r)
+        /// <summary>Prepares read r on the driver (a query for at most <paramref name="most"/> entities); returns the entities it must return.</summary>
+        public long Prepare(ITableReads driver, long r, int most = int.MaxValue)
         {
             var (key, first, count) = _partitions[r % _partitions.Length];
             ulong mix = Mix((ulong)r ^ ((ulong)plan.SliceIndex << 48));
@@ -428,7 +428,7 @@ public sealed class TableReadRoom : Workload<TableReadSpec, TableReadSlicePlan, 
                 driver.PreparePoint(key, first + (long)(mix % (ulong)count));
                 return 1;
             }
-            int q = plan.Workload.QueryEntities;
+            int q = Math.Min(plan.Workload.QueryEntities, most);
             long lo = first + (long)(mix % (ulong)(count - q + 1));
             driver.PrepareQuery(key, lo, lo + q, Math.Min(q, MaxPageEntities));
             return q;
