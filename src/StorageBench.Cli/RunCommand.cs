@@ -117,6 +117,10 @@ public static partial class RunCommand
             }
             return CliApp.UsageError;
         }
+        foreach (string note in RunSpecParser.UnusedCounts(specJson))
+        {
+            await stderr.WriteLineAsync("note: " + note).ConfigureAwait(false);
+        }
         if (await OutputsAsync(options, stderr).ConfigureAwait(false) is not { } prices)
         {
             return CliApp.UsageError;
