@@ -1,4 +1,3 @@
-using System.Text.Json.Nodes;
 using Microsoft.AspNetCore.Http;
 using Microsoft.AspNetCore.Mvc;
 using Microsoft.Azure.Functions.Worker;
@@ -24,21 +23,9 @@ public sealed class RunsFunctions(ResultsTableStore results, TargetCleaner clean
         [DurableClient] DurableTaskClient client, FunctionContext context)
     {
         var (spec, refused) = await RunsApi.ReadBodyAsync(req.Body, req.ContentLength, req.ContentType, context.CancellationToken).ConfigureAwait(false);
+        // Only the API's own links: Durable's management URLs carry its system key, which terminates, purges or raises events
+        // on every instance (and skips a run's cleanup), so they are not handed to whoever holds a function key.
         var reply = refused ?? await RunsApi.AnsweredAsync(() => Api(client).StartAsync(spec!, new RunLinks(PublicBase(req), CallerKey(req)), Query(req, "id"), context.CancellationToken), context.CancellationToken, _log).ConfigureAwait(false);
-        if (reply is { StatusCode: 202, Body: JsonObject json } && json["id"]?.GetValue<string>() is { } id)
-        {
-            // Durable's own endpoints too; POST cancelPostUri is the way to stop a run that also cleans up.
-            var durable = client.CreateHttpManagementPayload(id);
-            json["durable"] = new JsonObject
-            {
-                ["statusQueryGetUri"] = durable.StatusQueryGetUri,
-                ["sendEventPostUri"] = durable.SendEventPostUri,
-                ["terminatePostUri"] = durable.TerminatePostUri,
-                ["purgeHistoryDeleteUri"] = durable.PurgeHistoryDeleteUri,
-                ["suspendPostUri"] = durable.SuspendPostUri,
-                ["resumePostUri"] = durable.ResumePostUri,
-            };
-        }
         return Reply(req, reply);
     }
 

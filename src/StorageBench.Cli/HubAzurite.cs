@@ -1,6 +1,5 @@
 using System.Diagnostics;
 using System.Globalization;
-using System.Runtime.InteropServices;
 using System.Text.Json;
 using Microsoft.Win32.SafeHandles;
 
@@ -24,18 +23,25 @@ public sealed class HubAzurite : IDisposable
 
     private readonly SafeFileHandle _users;
 
-    private HubAzurite(SafeFileHandle users, string connectionString, bool started)
+    private HubAzurite(SafeFileHandle users, string connectionString, bool started, string? notice)
     {
         _users = users;
         ConnectionString = connectionString;
         Started = started;
+        Notice = notice;
     }
 
-    /// <summary>The store's connection string (development account, the ports this Azurite listens on).</summary>
+    /// <summary>The store's connection string: its own account key (never the development key), the ports this Azurite listens on.</summary>
     public string ConnectionString { get; }
 
     /// <summary>True when this process started Azurite (false: it joined one another process had started).</summary>
     public bool Started { get; }
+
+    /// <summary>One line for the user when the store was made private just now or still runs open, else null.</summary>
+    public string? Notice { get; }
+
+    /// <summary>The account the store serves: the development account's name (so a store from before keeps its data), with a key of its own.</summary>
+    private const string Account = "devstoreaccount1";
 
     /// <summary>STORAGEBENCH_HUB_DIR, else $XDG_DATA_HOME/storagebench/hub, else ~/.local/share/storagebench/hub.</summary>
     public static string Folder =>
@@ -44,22 +50,30 @@ public sealed class HubAzurite : IDisposable
             : Path.Combine(Environment.GetFolderPath(Environment.SpecialFolder.UserProfile), ".local", "share"), "storagebench", "hub");
 
     /// <summary>Joins the store's Azurite, starting it when none runs; it stays up while any CLI process holds it.</summary>
-    public static async Task<HubAzurite> OpenAsync(CancellationToken ct)
+    public static Task<HubAzurite> OpenAsync(CancellationToken ct) => OpenAsync(Folder, ct);
+
+    /// <summary>The store in <paramref name="folder"/> (tests: one of their own, opened in-process).</summary>
+    public static async Task<HubAzurite> OpenAsync(string folder, CancellationToken ct)
     {
-        string folder = Folder;
-        Directory.CreateDirectory(Path.Combine(folder, "data"));
+        string? closed = HubStoreFolder.Prepare(folder)
+            ? $"the hub store in {folder} was readable by other users: it is now theirs no longer (folders 0700, files 0600, an account key of its own); its runs and results are kept"
+            : null;
         using var start = await LockAsync(Path.Combine(folder, "start.lock"), exclusive: true, ct).ConfigureAwait(false);
         // Shared before looking: while the last user's Azurite is being stopped (exclusive lock held), this waits for that.
         var users = await LockAsync(Path.Combine(folder, "users.lock"), exclusive: false, ct).ConfigureAwait(false);
         try
         {
             string stateFile = Path.Combine(folder, "azurite.json");
-            if (await RunningAsync(stateFile, ct).ConfigureAwait(false) is { } ports)
+            if (await RunningAsync(stateFile, ct).ConfigureAwait(false) is { } running)
             {
-                return new HubAzurite(users, AzuriteServer.ConnectionStringFor(ports), started: false);
+                // An Azurite an older storagebench started takes the development key until it stops; joined as it is, not stopped under its users.
+                return running.Private
+                    ? new HubAzurite(users, AzuriteServer.ConnectionStringFor(running.Ports, Account, HubStoreFolder.Key(folder)), started: false, closed)
+                    : new HubAzurite(users, AzuriteServer.ConnectionStringFor(running.Ports), started: false, StillOpen(folder));
             }
-            ports = await StartAsync(folder, stateFile, ct).ConfigureAwait(false);
-            return new HubAzurite(users, AzuriteServer.ConnectionStringFor(ports), started: true);
+            string key = HubStoreFolder.Key(folder);
+            int[] ports = await StartAsync(folder, stateFile, key, ct).ConfigureAwait(false);
+            return new HubAzurite(users, AzuriteServer.ConnectionStringFor(ports, Account, key), started: true, closed);
         }
         catch
         {
@@ -71,10 +85,15 @@ public sealed class HubAzurite : IDisposable
     /// <summary>Lets go of the store: the last process to let go stops its Azurite (its data stays on disk).</summary>
     public void Dispose() => _users.Dispose();
 
-    private sealed record State(int Pid, int[] Ports);
+    private static string StillOpen(string folder) =>
+        $"the hub store's Azurite (in {folder}) was started by an older storagebench and takes the development key: it stops, and starts again " +
+        "with a key of its own, once no storagebench process holds it (end them, then run again)";
 
-    /// <summary>The ports of the store's Azurite when its wrapper lives and all three ports answer; null otherwise.</summary>
-    private static async Task<int[]?> RunningAsync(string stateFile, CancellationToken ct)
+    /// <param name="Private">Started with the store's own key (false in a state file an older storagebench wrote: the development key).</param>
+    private sealed record State(int Pid, int[] Ports, bool Private = false);
+
+    /// <summary>The store's Azurite when its wrapper lives and all three ports answer; null otherwise.</summary>
+    private static async Task<State?> RunningAsync(string stateFile, CancellationToken ct)
     {
         State? state;
         try
@@ -92,7 +111,7 @@ public sealed class HubAzurite : IDisposable
         try
         {
             await AzuriteServer.WaitUntilListeningAsync(state.Ports, TimeSpan.FromSeconds(2), () => !Alive(state.Pid), ct).ConfigureAwait(false);
-            return state.Ports;
+            return state;
         }
         catch (Exception ex) when (ex is not OperationCanceledException)
         {
@@ -119,6 +138,7 @@ public sealed class HubAzurite : IDisposable
     /// </summary>
     private const string Wrapper = """
         dir=$1; shift
+        umask 077
         exec </dev/null >>"$dir/azurite.log" 2>&1
         "$@" & azurite=$!
         exec 9>>"$dir/users.lock"
@@ -128,29 +148,28 @@ public sealed class HubAzurite : IDisposable
         grep -q "\"Pid\":$$," "$dir/azurite.json" 2>/dev/null && rm -f "$dir/azurite.json"
         """;
 
-    private static async Task<int[]> StartAsync(string folder, string stateFile, CancellationToken ct)
+    /// <param name="key">The account's key: given to Azurite in its environment (AZURITE_ACCOUNTS), never on its command line.</param>
+    private static async Task<int[]> StartAsync(string folder, string stateFile, string key, CancellationToken ct)
     {
         string azurite = AzuriteServer.FindExecutable();
         Exception? last = null;
         for (int attempt = 0; attempt < 3; attempt++)
         {
             int[] ports = AzuriteServer.FreePorts(3);
-            var psi = new ProcessStartInfo("setsid") { UseShellExecute = false, WorkingDirectory = folder };
-            foreach (var arg in new[]
-            {
-                "sh", "-c", Wrapper, "sh", folder, azurite,
+            var psi = Platform.ShellInOwnSession(Wrapper,
+            [
+                folder, azurite,
                 "--location", Path.Combine(folder, "data"), "--disableTelemetry", "--loose", "--silent", "--skipApiVersionCheck",
                 "--blobHost", "127.0.0.1", "--blobPort", Port(ports[0]), "--queueHost", "127.0.0.1", "--queuePort", Port(ports[1]),
                 "--tableHost", "127.0.0.1", "--tablePort", Port(ports[2]),
-            })
-            {
-                psi.ArgumentList.Add(arg);
-            }
+            ], waitForIt: false);
+            psi.WorkingDirectory = folder;
+            psi.Environment["AZURITE_ACCOUNTS"] = $"{Account}:{key}";
             using var wrapper = Process.Start(psi) ?? throw new InvalidOperationException($"could not start {azurite}");
             try
             {
                 await AzuriteServer.WaitUntilListeningAsync(ports, TimeSpan.FromSeconds(60), () => wrapper.HasExited, ct).ConfigureAwait(false);
-                await File.WriteAllTextAsync(stateFile, JsonSerializer.Serialize(new State(wrapper.Id, ports)), CancellationToken.None).ConfigureAwait(false);
+                await HubStoreFolder.WriteAsync(stateFile, JsonSerializer.Serialize(new State(wrapper.Id, ports, Private: true))).ConfigureAwait(false);
                 return ports;
             }
             catch (Exception ex)
@@ -187,8 +206,9 @@ public sealed class HubAzurite : IDisposable
             try
             {
                 file = File.OpenHandle(path, FileMode.OpenOrCreate, FileAccess.ReadWrite, exclusive ? FileShare.None : FileShare.ReadWrite | FileShare.Delete);
-                if (Flock((int)file.DangerousGetHandle(), (exclusive ? 2 : 1) | 4) == 0)
+                if (Platform.TryLock(file, exclusive))
                 {
+                    HubStoreFolder.Close(path, HubStoreFolder.PrivateFile);
                     return file;
                 }
                 file.Dispose();
@@ -207,7 +227,4 @@ public sealed class HubAzurite : IDisposable
 
     /// <summary>Starting or stopping Azurite takes seconds; a lock held longer than this is a fault worth one line.</summary>
     private static readonly TimeSpan LockWait = TimeSpan.FromMinutes(2);
-
-    [DllImport("libc", EntryPoint = "flock", SetLastError = true)]
-    private static extern int Flock(int fd, int operation);
 }

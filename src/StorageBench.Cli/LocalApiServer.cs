@@ -9,7 +9,7 @@ namespace StorageBench.Cli;
 /// <summary>
 /// The runs API (POST /api/runs, GET /api/runs/{id}, POST /api/runs/{id}/cancel, GET /api/runs, GET /api/runs/{id}/report,
 /// GET /api/compare) and the dashboard page at / on loopback, for a machine without Azure Functions Core Tools. Loopback only and without function keys:
-/// it is a local tool, not a service.
+/// it is a local tool, not a service, and it answers only its own origin (<see cref="OwnOriginOnly"/>).
 /// </summary>
 public static class LocalApiServer
 {
@@ -17,6 +17,7 @@ public static class LocalApiServer
         LoopbackServer.StartAsync(port, app =>
         {
             app.Use(OneErrorShape);
+            app.Use(OwnOriginOnly.Guard);
             app.MapPost("/api/runs", async (HttpRequest request, CancellationToken rct) =>
             {
                 // Kestrel's own limit (30 MB) would cut the connection before the API could answer 413 in its shape.

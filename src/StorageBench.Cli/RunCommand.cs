@@ -130,10 +130,9 @@ public static partial class RunCommand
         StoragePreflight? targetPreflight = null;
         return await CliTargets.WithTargetsAsync(options.ConnectionString, options.HubConnectionString, human, stderr, async (targets, plane) =>
         {
-            // The results store, when it is not the hub store's own Azurite (just started or joined, so it answers).
-            if (plane.Results != plane.Store || plane.IsGiven)
+            foreach (var (account, role) in plane.Preflights())
             {
-                if (await PreflightAsync(new StoragePreflight([], plane.Results, loggers.CreateLogger<StoragePreflight>()), spec, stderr, ct).ConfigureAwait(false) is { } refused)
+                if (await PreflightAsync(new StoragePreflight([], account, loggers.CreateLogger<StoragePreflight>(), role), spec, stderr, ct).ConfigureAwait(false) is { } refused)
                 {
                     return refused;
                 }

@@ -52,7 +52,7 @@ public static class BenchmarkOrchestrator
             context.SetCustomStatus(new RunProgress("cleaning up leftovers", null, 0));
             try
             {
-                var cleaned = await context.CallActivityAsync<CleanupResult>(ActivityNames.CleanupLeftovers, hours);
+                var cleaned = await ActivityList.CleanupLeftovers.CallAsync(context, hours);
                 side = side with { Cleanup = cleaned.Requests };
             }
             catch (Exception ex)
@@ -61,7 +61,7 @@ public static class BenchmarkOrchestrator
                 side = side.Missing(TargetSideRequests.CleanupPhase);
             }
         }
-        var env = await context.CallActivityAsync<EnvironmentInfo>(ActivityNames.DescribeEnvironment);
+        var env = await ActivityList.DescribeEnvironment.CallAsync(context, null);
         var search = spec.Saturation is { } sat ? new SaturationSearch(sat) : null;
         var (parameter, values) = spec.Sweep is { } sweep ? (sweep.Parameter, sweep.Values)
             : search is not null ? (search.Parameter, search.Values)
@@ -121,7 +121,7 @@ public static class BenchmarkOrchestrator
         try
         {
             // The machine again, for the load at the end and the CPU other processes used meanwhile.
-            endEnv = await context.CallActivityAsync<EnvironmentInfo>(ActivityNames.DescribeEnvironment);
+            endEnv = await ActivityList.DescribeEnvironment.CallAsync(context, null);
         }
         catch (Exception ex)
         {
@@ -150,7 +150,7 @@ public static class BenchmarkOrchestrator
             {
                 summary = summary with
                 {
-                    Regression = await context.CallActivityAsync<RegressionVerdict>(ActivityNames.CheckRegression,
+                    Regression = await ActivityList.CheckRegression.CallAsync(context,
                         RegressionInput.From(spec.Scenario, runId, startedUtc, last.Workloads)),
                 };
             }
@@ -163,7 +163,7 @@ public static class BenchmarkOrchestrator
         context.SetCustomStatus(new RunProgress("storing result", null, 0));
         try
         {
-            await context.CallActivityAsync<bool>(ActivityNames.StoreRun, summary);
+            await ActivityList.StoreRun.CallAsync(context, summary);
         }
         catch (Exception ex)
         {
@@ -172,7 +172,7 @@ public static class BenchmarkOrchestrator
         }
         try
         {
-            await context.CallActivityAsync<bool>(ActivityNames.EmitRunTelemetry, summary);
+            await ActivityList.EmitRunTelemetry.CallAsync(context, summary);
         }
         catch (Exception ex)
         {

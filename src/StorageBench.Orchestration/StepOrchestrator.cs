@@ -49,7 +49,7 @@ public static class StepOrchestrator
         try
         {
             context.SetCustomStatus(new RunProgress("preparing", null, 0, input.Index));
-            made = await context.CallActivityAsync<TargetRequests>(ActivityNames.PrepareTargets, targets);
+            made = await ActivityList.PrepareTargets.CallAsync(context, targets);
             foreach (var room in rooms)
             {
                 if (canceled || errors.Count > 0)
@@ -96,7 +96,7 @@ public static class StepOrchestrator
             context.SetCustomStatus(new RunProgress("cleaning up", null, 0, input.Index));
             try
             {
-                deleted = await context.CallActivityAsync<TargetRequests>(ActivityNames.DeleteTargets, targets);
+                deleted = await ActivityList.DeleteTargets.CallAsync(context, targets);
             }
             catch (Exception ex)
             {
@@ -125,10 +125,12 @@ public static class StepOrchestrator
             : "no slice handed back figures (see the errors)"))];
         var ended = context.CurrentUtcDateTime;
         var env = (input.Environment with { EmulatorVersion = input.Environment.TargetKind == "Azurite" ? made?.Server : null }).ToRun(Math.Max(1, hosts.Count), input.Host, null);
-        WorkloadSummary[] headlines = [.. workloads.Select(WorkloadPayloads.Headline)];
+        // A step's workloads name their step in everything that leaves it (row, telemetry, result): sweep-curve.kql selects on it.
+        var stepped = input.Parameter is null ? workloads : [.. workloads.Select(w => w with { StepParameter = input.Parameter, StepValue = input.Value })];
+        WorkloadSummary[] headlines = [.. stepped.Select(WorkloadPayloads.Headline)];
         try
         {
-            await context.CallActivityAsync<bool>(ActivityNames.StoreStep, new StoreStepInput(
+            await ActivityList.StoreStep.CallAsync(context, new StoreStepInput(
                 new StepRecord(input.RunId, spec.Scenario, input.RunStartedUtc, ended, env, input.Index, input.Parameter, input.Value, status, errors, headlines)
                 {
                     Notes = notes, Unmeasured = unmeasured,
@@ -147,14 +149,13 @@ public static class StepOrchestrator
             {
                 RunId = input.RunId, Status = status, StartedUtc = input.RunStartedUtc, EndedUtc = ended, Spec = spec, Environment = env,
             };
-            await context.CallActivityAsync<bool>(ActivityNames.EmitStepTelemetry, new StepTelemetryInput(run, headlines));
+            await ActivityList.EmitStepTelemetry.CallAsync(context, new StepTelemetryInput(run, headlines));
         }
         catch (Exception ex)
         {
             // The benchmark itself stands; the missing telemetry is reported, not hidden.
             errors.Add("telemetry: " + TaskFailures.Describe(ex));
         }
-        var stepped = input.Parameter is null ? workloads : [.. workloads.Select(w => w with { StepParameter = input.Parameter, StepValue = input.Value })];
         return new StepResult(stepId, input.Index, input.Parameter, input.Value, status, errors, stepped, [.. hosts])
         {
             Server = made?.Server, SideRequests = side, Notes = notes, Unmeasured = unmeasured,
@@ -171,7 +172,7 @@ public static class StepOrchestrator
     {
         var orders = room.Plan(stepPlan, spec);
         context.SetCustomStatus(new RunProgress(SeedingPhase, room.Name, orders.Count, step));
-        var seeded = await Task.WhenAll(orders.Select(o => context.CallActivityAsync<SeedResult>(ActivityNames.SeedSlice, o)));
+        var seeded = await Task.WhenAll(orders.Select(o => ActivityList.SeedSlice.CallAsync(context, o)));
         long failed = seeded.Sum(s => s.Failed);
         if (failed > 0)
         {
@@ -211,7 +212,7 @@ public static class StepOrchestrator
         context.SetCustomStatus(new RunProgress(VerifyingPhase, workload, slices, step));
         try
         {
-            var verified = await context.CallActivityAsync<VerificationResult>(ActivityNames.Verify, input);
+            var verified = await ActivityList.Verify.CallAsync(context, input);
             if (verified.NotVerifiedReason is not null)
             {
                 // The activity met storage it could not read (the storage-call policy): the figures stand, unverified.
@@ -241,7 +242,7 @@ public static class StepOrchestrator
         IReadOnlyList<SliceOrder> plans, string workload, int step, List<string> errors, List<string> notes)
     {
         context.SetCustomStatus(new RunProgress(RunningPhase, workload, plans.Count, step));
-        var calls = plans.Select(p => context.CallActivityAsync<SliceResult>(ActivityNames.RunSlice, p)).ToList();
+        var calls = plans.Select(p => ActivityList.RunSlice.CallAsync(context, p)).ToList();
         try
         {
             await Task.WhenAll(calls);

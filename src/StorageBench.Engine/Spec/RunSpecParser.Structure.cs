@@ -20,6 +20,7 @@ public static partial class RunSpecParser
         // One frame per open object or array: its path, and for an object the keys seen with their line.
         var frames = new Stack<(string Path, Dictionary<string, string>? Keys, int Index)>();
         string? pendingName = null;
+        var line = new LineCounter();
         while (reader.Read())
         {
             switch (reader.TokenType)
@@ -27,7 +28,7 @@ public static partial class RunSpecParser
                 case JsonTokenType.PropertyName:
                     var (path, keys, _) = frames.Peek();
                     string name = reader.GetString()!;
-                    string position = PositionOf(utf8, reader.TokenStartIndex);
+                    string position = line.PositionOf(utf8, reader.TokenStartIndex);
                     string field = path.Length == 0 ? name : $"{path}.{name}";
                     if (keys!.TryGetValue(name, out string? first))
                     {
@@ -71,21 +72,34 @@ public static partial class RunSpecParser
         return $"{path}[{index}]";
     }
 
-    /// <summary>"line L, column C" of a byte offset: a one-line spec's two keys differ only by their column.</summary>
-    private static string PositionOf(byte[] utf8, long offset)
+    /// <summary>
+    /// "line L, column C" of a byte offset, counted on from the last one asked (offsets only grow): one pass over the
+    /// text however many keys, and a one-line spec's two keys differ by their column.
+    /// </summary>
+    private sealed class LineCounter
     {
-        int line = 1;
-        int lineStart = 0;
-        for (int i = 0; i < offset && i < utf8.Length; i++)
+        private int _offset;
+        private int _line = 1;
+        private int _column = 1;
+
+        public string PositionOf(byte[] utf8, long offset)
         {
-            if (utf8[i] == (byte)'\n')
+            int end = (int)Math.Min(offset, utf8.Length);
+            for (; _offset < end; _offset++)
             {
-                line++;
-                lineStart = i + 1;
+                byte b = utf8[_offset];
+                if (b == (byte)'\n')
+                {
+                    _line++;
+                    _column = 1;
+                }
+                else if ((b & 0xC0) != 0x80)
+                {
+                    _column++; // a UTF-8 continuation byte is no new character
+                }
             }
+            return $"line {_line}, column {_column}";
         }
-        int column = Encoding.UTF8.GetCharCount(utf8, lineStart, (int)Math.Min(offset, utf8.Length) - lineStart) + 1;
-        return $"line {line}, column {column}";
     }
 
     /// <summary>
@@ -130,13 +144,18 @@ public static partial class RunSpecParser
     {
         var known = type.GetProperties(BindingFlags.Public | BindingFlags.Instance).Where(p => p.CanWrite)
             .Select(p => (Name: JsonNamingPolicy.CamelCase.ConvertName(p.Name), Property: p)).ToList();
+        bool knownListed = false;
         foreach (var p in element.EnumerateObject())
         {
             string field = path.Length == 0 ? p.Name : $"{path}.{p.Name}";
             var property = known.FirstOrDefault(k => k.Name == p.Name).Property;
             if (property is null)
             {
-                errors.Add(new ValidationError(field, "(unknown field)", StrictJsonObject.NotAField(p.Name, path.Length == 0 ? "the spec" : path, known.Select(k => k.Name).ToList())));
+                // Past what an answer lists, only counted: no nearest name is looked for.
+                string rule = errors.Count >= ValidationError.MaxListed ? ""
+                    : StrictJsonObject.NotAField(p.Name, path.Length == 0 ? "the spec" : path, [.. known.Select(k => k.Name)], listKnown: !knownListed);
+                knownListed = true;
+                errors.Add(new ValidationError(field, "(unknown field)", rule));
                 continue;
             }
             var child = Nullable.GetUnderlyingType(property.PropertyType) ?? property.PropertyType;

@@ -61,6 +61,8 @@ public class StopSignalTests(ITestOutputHelper output)
         Assert.Empty(await new TargetCleaner([target]).OfRunAsync(runId, default));
         using var results = await TestHubStore.ResultsAsync();
         Assert.Equal("Canceled", (await results.ListRunsAsync("sigterm", 5, default)).Single(r => r.GetString("RunId") == runId).GetString("Status"));
+        // Nor anything of its own task hub in the hub store.
+        Assert.Empty(await AccountContents.OfRunHubAsync(results.Target, runId));
     }
 
     [Fact]

@@ -126,6 +126,26 @@ public class PreflightTests(AzuriteFixture azurite, ITestOutputHelper output) : 
         Assert.Equal(before, await SnapshotAsync());
     }
 
+    /// <summary>A dead control-plane account is named as the control plane, never taken for the account under test.</summary>
+    [Fact]
+    public async Task ADeadHubConnectionStringIsNamedAsTheControlPlaneNotTheTarget()
+    {
+        string dir = Directory.CreateTempSubdirectory("sb-preflight").FullName;
+        string spec = Path.Combine(dir, "spec.json");
+        await File.WriteAllTextAsync(spec, Spec);
+        var (stdout, stderr) = (new StringWriter(), new StringWriter());
+
+        int exit = await CliApp.RunAsync(["run", "--spec", spec, "--connection-string", azurite.ConnectionString, "--hub-connection-string", ConnectionString("closed port"),
+            "--out", dir], stdout, stderr, default);
+        output.WriteLine(stderr.ToString());
+
+        Assert.Equal(1, exit);
+        string line = Assert.Single(stderr.ToString().Split(Environment.NewLine, StringSplitOptions.RemoveEmptyEntries));
+        Assert.StartsWith("error: the control plane (task hubs, cancel signals, progress, results; --hub-connection-string), not the target: storage account devstoreaccount1, " +
+            $"table endpoint http://127.0.0.1:{Port("closed port")}/devstoreaccount1: Connection refused: ", line);
+        Assert.DoesNotContain("started (scenario", stdout.ToString());
+    }
+
     [Fact]
     public async Task AReachableAccountWithTheRightKeyPassesAndAWrongResultsStoreIsNamed()
     {
