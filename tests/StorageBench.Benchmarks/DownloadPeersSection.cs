@@ -93,9 +93,9 @@ public static partial class DownloadPeersSection
         Directory.Delete(work, recursive: true);
 
         var md = new StringBuilder();
-        md.AppendLine("### 5f. Blob downloads beside AzCopy (Azurite)");
+        md.AppendLine("### 5f. Blob downloads beside AzCopy and the JS SDK (Azurite)");
         md.AppendLine();
-        md.AppendLine(string.Create(Inv, $"One {BlobBytes >> 20} MiB blob downloaded from one Azurite (in-memory, loopback, its own process) in {RangeBytes >> 20} MiB ranges, by AzCopy {BlobPeersSection.AzCopyVersion(azcopy)} (npm `@azure-tools/azcopy-linux`, pinned) and by `storagebench run` with a blobDownload spec on the lean and the SDK driver; they alternate (AzCopy, AzCopy with 8 in flight, lean, SDK) for {Rounds} rounds. ") +
+        md.AppendLine(string.Create(Inv, $"One {BlobBytes >> 20} MiB blob downloaded from one Azurite (in-memory, loopback, its own process) in {RangeBytes >> 20} MiB ranges, by AzCopy {BlobPeersSection.AzCopyVersion(azcopy)} (npm `@azure-tools/azcopy-linux`, pinned) by the JS SDK, and by `storagebench run` with a blobDownload spec on the lean and the SDK driver; they alternate (AzCopy, AzCopy with 8 in flight, the JS SDK when installed, lean, SDK) for {Rounds} rounds. ") +
             "AzCopy runs `azcopy copy \"http://127.0.0.1:PORT/devstoreaccount1/peers/download.bin?SAS\" /dev/null --from-to BlobLocal --block-size-mb 4 --log-level ERROR --skip-version-check` at its own concurrency, and again with `AZCOPY_CONCURRENCY_VALUE=8`; " +
             "its destination is /dev/null (AzCopy's own advice for measuring downloads: no disk write in its CPU or time, as storagebench writes none), and a run counts only when AzCopy reports every byte transferred. The blob it reads is seeded once, before the runs. " +
             "The JS SDK peer (`tests/StorageBench.Benchmarks/js-peer/download.js`, `@azure/storage-blob` pinned in its own package.json) reads the same blob in the same 4 MiB ranges with 8 in flight, each body read to its end and dropped; its bracketed figure is its own window (first range request to last byte). " +
