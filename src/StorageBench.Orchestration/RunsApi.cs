@@ -88,13 +88,19 @@ public sealed partial class RunsApi(IRunOrchestrationClient client, ResultsTable
         }
         _started[started.RunId!] = true;
         string status = links.Status(started.RunId!);
-        return new ApiResponse(202, new JsonObject
+        var accepted = new JsonObject
         {
             ["id"] = started.RunId,
             ["statusQueryGetUri"] = status,
             ["cancelPostUri"] = links.Cancel(started.RunId!),
             ["reportGetUri"] = links.Report(started.RunId!),
-        }, status);
+        };
+        if (RunSpecParser.UnusedCounts(body) is { Count: > 0 } notes)
+        {
+            // A count the timed run does not use, said rather than ignored (the CLI says it on stderr).
+            accepted["notes"] = new JsonArray([.. notes.Select(n => JsonValue.Create(n))]);
+        }
+        return new ApiResponse(202, accepted, status);
     }
 
     /// <summary>

@@ -123,6 +123,19 @@ public class RunsApiTests(AzuriteFixture azurite) : IAsyncLifetime
     }
 
     [Fact]
+    public async Task AStartedRunSaysWhichWrittenCountItsDurationLeavesUnused()
+    {
+        var api = NewApi();
+        var start = await api.StartAsync("""{ "scenario": "api", "startDelaySeconds": 0, "tableInsert": { "entityCount": 500, "batchSize": 100, "durationSeconds": 1 } }""",
+            new Uri("http://localhost/"), null, default);
+
+        Assert.Equal(202, start.StatusCode);
+        Assert.Equal("tableInsert.entityCount 500 is not used: durationSeconds 1 runs the workload for a time, not a count", (string?)start.Body["notes"]![0]);
+        string id = (string)start.Body["id"]!;
+        await Waits.UntilAsync(() => api.GetAsync(id, default), s => s.StatusCode != 202, TimeSpan.FromMinutes(3), $"run {id} ended");
+    }
+
+    [Fact]
     public async Task TheListShowsARunThisServerStartedWhileItGoesAndAReportOfARunFromElsewhereSaysWhereItIs()
     {
         var api = NewApi();
