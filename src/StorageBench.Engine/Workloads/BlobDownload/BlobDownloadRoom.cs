@@ -41,6 +41,8 @@ public sealed partial class BlobDownloadRoom : Workload<BlobDownloadSpec, BlobDo
 
     public override WorkloadKind Kind => KindOf;
 
+    public override string CountField => "downloadCount";
+
     public override Capacity.CapacityModel Capacity { get; } = new Capacity.BlobDownloadCapacity();
 
     public override TargetService Service => TargetService.Blob;

@@ -20,6 +20,8 @@ public sealed class BlobUploadRoom : Workload<BlobUploadSpec, BlobSlicePlan, Ver
 
     public override WorkloadKind Kind => WorkloadKind.BlobUpload;
 
+    public override string CountField => "blobCount";
+
     public override TargetService Service => TargetService.Blob;
 
     public override WorkloadSpec? SectionOf(RunSpec spec) => spec.BlobUpload;

@@ -28,6 +28,8 @@ public sealed class PageBlobUploadRoom : Workload<PageBlobUploadSpec, PageBlobSl
 
     public override WorkloadKind Kind => PageBlobUpload;
 
+    public override string CountField => "blobCount";
+
     public override Capacity.CapacityModel Capacity { get; } = new Capacity.PageBlobUploadCapacity();
 
     public override TargetService Service => TargetService.Blob;

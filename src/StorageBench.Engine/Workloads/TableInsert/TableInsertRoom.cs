@@ -20,6 +20,8 @@ public sealed class TableInsertRoom : Workload<TableInsertSpec, TableSlicePlan, 
 
     public override WorkloadKind Kind => WorkloadKind.TableInsert;
 
+    public override string CountField => "entityCount";
+
     public override TargetService Service => TargetService.Table;
 
     public override WorkloadSpec? SectionOf(RunSpec spec) => spec.TableInsert;

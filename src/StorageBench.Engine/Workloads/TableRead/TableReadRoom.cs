@@ -58,6 +58,8 @@ public sealed class TableReadRoom : Workload<TableReadSpec, TableReadSlicePlan, 
 
     public override WorkloadKind Kind => TableReadKind;
 
+    public override string CountField => "readCount";
+
     public override Capacity.CapacityModel Capacity { get; } = new Capacity.TableReadCapacity();
 
     public override TargetService Service => TargetService.Table;
