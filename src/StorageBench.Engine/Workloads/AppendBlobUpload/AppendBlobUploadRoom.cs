@@ -39,6 +39,8 @@ public sealed class AppendBlobUploadRoom : Workload<AppendBlobUploadSpec, Append
         RateOf = t => t.MegabytesPerSecond,
     };
 
+    public override string CountField => "blobCount";
+
     public override TargetService Service => TargetService.Blob;
 
     /// <summary>Its own container beside the other blob uploads'.</summary>
