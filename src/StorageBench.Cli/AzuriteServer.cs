@@ -18,7 +18,7 @@ namespace StorageBench.Cli;
 public sealed class AzuriteServer : IAsyncDisposable
 {
     /// <summary>The well-known development account key: the only key that may appear in the repo.</summary>
-    public const string DevAccountKey = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==";
+    public const string DevAccountKey = Engine.Targets.StorageTarget.DevelopmentAccountKey;
 
     private readonly Process _process;
     private readonly StringBuilder _log;

@@ -23,8 +23,8 @@ public sealed record PreflightFailure(string Account, string Service, Uri? Endpo
     public string? Role { get; init; }
 
     /// <summary>One line: "storage account devstoreaccount1, table endpoint http://…: 403 AuthorizationFailure: check …; nothing was started".</summary>
-    public string Message => MissingEndpoint ??
-        $"{(Role is null ? "" : Role + ": ")}storage account {Account}, {Service} endpoint {Endpoint}: {Cause}: {Hint}; nothing was started";
+    public string Message => MissingEndpoint ?? StorageTarget.Redact(
+        $"{(Role is null ? "" : Role + ": ")}storage account {Account}, {Service} endpoint {Endpoint}: {Cause}: {Hint}; nothing was started");
 
     public override string ToString() => Message;
 }

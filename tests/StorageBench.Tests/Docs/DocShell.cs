@@ -26,6 +26,8 @@ internal sealed class DocShell : IAsyncDisposable
     {
         _connectionString = connectionString;
         Directory.CreateDirectory(_temp);
+        // The reader's file holding the account's connection string (docs/cli.md: keys stay off the command line).
+        File.WriteAllText(Path.Combine(_temp, "account.cs"), connectionString);
         File.WriteAllText(Path.Combine(_temp, "my-spec.json"), """
             { "scenario": "docs-my-spec", "startDelaySeconds": 0, "tableInsert": { "entityCount": 500, "batchSize": 50 } }
             """);
@@ -53,6 +55,7 @@ internal sealed class DocShell : IAsyncDisposable
         .Replace("<id>", LastRunId ?? "<id>", StringComparison.Ordinal)
         .Replace("<runId>", LastRunId ?? "<runId>", StringComparison.Ordinal)
         .Replace(" my-spec.json", " " + Path.Combine(_temp, "my-spec.json"), StringComparison.Ordinal)
+        .Replace(" account.cs", " " + Path.Combine(_temp, "account.cs"), StringComparison.Ordinal)
         .Replace(" results/", " " + Path.Combine(_temp, "results") + "/", StringComparison.Ordinal);
 
     private int _runs;
