@@ -13,13 +13,23 @@ namespace StorageBench.Cli;
 /// <remarks>
 /// Lifetime without a daemon: each CLI process that uses the store holds a shared flock on users.lock for as long as it
 /// runs (the kernel drops it when the process ends in any way). Azurite runs under a small shell that waits for an
-/// exclusive lock on that file, which it gets only once no CLI process holds one, and then stops Azurite. Starting is
-/// serialized by start.lock, so two processes never start two Azurites on one folder.
+/// exclusive lock on that file, which it gets only once no CLI process holds one, and then, once the store has stayed
+/// unused for <see cref="IdleSetting"/>, stops Azurite. Starting is serialized by start.lock, so two processes never
+/// start two Azurites on one folder.
 /// </remarks>
 public sealed class HubAzurite : IDisposable
 {
     /// <summary>The folder setting: tests and users who want the store elsewhere set it.</summary>
     public const string FolderSetting = "STORAGEBENCH_HUB_DIR";
+
+    /// <summary>How long the store's Azurite stays up after the last CLI process lets go of it (seconds; 0: it stops then).</summary>
+    public const string IdleSetting = "STORAGEBENCH_HUB_IDLE_SECONDS";
+
+    /// <summary>
+    /// The default of <see cref="IdleSetting"/>: a user's next run within 15 minutes joins a running store instead of paying its
+    /// start (seconds on a busy machine); idle, Azurite costs a little memory and almost no CPU (BENCHMARKS.md section 10).
+    /// </summary>
+    public const int DefaultIdleSeconds = 900;
 
     private readonly SafeFileHandle _users;
 
@@ -53,7 +63,8 @@ public sealed class HubAzurite : IDisposable
     public static Task<HubAzurite> OpenAsync(CancellationToken ct) => OpenAsync(Folder, ct);
 
     /// <summary>The store in <paramref name="folder"/> (tests: one of their own, opened in-process).</summary>
-    public static async Task<HubAzurite> OpenAsync(string folder, CancellationToken ct)
+    /// <param name="idleSeconds">How long an Azurite started here stays up unused (default: <see cref="IdleSetting"/>).</param>
+    public static async Task<HubAzurite> OpenAsync(string folder, CancellationToken ct, int? idleSeconds = null)
     {
         string? closed = HubStoreFolder.Prepare(folder)
             ? $"the hub store in {folder} was readable by other users: it is now theirs no longer (folders 0700, files 0600, an account key of its own); its runs and results are kept"
@@ -63,6 +74,8 @@ public sealed class HubAzurite : IDisposable
         var users = await LockAsync(Path.Combine(folder, "users.lock"), exclusive: false, ct).ConfigureAwait(false);
         try
         {
+            // Its mtime tells an idle store's wrapper that it was used while it waited to stop.
+            await HubStoreFolder.WriteAsync(Path.Combine(folder, "opened"), "").ConfigureAwait(false);
             string stateFile = Path.Combine(folder, "azurite.json");
             if (await RunningAsync(stateFile, ct).ConfigureAwait(false) is { } running)
             {
@@ -72,7 +85,7 @@ public sealed class HubAzurite : IDisposable
                     : new HubAzurite(users, AzuriteServer.ConnectionStringFor(running.Ports), started: false, StillOpen(folder));
             }
             string key = HubStoreFolder.Key(folder);
-            int[] ports = await StartAsync(folder, stateFile, key, ct).ConfigureAwait(false);
+            int[] ports = await StartAsync(folder, stateFile, key, idleSeconds ?? IdleSeconds(), ct).ConfigureAwait(false);
             return new HubAzurite(users, AzuriteServer.ConnectionStringFor(ports, Account, key), started: true, closed);
         }
         catch
@@ -134,22 +147,32 @@ public sealed class HubAzurite : IDisposable
 
     /// <summary>
     /// The wrapper: Azurite in the background, its output to azurite.log; then wait for the exclusive lock (no CLI process
-    /// left), stop Azurite (SIGTERM: it saves its state), and remove the state file if it is still this wrapper's.
+    /// left), let go of it and wait the idle time, and stop only when still nobody holds the store and nobody opened it in
+    /// the meantime (the opened file is newer than the wait's mark); then stop Azurite (SIGTERM: it saves its state) and
+    /// remove the state file if it is still this wrapper's.
     /// </summary>
     private const string Wrapper = """
-        dir=$1; shift
+        dir=$1; idle=$2; shift 2
         umask 077
         exec </dev/null >>"$dir/azurite.log" 2>&1
         "$@" & azurite=$!
         exec 9>>"$dir/users.lock"
-        flock -x 9
-        echo "storagebench: no CLI process holds the hub store; stopping Azurite (wrapper $$)"
+        while :; do
+          flock -x 9
+          [ "$idle" -gt 0 ] || break
+          touch "$dir/idle.mark"
+          flock -u 9
+          sleep "$idle" & wait $!
+          flock -x -n 9 && ! [ "$dir/opened" -nt "$dir/idle.mark" ] && break
+          flock -u 9
+        done
+        echo "storagebench: no CLI process has held the hub store for $idle s; stopping Azurite (wrapper $$)"
         kill $azurite 2>/dev/null; wait $azurite
         grep -q "\"Pid\":$$," "$dir/azurite.json" 2>/dev/null && rm -f "$dir/azurite.json"
         """;
 
     /// <param name="key">The account's key: given to Azurite in its environment (AZURITE_ACCOUNTS), never on its command line.</param>
-    private static async Task<int[]> StartAsync(string folder, string stateFile, string key, CancellationToken ct)
+    private static async Task<int[]> StartAsync(string folder, string stateFile, string key, int idleSeconds, CancellationToken ct)
     {
         string azurite = AzuriteServer.FindExecutable();
         Exception? last = null;
@@ -158,7 +181,7 @@ public sealed class HubAzurite : IDisposable
             int[] ports = AzuriteServer.FreePorts(3);
             var psi = Platform.ShellInOwnSession(Wrapper,
             [
-                folder, azurite,
+                folder, idleSeconds.ToString(CultureInfo.InvariantCulture), azurite,
                 "--location", Path.Combine(folder, "data"), "--disableTelemetry", "--loose", "--silent", "--skipApiVersionCheck",
                 "--blobHost", "127.0.0.1", "--blobPort", Port(ports[0]), "--queueHost", "127.0.0.1", "--queuePort", Port(ports[1]),
                 "--tableHost", "127.0.0.1", "--tablePort", Port(ports[2]),
@@ -188,6 +211,14 @@ public sealed class HubAzurite : IDisposable
         }
         throw new InvalidOperationException($"the hub store's Azurite (in {folder}) did not start: {last?.Message}; see {Path.Combine(folder, "azurite.log")}", last);
     }
+
+    /// <summary><see cref="IdleSetting"/>, else <see cref="DefaultIdleSeconds"/>; a value that is not a whole number of seconds is one line.</summary>
+    private static int IdleSeconds() => Environment.GetEnvironmentVariable(IdleSetting) switch
+    {
+        null or "" => DefaultIdleSeconds,
+        var text when int.TryParse(text, NumberStyles.None, CultureInfo.InvariantCulture, out int seconds) => seconds,
+        var text => throw new LocalSetupException($"{IdleSetting}: \"{text}\" must be a whole number of seconds, 0 or more (0: the hub store stops with the last process)"),
+    };
 
     private static string Port(int port) => port.ToString(CultureInfo.InvariantCulture);
 

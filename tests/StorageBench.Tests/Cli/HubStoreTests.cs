@@ -83,6 +83,25 @@ public class HubStoreTests(ITestOutputHelper output)
         await StoppedAsync(folder);
     }
 
+    /// <summary>
+    /// After its last process, the store stays up for the idle time, so the user's next run joins it instead of starting it;
+    /// then it stops by itself (its data saved).
+    /// </summary>
+    [Fact]
+    public async Task TheStoreStaysUpForTheIdleTimeAfterItsLastProcessSoTheNextRunJoinsItThenStops()
+    {
+        string folder = NewFolder();
+        using (var first = await HubAzurite.OpenAsync(folder, default, idleSeconds: 20))
+        {
+            Assert.True(first.Started);
+        }
+        using (var next = await HubAzurite.OpenAsync(folder, default, idleSeconds: 20))
+        {
+            Assert.False(next.Started);
+        }
+        await StoppedAsync(folder);
+    }
+
     private static string KeyOf(string connectionString) => Regex.Match(connectionString, "AccountKey=([^;]+)").Groups[1].Value;
 
     /// <summary>Every process whose command line holds <paramref name="secret"/> (what any local user can read in /proc/PID/cmdline).</summary>

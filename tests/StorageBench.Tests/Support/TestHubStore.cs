@@ -21,6 +21,8 @@ internal static class TestHubStore
     internal static void Use()
     {
         Environment.SetEnvironmentVariable(HubAzurite.FolderSetting, Folder);
+        // A store of the tests' own stops with its last process, as a test's own folder must (never the 15 minutes a user's stays up).
+        Environment.SetEnvironmentVariable(HubAzurite.IdleSetting, "0");
         // Held from the start: every CLI the tests run joins the running store instead of starting its Azurite (seconds each on a busy machine).
         _ = Task.Run(() => Plane.Value);
         // Not deleted at exit: its Azurite stops only once this process is gone (the kernel drops the lock), and Azurite saves its
