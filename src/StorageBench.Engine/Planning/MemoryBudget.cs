@@ -77,6 +77,10 @@ public sealed record MemoryBudget(long Bytes, string Source, int SlicesPerProces
         {
             yield return (Math.Min(p.PageRangeBytes, p.BlobSizeBytes), $"pageBlobUpload.pageRangeBytes {p.PageRangeBytes:N0} (one buffer, shared by every slice)");
         }
+        if (spec.AppendBlobUpload is { } a)
+        {
+            yield return (Math.Min(a.AppendSizeBytes, a.BlobSizeBytes), $"appendBlobUpload.appendSizeBytes {a.AppendSizeBytes:N0} (one buffer, shared by every slice)");
+        }
         if (spec.BlobDownload is { } d)
         {
             int slices = Math.Min(d.Slices, SlicesPerProcess);
