@@ -5,6 +5,7 @@ using Microsoft.DurableTask.Client;
 using Microsoft.Extensions.Logging;
 using StorageBench.Engine.Cleanup;
 using StorageBench.Engine.Cost;
+using StorageBench.Engine.Planning;
 using StorageBench.Engine.ResultsStore;
 using StorageBench.Orchestration;
 using StorageBench.Orchestration.Dashboard;
@@ -71,7 +72,13 @@ public sealed class RunsFunctions(ResultsTableStore results, TargetCleaner clean
     public static IActionResult Dashboard([HttpTrigger(AuthorizationLevel.Function, "get", Route = "dashboard")] HttpRequest req) =>
         Reply(req, DashboardPage.Response());
 
-    private RunsApi Api(DurableTaskClient client) => new(new DurableRunClient(client), results, cleaner, time, "http", prices, loggers);
+    private RunsApi Api(DurableTaskClient client) => new(new DurableRunClient(client), results, cleaner, time, "http", prices, loggers) { Memory = InstanceMemory };
+
+    /// <summary>
+    /// An instance's memory budget: half of its memory (WEBSITE_MEMORY_LIMIT_MB, else what the runtime sees), for the slices
+    /// one instance runs at once: host.json's maxConcurrentActivityFunctions.
+    /// </summary>
+    public static MemoryBudget InstanceMemory => MemoryBudget.OfThisProcess(Environment.GetEnvironmentVariable, slicesPerProcess: 32);
 
     /// <summary>
     /// The function key the caller sent, read as the host reads it (the x-functions-key header before ?code=): the links

@@ -75,8 +75,9 @@ public sealed class ControlPlane : IDisposable
         }
         if (local.Started)
         {
-            await stdout.WriteLineAsync($"Hub store: Azurite on disk in {HubAzurite.Folder} (started in {took.Elapsed.TotalSeconds:0.0} s; " +
-                "task hubs, cancel signals, progress and results live there, not in the target)").ConfigureAwait(false);
+            // Two lines within 120 columns: the folder is a long path.
+            await stdout.WriteLineAsync($"Hub store: Azurite on disk in {HubAzurite.Folder} (started in {took.Elapsed.TotalSeconds:0.0} s);\n" +
+                "  task hubs, cancel signals, progress and results live there, not in the target").ConfigureAwait(false);
         }
         return new ControlPlane(StorageTarget.FromConnectionString(local.ConnectionString), local, $"the hub store in {HubAzurite.Folder}");
     }

@@ -28,7 +28,7 @@ namespace StorageBench.Orchestration;
 /// <item>Every 202 carries Retry-After (<see cref="ApiResponse.RetryAfterSeconds"/>), as Azure's long-running operations do.</item>
 /// <item>GET /api/runs/{id} → 404 unknown; 202 while pending or running (with progress, and Location: the status link); 200 with the summary as result when done.
 /// Its status is the run's (<see cref="RunStatus"/>); the orchestration's runtime status is the separate orchestrationStatus.</item>
-/// <item>GET /api/runs?scenario=S&amp;last=N → 200 {runs:[…]}, newest first, from the results table; 400 for a last that is not 1 to 1000
+/// <item>GET /api/runs?scenario=S&amp;last=N → 200 {runs:[…]}: the runs this server started that are still going, then the results table's, newest first; 400 for a last that is not 1 to 1000
 /// (an empty one too). Hosts pass each query parameter as given, an empty value as empty: the API alone judges it.</item>
 /// <item>POST /api/runs/{id}/cancel → 404 unknown; 409 already ended; 200 with the Canceled summary once it stopped.</item>
 /// <item>GET /api/runs/{id}/report → 200 the finished run's summary.html (text/html); 404 unknown; 409 while it runs.</item>
@@ -42,6 +42,9 @@ public sealed partial class RunsApi(IRunOrchestrationClient client, ResultsTable
 {
     private readonly ILogger _logger = (loggers ?? NullLoggerFactory.Instance).CreateLogger<RunsApi>();
     private readonly System.Collections.Concurrent.ConcurrentDictionary<string, bool> _started = new(StringComparer.Ordinal);
+
+    /// <summary>The driver's memory budget a started run must fit (null: this process's, every slice on it, as `serve` runs them).</summary>
+    public MemoryBudget? Memory { get; init; }
 
     /// <summary>How long a canceled run gets to stop by itself before it is terminated and cleaned up from outside.</summary>
     public TimeSpan CancelGrace { get; init; } = TimeSpan.FromSeconds(30);
@@ -71,7 +74,7 @@ public sealed partial class RunsApi(IRunOrchestrationClient client, ResultsTable
     public async Task<ApiResponse> StartAsync(string body, RunLinks links, string? instanceId, CancellationToken ct)
     {
         // Before a run is accepted, every account it would use must answer and accept the credentials.
-        var starter = new RunStarter(client, time) { Preflight = new StoragePreflight(cleaner.Targets, results.Target, _logger) };
+        var starter = new RunStarter(client, time) { Preflight = new StoragePreflight(cleaner.Targets, results.Target, _logger), Memory = Memory ?? MemoryBudget.OfThisProcess(Environment.GetEnvironmentVariable) };
         var started = await starter.StartAsync(body, host, instanceId, ct).ConfigureAwait(false);
         if (started.AlreadyExisted)
         {
@@ -88,13 +91,19 @@ public sealed partial class RunsApi(IRunOrchestrationClient client, ResultsTable
         }
         _started[started.RunId!] = true;
         string status = links.Status(started.RunId!);
-        return new ApiResponse(202, new JsonObject
+        var accepted = new JsonObject
         {
             ["id"] = started.RunId,
             ["statusQueryGetUri"] = status,
             ["cancelPostUri"] = links.Cancel(started.RunId!),
             ["reportGetUri"] = links.Report(started.RunId!),
-        }, status);
+        };
+        if (RunSpecParser.UnusedCounts(body) is { Count: > 0 } notes)
+        {
+            // A count the timed run does not use, said rather than ignored (the CLI says it on stderr).
+            accepted["notes"] = new JsonArray([.. notes.Select(n => JsonValue.Create(n))]);
+        }
+        return new ApiResponse(202, accepted, status);
     }
 
     /// <summary>
@@ -161,7 +170,18 @@ public sealed partial class RunsApi(IRunOrchestrationClient client, ResultsTable
             return ApiResponse.FieldError(400, "", new ValidationError("last", $"\"{last}\"", "must be a whole number from 1 to 1000"));
         }
         var rows = await results.QueryRunsAsync(new RunFilter(string.IsNullOrEmpty(scenario) ? null : scenario), max, ct).ConfigureAwait(false);
-        return new ApiResponse(200, new JsonObject { ["runs"] = new JsonArray([.. rows.Select(RowJson)]) });
+        // Runs still going have no row yet: those this server started (from the page, curl or any caller) come first, as they are now.
+        var live = new List<JsonNode>();
+        foreach (string id in _started.Keys.Where(id => !rows.Any(r => r.GetString(ResultsColumns.RunId) == id)))
+        {
+            if (await client.GetStateAsync(id, ct).ConfigureAwait(false) is { } state && !RuntimeStatus.IsDone(state.RuntimeStatus)
+                && state.InputJson is { } input && JsonSerializer.Deserialize<RunRequest>(input, JsonDefaults.Options)?.Spec.Scenario is { } name
+                && (string.IsNullOrEmpty(scenario) || name == scenario))
+            {
+                live.Add(new JsonObject { ["scenario"] = name, ["runId"] = id, ["status"] = await StatusOfAsync(state, null, ct).ConfigureAwait(false), ["startedUtc"] = state.CreatedUtc });
+            }
+        }
+        return new ApiResponse(200, new JsonObject { ["runs"] = new JsonArray([.. live, .. rows.Select(RowJson)]) });
     }
 
     /// <summary>
@@ -240,7 +260,10 @@ public sealed partial class RunsApi(IRunOrchestrationClient client, ResultsTable
         var state = await client.GetStateAsync(id, ct).ConfigureAwait(false);
         if (state is null)
         {
-            return NotFound(id);
+            // A run the list shows (its row is in the results table) that ran elsewhere: `storagebench run` on a hub of its own, deleted after it.
+            return await results.LoadRunFiguresAsync(id, ct).ConfigureAwait(false) is null ? NotFound(id) : ApiResponse.Error(404,
+                $"run \"{id}\" ran outside this server (storagebench run, or another serve): its report is the summary.html in that run's " +
+                $"--out folder (out/{id}/ by default); its figures are in the results table, and GET /api/compare judges it against another run");
         }
         if (!RuntimeStatus.IsDone(state.RuntimeStatus))
         {

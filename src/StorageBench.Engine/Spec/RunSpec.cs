@@ -31,6 +31,9 @@ public sealed record RunSpec
     /// <summary>Get Blob of whole blobs or ranges, of blobs the workload seeds itself.</summary>
     public BlobDownloadSpec? BlobDownload { get; init; }
 
+    /// <summary>Append blobs created empty and grown by Append Block, one append in flight per blob.</summary>
+    public Workloads.AppendBlobUpload.AppendBlobUploadSpec? AppendBlobUpload { get; init; }
+
     /// <summary>Run the workloads once per value of one parameter (e.g. tableInsert.batchSize [1, 4, 16, 32, 64, 100]).</summary>
     public SweepSpec? Sweep { get; init; }
 

@@ -103,6 +103,33 @@ public static partial class RunSpecParser
     }
 
     /// <summary>
+    /// A workload's fixed count written beside a durationSeconds over 0: the timed run does not use it, and says so here
+    /// rather than ignore it without a word. One line each ("tableInsert.entityCount 40000 is not used: …").
+    /// </summary>
+    public static IReadOnlyList<string> UnusedCounts(string json)
+    {
+        var notes = new List<string>();
+        try
+        {
+            using var document = JsonDocument.Parse(json, DocumentOptions);
+            foreach (var room in Workloads.WorkloadList.All)
+            {
+                if (document.RootElement.ValueKind == JsonValueKind.Object && document.RootElement.TryGetProperty(room.Name, out var section)
+                    && section.ValueKind == JsonValueKind.Object && section.TryGetProperty(room.CountField, out var count)
+                    && section.TryGetProperty("durationSeconds", out var duration) && duration.ValueKind == JsonValueKind.Number && duration.GetDouble() > 0)
+                {
+                    notes.Add($"{room.Name}.{room.CountField} {count.GetRawText()} is not used: durationSeconds {duration.GetRawText()} runs the workload for a time, not a count");
+                }
+            }
+        }
+        catch (JsonException)
+        {
+            // Not a spec: Parse says why.
+        }
+        return notes;
+    }
+
+    /// <summary>
     /// Every field, at every level, that is not a field of the record it appears in. Names are case-sensitive, as
     /// written in docs/spec.md: "entitycount" is refused, never read as entityCount. Each names the nearest field.
     /// </summary>

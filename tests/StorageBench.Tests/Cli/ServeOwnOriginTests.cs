@@ -3,10 +3,6 @@ using System.Text;
 using System.Text.Json.Nodes;
 using CsCheck;
 using StorageBench.Cli;
-using StorageBench.Engine.Cleanup;
-using StorageBench.Engine.ResultsStore;
-using StorageBench.Engine.Targets;
-using StorageBench.Orchestration;
 
 namespace StorageBench.Tests;
 
@@ -66,10 +62,8 @@ public class ServeOwnOriginTests
     [Fact]
     public async Task OverHttpARebindingHostAndAForeignOriginAreRefusedInTheOneShapeAndPlainCallsReachTheApi()
     {
-        var target = StorageTarget.FromConnectionString("UseDevelopmentStorage=true");
-        using var results = new ResultsTableStore(target);
-        await using var server = await LocalApiServer.StartAsync(new RunsApi(new UnreachableClient(), results, new TargetCleaner([target]), TimeProvider.System, "local-api"), port: 0, default);
-        using var http = new HttpClient { BaseAddress = server.Address };
+        await using var serve = await EngineLessServe.StartAsync();
+        var (server, http) = (serve.Server, serve.Http);
 
         async Task<(HttpStatusCode, JsonNode)> Send(string route, string? host, string? origin)
         {

@@ -2,10 +2,6 @@ using System.Text.Json.Nodes;
 using Microsoft.AspNetCore.Builder;
 using Microsoft.AspNetCore.Http;
 using StorageBench.Cli;
-using StorageBench.Engine.Cleanup;
-using StorageBench.Engine.ResultsStore;
-using StorageBench.Engine.Targets;
-using StorageBench.Orchestration;
 
 namespace StorageBench.Tests;
 
@@ -23,9 +19,8 @@ public class CrossOriginBrowserTests
     [RequiresToolFact("chromium")]
     public async Task AnotherSitesPageCannotDriveServeAndItsOwnPageStillCan()
     {
-        var target = StorageTarget.FromConnectionString("UseDevelopmentStorage=true");
-        using var results = new ResultsTableStore(target);
-        await using var serve = await LocalApiServer.StartAsync(new RunsApi(new UnreachableClient(), results, new TargetCleaner([target]), TimeProvider.System, "local-api"), port: 0, default);
+        await using var engineLess = await EngineLessServe.StartAsync();
+        var serve = engineLess.Server;
         await using var other = await LoopbackServer.StartAsync(0, app =>
         {
             app.MapGet("/attack", () => Results.Content("<!doctype html><title>another site</title>", "text/html"));

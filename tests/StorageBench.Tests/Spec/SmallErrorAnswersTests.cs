@@ -2,12 +2,7 @@ using System.Diagnostics;
 using System.Text;
 using System.Text.Json.Nodes;
 using CsCheck;
-using StorageBench.Cli;
-using StorageBench.Engine.Cleanup;
-using StorageBench.Engine.ResultsStore;
 using StorageBench.Engine.Spec;
-using StorageBench.Engine.Targets;
-using StorageBench.Orchestration;
 
 namespace StorageBench.Tests;
 
@@ -26,10 +21,8 @@ public class SmallErrorAnswersTests(Xunit.Abstractions.ITestOutputHelper output)
     [Fact]
     public async Task An80000FieldBodyIsRefusedWith400AndAnAnswerUnder64KbListingTheKnownFieldsOnce()
     {
-        var target = StorageTarget.FromConnectionString("UseDevelopmentStorage=true");
-        using var results = new ResultsTableStore(target);
-        await using var server = await LocalApiServer.StartAsync(new RunsApi(new UnreachableClient(), results, new TargetCleaner([target]), TimeProvider.System, "local-api"), port: 0, default);
-        using var http = new HttpClient { BaseAddress = server.Address };
+        await using var serve = await EngineLessServe.StartAsync();
+        var http = serve.Http;
         string body = UnknownFields(80_000);
         Assert.InRange(body.Length, 800_000, 900_000);
         // Warmed on a small bad body first, so what is timed is the large one, not the JIT.

@@ -32,7 +32,8 @@ public class TelemetryOnTheWireTests(AzuriteFixture azurite)
           "blobUpload": { "blobCount": 1, "blobSizeBytes": 65536, "blockSizeBytes": 65536 },
           "pageBlobUpload": { "blobCount": 1, "blobSizeBytes": 524288, "pageRangeBytes": 262144 },
           "tableRead": { "entityCount": 40, "entitySizeBytes": 256, "partitionCount": 1, "operation": "query", "queryEntities": 20, "readCount": 4 },
-          "blobDownload": { "blobCount": 1, "blobSizeBytes": 262144, "rangeSizeBytes": 131072, "downloadCount": 2 } }
+          "blobDownload": { "blobCount": 1, "blobSizeBytes": 262144, "rangeSizeBytes": 131072, "downloadCount": 2 },
+          "appendBlobUpload": { "blobCount": 1, "blobSizeBytes": 131072, "appendSizeBytes": 65536 } }
         """;
 
     private const string Sweep = """
