@@ -1,6 +1,5 @@
 using Microsoft.Azure.Functions.Worker;
 using StorageBench.Engine.Cost;
-using StorageBench.Engine.Measurement;
 using StorageBench.Engine.ResultsStore;
 using StorageBench.Engine.Statistics;
 using StorageBench.Engine.Workloads;
@@ -28,7 +27,13 @@ public sealed class ActivityFunctions(BenchmarkActivities a)
     public Task<SeedResult> SeedSlice([ActivityTrigger] SliceOrder order, FunctionContext context) => a.SeedSliceAsync(order, context.CancellationToken);
 
     [Function(ActivityNames.RunSlice)]
-    public Task<SliceResult> RunSlice([ActivityTrigger] SliceOrder order, FunctionContext context) => a.RunSliceAsync(order, context.CancellationToken);
+    public Task<SliceOutcome> RunSlice([ActivityTrigger] SliceOrder order, FunctionContext context) => a.RunSliceAsync(order, context.CancellationToken);
+
+    [Function(ActivityNames.ListWorkers)]
+    public Task<WorkerSeen[]> ListWorkers([ActivityTrigger] object? none, FunctionContext context) => a.ListWorkersAsync(context.CancellationToken);
+
+    [Function(ActivityNames.StopRun)]
+    public Task<bool> StopRun([ActivityTrigger] string runId, FunctionContext context) => a.StopRunAsync(runId, context.CancellationToken);
 
     [Function(ActivityNames.Verify)]
     public Task<VerificationResult> Verify([ActivityTrigger] VerifyOrder order, FunctionContext context) => a.VerifyAsync(order, context.CancellationToken);

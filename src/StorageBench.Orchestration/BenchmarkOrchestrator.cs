@@ -134,7 +134,7 @@ public static class BenchmarkOrchestrator
             StartedUtc = startedUtc,
             EndedUtc = context.CurrentUtcDateTime,
             Spec = spec,
-            Environment = (env with { EmulatorVersion = env.TargetKind == "Azurite" ? server : null }).ToRun(Math.Max(1, hosts.Count), request.Host, endEnv),
+            Environment = (env with { EmulatorVersion = env.TargetKind == "Azurite" ? server : null }).ToRun(hosts, request.Host, endEnv),
             Errors = errors,
             Notes = notes,
             Unmeasured = unmeasured,

@@ -50,6 +50,7 @@ public static class StepOrchestrator
         {
             context.SetCustomStatus(new RunProgress("preparing", null, 0, input.Index));
             made = await context.CallActivityAsync<TargetRequests>(ActivityNames.PrepareTargets, targets);
+            var roster = await SlicePlacement.WorkersAsync(context);
             foreach (var room in rooms)
             {
                 if (canceled || errors.Count > 0)
@@ -69,8 +70,14 @@ public static class StepOrchestrator
                 }
                 var stepPlan = new StepPlan(input.RunId, stepId, target, StartAt(context, spec), input.Environment.TargetAccounts);
                 var orders = room.Plan(stepPlan, spec);
-                var (slices, stopped) = await FanOutAsync(context, orders, room.Name, input.Index, errors, notes);
+                var (slices, stopped, unplaced) = await StepFanOut.RunAsync(context, orders, room.Name, input.Index, spec, roster, errors, notes);
                 fannedOut.Add(room.Name);
+                if (unplaced is not null)
+                {
+                    // Its slices were stopped before they measured together: no figures, and no later workload.
+                    errors.Add(unplaced);
+                    break;
+                }
                 canceled |= stopped;
                 canceledAt ??= canceled ? context.CurrentUtcDateTime : null;
                 side = Primed(side, slices, orders.Count);
@@ -78,7 +85,10 @@ public static class StepOrchestrator
                 {
                     var verified = await VerifyAsync(context, room.VerifyOrderOf(spec, stepPlan, slices), room.Name, orders.Count, input.Index, errors, notes);
                     side = Verified(side, verified);
-                    var summary = TransactionCounts.WithSeeding(room.Summarize(spec, slices, verified), room.SeedingLine(seeds));
+                    var summary = TransactionCounts.WithSeeding(room.Summarize(spec, slices, verified), room.SeedingLine(seeds)) with
+                    {
+                        PerWorker = WorkerFigures.Of(slices, room.Kind),
+                    };
                     workloads.Add(summary);
                     accepted.Add(new AcceptedSlices(room.Name, Attempts(slices)));
                     hosts.UnionWith(slices.Select(s => s.Worker));
@@ -124,7 +134,7 @@ public static class StepOrchestrator
             : canceledAt is { } at ? $"canceled at {Utc(at)} before any slice handed back figures"
             : "no slice handed back figures (see the errors)"))];
         var ended = context.CurrentUtcDateTime;
-        var env = (input.Environment with { EmulatorVersion = input.Environment.TargetKind == "Azurite" ? made?.Server : null }).ToRun(Math.Max(1, hosts.Count), input.Host, null);
+        var env = (input.Environment with { EmulatorVersion = input.Environment.TargetKind == "Azurite" ? made?.Server : null }).ToRun(hosts, input.Host, null);
         WorkloadSummary[] headlines = [.. workloads.Select(WorkloadPayloads.Headline)];
         try
         {
@@ -232,70 +242,4 @@ public static class StepOrchestrator
     /// <summary>All slices of a workload begin at one instant chosen here, so they really run together.</summary>
     private static DateTime StartAt(TaskOrchestrationContext context, RunSpec spec) =>
         context.CurrentUtcDateTime.AddSeconds(spec.StartDelaySeconds);
-
-    /// <summary>
-    /// One activity per slice, all awaited: a slice that fails is named in the errors, and the figures
-    /// of the slices that completed are kept. Stopped is true when the run was canceled under them.
-    /// </summary>
-    private static async Task<(List<SliceResult> Done, bool Stopped)> FanOutAsync(TaskOrchestrationContext context,
-        IReadOnlyList<SliceOrder> plans, string workload, int step, List<string> errors, List<string> notes)
-    {
-        context.SetCustomStatus(new RunProgress(RunningPhase, workload, plans.Count, step));
-        var calls = plans.Select(p => context.CallActivityAsync<SliceResult>(ActivityNames.RunSlice, p)).ToList();
-        try
-        {
-            await Task.WhenAll(calls);
-        }
-        catch
-        {
-            // Each call is looked at below; WhenAll only reports the first failure.
-        }
-        var done = new List<SliceResult>();
-        bool stopped = false;
-        // One line per kind of note across the slices, and a failure's stack once: a step's errors stay small
-        // (they are its output, within the payload budget) however many slices there are.
-        var noted = new OrderedDictionary<string, List<(int Slice, string Detail)>>(StringComparer.Ordinal);
-        var detailed = new HashSet<string>(StringComparer.Ordinal);
-        for (int i = 0; i < calls.Count; i++)
-        {
-            if (calls[i].IsCompletedSuccessfully)
-            {
-                done.Add(calls[i].Result);
-                stopped |= calls[i].Result.Canceled;
-                if (calls[i].Result.StopReason is { } reason)
-                {
-                    errors.Add($"{workload} slice {i} stopped early: {reason}");
-                }
-                foreach (string note in calls[i].Result.Notes)
-                {
-                    int colon = note.IndexOf(": ", StringComparison.Ordinal);
-                    string kind = colon < 0 ? note : note[..colon];
-                    if (!noted.TryGetValue(kind, out var slices))
-                    {
-                        noted[kind] = slices = [];
-                    }
-                    slices.Add((i, colon < 0 ? "" : note[(colon + 2)..]));
-                }
-            }
-            else if (calls[i].Exception?.InnerException is TaskFailedException canceledSlice && canceledSlice.IsCancellation())
-            {
-                stopped = true;
-            }
-            else
-            {
-                var failure = calls[i].Exception?.InnerException;
-                errors.Add($"{workload} slice {i}: " + (failure is TaskFailedException failed && detailed.Add(failed.FailureDetails.ErrorType + "\n" + failed.FailureDetails.ErrorMessage)
-                    ? failed.Report()
-                    : failure?.Message));
-            }
-        }
-        foreach (var (kind, slices) in noted)
-        {
-            var (first, detail) = slices[0];
-            notes.Add(slices.Count == 1
-                ? $"{workload} slice {first}: {kind}: {detail}"
-                : $"{workload}, {slices.Count} of {plans.Count} slices: {kind} (slice {first}: {detail})");
-        }
-        return (done, stopped);
-    }
 }

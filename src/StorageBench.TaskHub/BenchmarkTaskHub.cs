@@ -1,12 +1,12 @@
 using Microsoft.Extensions.Logging;
 using StorageBench.Engine.Cost;
-using StorageBench.Engine.Measurement;
 using StorageBench.Engine.ResultsStore;
 using StorageBench.Engine.Statistics;
 using StorageBench.Engine.Telemetry;
 using StorageBench.Engine.Targets;
 using StorageBench.Engine.Workloads;
 using StorageBench.Orchestration;
+using StorageBench.Orchestration.Activities;
 
 namespace StorageBench.TaskHub;
 
@@ -21,7 +21,9 @@ public static class BenchmarkTaskHub
         .AddActivity<object?, EnvironmentInfo>(ActivityNames.DescribeEnvironment, (_, _) => a.DescribeEnvironmentAsync())
         .AddActivity<StepTargets, TargetRequests>(ActivityNames.PrepareTargets, a.PrepareTargetsAsync)
         .AddActivity<SliceOrder, SeedResult>(ActivityNames.SeedSlice, a.SeedSliceAsync)
-        .AddActivity<SliceOrder, SliceResult>(ActivityNames.RunSlice, a.RunSliceAsync)
+        .AddActivity<SliceOrder, SliceOutcome>(ActivityNames.RunSlice, a.RunSliceAsync)
+        .AddActivity<object?, WorkerSeen[]>(ActivityNames.ListWorkers, (_, ct) => a.ListWorkersAsync(ct))
+        .AddActivity<string, bool>(ActivityNames.StopRun, a.StopRunAsync)
         .AddActivity<VerifyOrder, VerificationResult>(ActivityNames.Verify, a.VerifyAsync)
         .AddActivity<StepTargets, TargetRequests>(ActivityNames.DeleteTargets, a.DeleteTargetsAsync)
         .AddActivity<StoreStepInput, bool>(ActivityNames.StoreStep, a.StoreStepAsync)
@@ -36,11 +38,26 @@ public static class BenchmarkTaskHub
     /// to account i mod count).
     /// </summary>
     /// <param name="configure">Changes the registry before the worker starts (tests: an activity that crashes or runs twice).</param>
-    public static Task<LocalTaskHub> StartAsync(StorageTarget hubStore, IReadOnlyList<StorageTarget> targets, ResultsTableStore results, TaskHubSettings settings,
+    /// <remarks>The worker is on the hub's roster (<see cref="WorkerRoster"/>) before it takes work, and off it when disposed.</remarks>
+    public static async Task<LocalTaskHub> StartAsync(StorageTarget hubStore, IReadOnlyList<StorageTarget> targets, ResultsTableStore results, TaskHubSettings settings,
         TelemetryEmitter? telemetry = null, ILoggerFactory? loggers = null, Action<TaskRegistry>? configure = null, CancellationToken ct = default)
     {
-        var registry = Registry(new BenchmarkActivities(targets, results, TimeProvider.System, telemetry, loggers: loggers), loggers?.CreateLogger<TaskRegistry>());
+        var logger = (loggers ?? Microsoft.Extensions.Logging.Abstractions.NullLoggerFactory.Instance).CreateLogger<WorkerRoster>();
+        var roster = new WorkerRoster(results, settings.HubName, settings.WorkerName, settings.MaxConcurrentActivities, TimeProvider.System, logger);
+        var activities = new BenchmarkActivities(targets, results, TimeProvider.System, telemetry, loggers: loggers, seats: new WorkerSeats(settings.WorkerName), roster: roster);
+        var registry = Registry(activities, loggers?.CreateLogger<TaskRegistry>());
         configure?.Invoke(registry);
-        return LocalTaskHub.StartAsync(hubStore, settings, registry, ct);
+        await roster.StartAsync(ct).ConfigureAwait(false);
+        try
+        {
+            var hub = await LocalTaskHub.StartAsync(hubStore, settings, registry, ct).ConfigureAwait(false);
+            hub.DisposeWith(roster);
+            return hub;
+        }
+        catch
+        {
+            await roster.DisposeAsync().ConfigureAwait(false);
+            throw;
+        }
     }
 }
