@@ -1,4 +1,5 @@
 using System.Diagnostics;
+using StorageBench.Engine.Reports;
 using StorageBench.Engine.Spec;
 using StorageBench.Engine.Statistics;
 using StorageBench.Orchestration;
@@ -84,6 +85,21 @@ public class PlacementTests(AzuriteFixture azurite, ITestOutputHelper output)
         Assert.Equal(2, table.SliceSpread!.RerunSlices);
     }
 
+    [Fact]
+    public async Task SlicesThatWaitedForAWorkersActivityLimitAreNamedAndTheStartDelayIsNotBlamed()
+    {
+        await using var workers = await Workers.StartAsync(azurite, 1, activityLimit: 2);
+        var summary = await Pipeline.RunAsync(workers.Hubs[0], Spec(slices: 4, placement: null, startDelay: 3), azurite.Results);
+        var table = summary.Workloads.Single();
+        output.WriteLine(string.Join(" | ", summary.Notes) + " | " + ReportWriter.LateStart(table));
+
+        Assert.Equal(RunStatus.Completed, summary.Status);
+        Assert.Equal(2, table.SliceSpread!.WaitedSlices);
+        Assert.Contains(summary.Notes, n => n.Contains("waited for a worker", StringComparison.Ordinal) && n.Contains($"{workers.Names[0]} runs at most 2 activities at once", StringComparison.Ordinal));
+        Assert.Contains("waited for a worker", ReportWriter.LateStart(table));
+        Assert.DoesNotContain("raise startDelaySeconds", ReportWriter.LateStart(table));
+    }
+
     /// <summary>Accepted slices per worker, from the slice rows.</summary>
     private static Dictionary<string, int> PerWorker(RunSummary summary) =>
         summary.Workloads.Single().PerSlice.GroupBy(s => s.Worker!).ToDictionary(g => g.Key, g => g.Count());
@@ -111,20 +127,20 @@ public class PlacementTests(AzuriteFixture azurite, ITestOutputHelper output)
         /// <summary>Activities running now on every worker started.</summary>
         public int Running => _registries.Sum(r => r.Running);
 
-        public static async Task<Workers> StartAsync(AzuriteFixture azurite, int count)
+        public static async Task<Workers> StartAsync(AzuriteFixture azurite, int count, int activityLimit = TaskHubSettings.LargestFanOut)
         {
             var workers = new Workers(azurite);
             for (int i = 0; i < count; i++)
             {
-                await workers.AddAsync();
+                await workers.AddAsync(activityLimit);
             }
             return workers;
         }
 
-        public async Task AddAsync()
+        public async Task AddAsync(int activityLimit = TaskHubSettings.LargestFanOut)
         {
             string name = $"{Environment.MachineName}/w{Names.Count + 1}-{_hub[^6..]}";
-            var settings = new TaskHubSettings { HubName = _hub, WorkerName = name, WorkerId = name.Replace('/', '-') };
+            var settings = new TaskHubSettings { HubName = _hub, WorkerName = name, WorkerId = name.Replace('/', '-'), MaxConcurrentActivities = activityLimit };
             Hubs.Add(await BenchmarkTaskHub.StartAsync(_azurite.Results.Target, [_azurite.Target], _azurite.Results, settings, configure: _registries.Add));
             Names.Add(name);
         }
