@@ -17,6 +17,9 @@ public static class SlicePlacement
     /// <summary>How long a re-run slice (its worker died after taking it) may look for a worker with room before the rule gives up.</summary>
     public static readonly TimeSpan RerunWait = TimeSpan.FromSeconds(60);
 
+    /// <summary>How long past the start instant a slice may still look for a worker with room when enough workers are up (its late start is reported).</summary>
+    public static readonly TimeSpan LateStartWait = TimeSpan.FromSeconds(40);
+
     /// <summary>The cap of a step: the placement's, else ⌈slices ÷ workers⌉ over more than one registered worker, else none.</summary>
     public static int? Cap(PlacementSpec? placement, int slices, int workersUp) =>
         placement?.SlicesPerWorker ?? (workersUp > 1 ? (slices + workersUp - 1) / workersUp : null);
@@ -35,17 +38,19 @@ public static class SlicePlacement
     }
 
     /// <summary>
-    /// Calls every slice under its cap and calls a refused one again until a worker takes it, or until it is past its time
-    /// (the start instant; a re-run <see cref="RerunWait"/> after its first refusal). Returns each slice's last call; with
+    /// Calls every slice under its cap and calls a refused one again until a worker takes it, or until it is past its time:
+    /// the start instant when fewer workers than the cap needs were seen, <see cref="LateStartWait"/> after it when enough
+    /// were (the hand-backs between them were too slow), a re-run <see cref="RerunWait"/> after its first refusal. Returns each slice's last call; with
     /// <see cref="Dispatch.Failure"/> set the placement could not be met, and the run's stop signal has gone to the slices
     /// that did start.
     /// </summary>
-    public static async Task<Dispatch> RunAsync(TaskOrchestrationContext context, IReadOnlyList<SliceOrder> orders, PlacementSpec? placement, WorkerSeen[] roster)
+    public static async Task<Dispatch> RunAsync(TaskOrchestrationContext context, IReadOnlyList<SliceOrder> planned, PlacementSpec? placement, WorkerSeen[] roster)
     {
-        int? cap = Cap(placement, orders.Count, roster.Length);
+        var orders = planned.ToArray();
+        int? cap = Cap(placement, orders.Length, roster.Length);
         var calls = orders.Select(o => Call(context, o with { SlicesPerWorker = cap })).ToArray();
-        var firstRefused = new DateTime?[orders.Count];
-        var open = new HashSet<int>(Enumerable.Range(0, orders.Count));
+        var firstRefused = new DateTime?[orders.Length];
+        var open = new HashSet<int>(Enumerable.Range(0, orders.Length));
         var seen = new SortedSet<string>(roster.Select(w => w.Worker), StringComparer.Ordinal);
         var unplaced = new SortedSet<int>();
         var uncapped = new SortedSet<int>();
@@ -68,12 +73,15 @@ public static class SlicePlacement
             }
             var now = context.CurrentUtcDateTime;
             firstRefused[i] ??= now;
-            var giveUpAt = refused.Rerun ? firstRefused[i]!.Value + RerunWait : orders[i].StartAtUtc;
+            // With workers enough for the cap a slice may still be on its way between them at the start: it starts late, its lag reported.
+            int needed = (orders.Length + cap!.Value - 1) / cap.Value;
+            var giveUpAt = refused.Rerun ? firstRefused[i]!.Value + RerunWait : orders[i].StartAtUtc + (seen.Count >= needed ? LateStartWait : TimeSpan.Zero);
             if (now < giveUpAt || placement is null)
             {
                 // Past its time without a placement, the slice runs wherever it lands (and the step says it was not spread).
                 bool lift = now >= giveUpAt;
-                calls[i] = Call(context, orders[i] with { SlicesPerWorker = lift ? null : cap });
+                orders[i] = orders[i] with { SlicesPerWorker = lift ? null : cap, HandBacks = orders[i].HandBacks + 1 };
+                calls[i] = Call(context, orders[i]);
                 open.Add(i);
                 refusals++;
                 if (lift)
@@ -114,12 +122,16 @@ public static class SlicePlacement
     {
         int n = placement.SlicesPerWorker, needed = (orders.Count + n - 1) / n;
         string seen = workers.Count == 0 ? "no worker" : $"{workers.Count} worker(s) ({string.Join(", ", workers)})";
+        // Enough workers were up: the slices were still being handed back between them when the start came.
+        string cure = workers.Count >= needed
+            ? "Cure: a longer startDelaySeconds: the workers could hold them, but each hand-back costs about a second (a worker's queue poll) " +
+              $"and the slices had not all reached a worker with room {LateStartWait.TotalSeconds:0} s after the start"
+            : $"Cure: start more workers (or Function App instances), raise placement.slicesPerWorker to {(orders.Count + Math.Max(1, workers.Count) - 1) / Math.Max(1, workers.Count)}, " +
+              "or give scale-out time with a longer startDelaySeconds";
         string at = orders[0].StartAtUtc.ToString("HH:mm:ss'Z'", CultureInfo.InvariantCulture);
         return
             $"{orders[0].Workload}: placement.slicesPerWorker {n} cannot be met: {orders.Count} slices need {needed} workers, and by the planned start " +
-            $"{at} {seen} had taken slices or were on the hub; slice(s) {Ranges(unplaced)} found no worker with room. " +
-            $"Cure: start more workers (or Function App instances), raise placement.slicesPerWorker to {(orders.Count + Math.Max(1, workers.Count) - 1) / Math.Max(1, workers.Count)}, " +
-            "or give scale-out time with a longer startDelaySeconds";
+            $"{at} {seen} had taken slices or were on the hub; slice(s) {Ranges(unplaced)} found no worker with room. " + cure;
     }
 
     private static string Lifted(string workload, IEnumerable<int> slices, int? cap) =>

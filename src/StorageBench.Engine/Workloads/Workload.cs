@@ -156,6 +156,9 @@ public sealed record SliceOrder(string Workload, string RunId, string StepId, in
 {
     /// <summary>At most this many slices of the step run at once on one worker (placement); null: no cap.</summary>
     public int? SlicesPerWorker { get; init; }
+
+    /// <summary>How many times a worker with no room handed this order back before this call (placement).</summary>
+    public int HandBacks { get; init; }
 }
 
 /// <summary>A workload's verification input as it crosses the orchestration boundary.</summary>

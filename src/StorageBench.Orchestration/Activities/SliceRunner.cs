@@ -30,8 +30,9 @@ internal sealed class SliceRunner(ResultsTableStore results, TimeProvider time, 
                 t => results.SliceProgressAsync(order.RunId, order.StepId, order.Workload, order.SliceIndex, t), CancellationToken.None, logger).ConfigureAwait(false);
             return new SliceOutcome(null, new SeatRefusal(seats.Worker, seats.Running(order.StepId, order.Workload), earlier is not null));
         }
-        // Taken after the start instant, behind slices of its own step that ended here: this worker's activity limit held it.
-        bool waited = seat.WaitedForWorker && time.GetUtcNow().UtcDateTime > order.StartAtUtc;
+        // Taken after the start instant, never handed back, behind slices of its own step that ended here: this worker's activity
+        // limit held it in the queue (a slice handed back was late for its placement, which a longer start delay helps).
+        bool waited = seat.WaitedForWorker && order.HandBacks == 0 && time.GetUtcNow().UtcDateTime > order.StartAtUtc;
         var result = await RunAsync(progress with { Worker = seats.Worker }, order.RunId, run, ct).ConfigureAwait(false);
         return new SliceOutcome(result with { WaitedForWorker = waited });
     }
