@@ -7,6 +7,7 @@
 #   ./scripts/benchmark.sh --blob-peers    (section 5d alone: storagebench's blob upload beside AzCopy on one Azurite)
 #   ./scripts/benchmark.sh --read-peers    (sections 5e-5f alone: the read and page paths lean vs SDK on the floor and
 #                                           Azurite, and storagebench's blob download beside AzCopy's)
+#   ./scripts/benchmark.sh --download-peers (section 5f alone: downloads beside AzCopy and the JS SDK)
 #   ./scripts/benchmark.sh --engine-only   (sections 7-8 alone, the engine's cost at a run's ends and CPU while it waits)
 #   --fuzz-minutes N   first fuzz the input surface (specs, command line, API body: tests/.../InputFuzzTests.cs) for
 #                      N minutes, default 10 on a plain run (0: skip); a single-section run fuzzes only when given this
@@ -23,8 +24,9 @@ while [ $# -gt 0 ]; do
     --driver-only) mode="driver"; shift ;;
     --blob-peers) mode="blob-peers"; shift ;;
     --read-peers) mode="read-peers"; shift ;;
+    --download-peers) mode="download-peers"; shift ;;
     --engine-only) mode="engine"; shift ;;
-    *) [[ "$1" =~ ^[0-9]+$ ]] || { echo "error: \"$1\" is not an option (--driver-only, --blob-peers, --read-peers, --engine-only, --fuzz-minutes N, --fuzz-only) or seconds per run" >&2; exit 2; }
+    *) [[ "$1" =~ ^[0-9]+$ ]] || { echo "error: \"$1\" is not an option (--driver-only, --blob-peers, --read-peers, --download-peers, --engine-only, --fuzz-minutes N, --fuzz-only) or seconds per run" >&2; exit 2; }
        seconds="$1"; shift ;;
   esac
 done
@@ -84,11 +86,19 @@ if [ -f "$azcopy" ]; then
 else
   echo "warning: AzCopy is not in node_modules (npm ci should have installed @azure-tools/azcopy-linux); sections 5d and 5f are left out" >&2
 fi
+# The JS SDK peer of section 5f: its npm packages pinned in its own package.json (not the root one CI installs).
+peer="$root/tests/StorageBench.Benchmarks/js-peer"
+if npm ci --prefix "$peer" --no-audit --no-fund >/dev/null 2>&1; then
+  export STORAGEBENCH_JS_PEER="$peer"
+else
+  echo "warning: could not install the JS SDK peer's packages (npm ci in $peer); section 5f leaves it out" >&2
+fi
 bench="$root/tests/StorageBench.Benchmarks/bin/Release/net10.0/StorageBench.Benchmarks.dll"
 case "$mode" in
   driver) exec dotnet "$bench" driver "$cli" "$root/BENCHMARKS.md" ;;
   blob-peers) exec dotnet "$bench" blob-peers "$cli" "$root/BENCHMARKS.md" ;;
   read-peers) exec dotnet "$bench" read-peers "$cli" "$root/BENCHMARKS.md" ;;
+  download-peers) exec dotnet "$bench" download-peers "$cli" "$root/BENCHMARKS.md" ;;
   engine) exec dotnet "$bench" engine "$cli" "$root/BENCHMARKS.md" ;;
 esac
 exec dotnet "$bench" "$cli" "$root/BENCHMARKS.md" "$seconds"

@@ -1,9 +1,11 @@
 #!/usr/bin/env node
 // Parses and semantically checks KQL against the Application Insights workspace schema (AppEvents)
 // with Kusto.Language (the npm build of Microsoft's Kusto.Language, @kusto/language-service-next).
-// Usage: node scripts/kql-check.js FILE.kql|FILE.json ...   (a .json workbook: every query in it)
+// Usage: node scripts/kql-check.js [--reads] FILE.kql|FILE.json ...   (a .json workbook: every query in it)
 // Prints one JSON object per query: {file, query, diagnostics:[{severity, message, start}]}; exits 1
-// when any query has an error or a warning.
+// when any query has an error or a warning. With --reads each object also names what the query reads from the
+// telemetry: its tables, the event names it selects (Name == "..."), and the Properties.X and Measurements.X it
+// uses, so a test can check them against what the tool sends.
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -55,19 +57,47 @@ function queriesOf(file) {
   return found;
 }
 
+function walk(node, visit) {
+  if (!node) return;
+  visit(node);
+  for (let i = 0; i < node.ChildCount; i++) walk(node.GetChild(i), visit);
+}
+
+// What an analyzed query reads: tables it names, event names it compares Name with, and the dynamic columns' members.
+function readsOf(code) {
+  const tables = new Set(), events = new Set(), properties = new Set(), measurements = new Set();
+  walk(code.Syntax, n => {
+    if (n instanceof K.Syntax.NameReference && n.ReferencedSymbol instanceof S.TableSymbol) tables.add(n.SimpleName);
+    if (n instanceof K.Syntax.BinaryExpression && n.Operator.Text === '==' && n.Left instanceof K.Syntax.NameReference
+      && n.Left.SimpleName === 'Name' && n.Right instanceof K.Syntax.LiteralExpression) events.add(String(n.Right.LiteralValue));
+    // Properties.x, or Properties["x"]
+    const member = n instanceof K.Syntax.PathExpression && n.Selector instanceof K.Syntax.NameReference ? n.Selector.SimpleName
+      : n instanceof K.Syntax.ElementExpression && n.Selector.Expression instanceof K.Syntax.LiteralExpression ? String(n.Selector.Expression.LiteralValue)
+      : null;
+    if (member !== null && n.Expression instanceof K.Syntax.NameReference) {
+      if (n.Expression.SimpleName === 'Properties') properties.add(member);
+      if (n.Expression.SimpleName === 'Measurements') measurements.add(member);
+    }
+  });
+  return { tables: [...tables].sort(), events: [...events].sort(), properties: [...properties].sort(), measurements: [...measurements].sort() };
+}
+
 let failed = false;
-const files = process.argv.slice(2);
+const reads = process.argv[2] === '--reads';
+const files = process.argv.slice(reads ? 3 : 2);
 if (files.length === 0) { console.error('usage: kql-check.js FILE...'); process.exit(2); }
 for (const file of files) {
   for (const query of queriesOf(file)) {
-    const d = K.KustoCode.ParseAndAnalyze(query, globals).GetDiagnostics();
+    const code = K.KustoCode.ParseAndAnalyze(query, globals);
+    const d = code.GetDiagnostics();
     const diagnostics = [];
     for (let i = 0; i < d.Count; i++) {
       const x = d.getItem(i);
       diagnostics.push({ severity: String(x.Severity), message: x.Message, start: x.Start });
     }
     if (diagnostics.length > 0) failed = true;
-    console.log(JSON.stringify({ file: path.basename(file), query: query.split('\n').find(l => l && !l.startsWith('//')) || '', diagnostics }));
+    const line = { file: path.basename(file), query: query.split('\n').find(l => l && !l.startsWith('//')) || '', diagnostics };
+    console.log(JSON.stringify(reads ? { ...line, ...readsOf(code) } : line));
   }
 }
 process.exit(failed ? 1 : 0);

@@ -15,7 +15,7 @@ public sealed class NightlyFunction(IConfiguration configuration, TimeProvider t
         [DurableClient] DurableTaskClient client, FunctionContext context)
     {
         string spec = configuration[Wiring.NightlySpec] is { Length: > 0 } s ? s : throw new InvalidOperationException($"{Wiring.NightlySpec} is not set");
-        var started = await new RunStarter(new DurableRunClient(client), time).StartNightlyAsync(spec, context.CancellationToken).ConfigureAwait(false);
+        var started = await new RunStarter(new DurableRunClient(client), time) { Memory = RunsFunctions.InstanceMemory }.StartNightlyAsync(spec, context.CancellationToken).ConfigureAwait(false);
         if (started.Started)
         {
             log.NightlyRunStarted(started.RunId, timer.IsPastDue);

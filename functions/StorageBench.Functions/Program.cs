@@ -9,12 +9,7 @@ using StorageBench.Functions;
 var builder = FunctionsApplication.CreateBuilder(args);
 builder.ConfigureFunctionsWebApplication();
 
-// The worker's own logs and dependencies go to Application Insights; ConfigureFunctionsApplicationInsights
-// reads APPLICATIONINSIGHTS_AUTHENTICATION_STRING for AAD ingestion. Adaptive sampling is off so nothing is
-// dropped (the benchmark's events go through TelemetryEmitter, which never samples).
-builder.Services
-    .AddApplicationInsightsTelemetryWorkerService(o => o.EnableAdaptiveSampling = false)
-    .ConfigureFunctionsApplicationInsights();
+builder.Services.AddWorkerTelemetry();
 
 // One JSON shape on both sides of the orchestration boundary: Durable's DataConverter wraps this serializer.
 builder.Services.Configure<WorkerOptions>(o => o.Serializer = new JsonObjectSerializer(JsonDefaults.Compact));

@@ -1,4 +1,3 @@
-using System.Text.Json.Nodes;
 using Microsoft.AspNetCore.Http;
 using Microsoft.AspNetCore.Mvc;
 using Microsoft.Azure.Functions.Worker;
@@ -6,6 +5,7 @@ using Microsoft.DurableTask.Client;
 using Microsoft.Extensions.Logging;
 using StorageBench.Engine.Cleanup;
 using StorageBench.Engine.Cost;
+using StorageBench.Engine.Planning;
 using StorageBench.Engine.ResultsStore;
 using StorageBench.Orchestration;
 using StorageBench.Orchestration.Dashboard;
@@ -24,21 +24,9 @@ public sealed class RunsFunctions(ResultsTableStore results, TargetCleaner clean
         [DurableClient] DurableTaskClient client, FunctionContext context)
     {
         var (spec, refused) = await RunsApi.ReadBodyAsync(req.Body, req.ContentLength, req.ContentType, context.CancellationToken).ConfigureAwait(false);
+        // Only the API's own links: Durable's management URLs carry its system key, which terminates, purges or raises events
+        // on every instance (and skips a run's cleanup), so they are not handed to whoever holds a function key.
         var reply = refused ?? await RunsApi.AnsweredAsync(() => Api(client).StartAsync(spec!, new RunLinks(PublicBase(req), CallerKey(req)), Query(req, "id"), context.CancellationToken), context.CancellationToken, _log).ConfigureAwait(false);
-        if (reply is { StatusCode: 202, Body: JsonObject json } && json["id"]?.GetValue<string>() is { } id)
-        {
-            // Durable's own endpoints too; POST cancelPostUri is the way to stop a run that also cleans up.
-            var durable = client.CreateHttpManagementPayload(id);
-            json["durable"] = new JsonObject
-            {
-                ["statusQueryGetUri"] = durable.StatusQueryGetUri,
-                ["sendEventPostUri"] = durable.SendEventPostUri,
-                ["terminatePostUri"] = durable.TerminatePostUri,
-                ["purgeHistoryDeleteUri"] = durable.PurgeHistoryDeleteUri,
-                ["suspendPostUri"] = durable.SuspendPostUri,
-                ["resumePostUri"] = durable.ResumePostUri,
-            };
-        }
         return Reply(req, reply);
     }
 
@@ -46,7 +34,8 @@ public sealed class RunsFunctions(ResultsTableStore results, TargetCleaner clean
     public async Task<IActionResult> GetRun(
         [HttpTrigger(AuthorizationLevel.Function, "get", Route = "runs/{id}")] HttpRequest req, string id,
         [DurableClient] DurableTaskClient client, FunctionContext context) =>
-        Reply(req, await RunsApi.AnsweredAsync(() => Api(client).GetAsync(id, context.CancellationToken), context.CancellationToken, _log).ConfigureAwait(false));
+        Reply(req, await RunsApi.AnsweredAsync(() => Api(client).GetAsync(id, context.CancellationToken, new RunLinks(PublicBase(req), CallerKey(req))), context.CancellationToken, _log)
+            .ConfigureAwait(false));
 
     [Function("ListRuns")]
     public async Task<IActionResult> ListRuns(
@@ -83,7 +72,13 @@ public sealed class RunsFunctions(ResultsTableStore results, TargetCleaner clean
     public static IActionResult Dashboard([HttpTrigger(AuthorizationLevel.Function, "get", Route = "dashboard")] HttpRequest req) =>
         Reply(req, DashboardPage.Response());
 
-    private RunsApi Api(DurableTaskClient client) => new(new DurableRunClient(client), results, cleaner, time, "http", prices, loggers);
+    private RunsApi Api(DurableTaskClient client) => new(new DurableRunClient(client), results, cleaner, time, "http", prices, loggers) { Memory = InstanceMemory };
+
+    /// <summary>
+    /// An instance's memory budget: half of its memory (WEBSITE_MEMORY_LIMIT_MB, else what the runtime sees), for the slices
+    /// one instance runs at once: host.json's maxConcurrentActivityFunctions.
+    /// </summary>
+    public static MemoryBudget InstanceMemory => MemoryBudget.OfThisProcess(Environment.GetEnvironmentVariable, slicesPerProcess: 32);
 
     /// <summary>
     /// The function key the caller sent, read as the host reads it (the x-functions-key header before ?code=): the links
@@ -101,9 +96,9 @@ public sealed class RunsFunctions(ResultsTableStore results, TargetCleaner clean
 
     private static ContentResult Reply(HttpRequest req, ApiResponse reply)
     {
-        if (reply.Location is { } location)
+        foreach (var (name, value) in reply.Headers)
         {
-            req.HttpContext.Response.Headers.Location = location;
+            req.HttpContext.Response.Headers[name] = value;
         }
         var (content, type) = reply.Content;
         return new ContentResult { StatusCode = reply.StatusCode, Content = content, ContentType = type };

@@ -1,7 +1,8 @@
 // StorageBench in one resource group: a Function App on Flex Consumption with a user-assigned
 // identity, its host storage, separate target storage account(s) for the measured writes, Log
-// Analytics + Application Insights (AAD ingestion only), the results workbook, the nightly
-// regression alert, and least-privilege role assignments. No secrets in parameters or outputs.
+// Analytics (local auth off) + Application Insights (AAD ingestion only), diagnostic settings to the
+// workspace, the results workbook, the nightly regression alert, and least-privilege role assignments.
+// No secrets in parameters or outputs; no basic publishing credentials.
 targetScope = 'subscription'
 
 @minLength(1)
@@ -44,6 +45,12 @@ param targetSku string = 'Standard_LRS'
 @description('E-mail for the regression alert; empty: the alert fires without notifying anyone.')
 param alertEmail string = ''
 
+@description('Close host storage to every network but the app\'s own (VNet integration, a service endpoint). Off by default: then the CLI outside Azure cannot read the results there (docs/function-app.md).')
+param restrictHostStorageNetwork bool = false
+
+@description('Send the target accounts\' request logs to the workspace too: one row per measured request, paid per GB. Metrics are always sent.')
+param targetRequestLogs bool = false
+
 var tags = { 'azd-env-name': environmentName, application: 'storagebench' }
 var suffix = take(uniqueString(subscription().id, environmentName, location), 6)
 var deploymentContainerName = 'app-package'
@@ -69,6 +76,15 @@ module identity 'modules/identity.bicep' = {
   }
 }
 
+module network 'modules/network.bicep' = if (restrictHostStorageNetwork) {
+  scope: rg
+  params: {
+    namePrefix: namePrefix
+    location: location
+    tags: tags
+  }
+}
+
 module hostStorage 'modules/storage.bicep' = {
   scope: rg
   params: {
@@ -77,6 +93,8 @@ module hostStorage 'modules/storage.bicep' = {
     tags: tags
     skuName: 'Standard_LRS'
     containers: [deploymentContainerName]
+    workspaceId: monitoring.outputs.workspaceId
+    allowedSubnetId: restrictHostStorageNetwork ? network!.outputs.appSubnetId : ''
   }
 }
 
@@ -88,6 +106,8 @@ module targets 'modules/storage.bicep' = [for i in range(0, targetAccountCount):
     location: location
     tags: tags
     skuName: targetSku
+    workspaceId: monitoring.outputs.workspaceId
+    requestLogs: targetRequestLogs
   }
 }]
 
@@ -141,6 +161,8 @@ module functionApp 'modules/functionapp.bicep' = {
     nightlySpec: nightlySpec
     targetTableEndpoints: join(map(targetNames, n => 'https://${n}.table.${environment().suffixes.storage}/'), ',')
     targetBlobEndpoints: join(map(targetNames, n => 'https://${n}.blob.${environment().suffixes.storage}/'), ',')
+    workspaceId: monitoring.outputs.workspaceId
+    subnetId: restrictHostStorageNetwork ? network!.outputs.appSubnetId : ''
   }
   dependsOn: [hostRoles, targets]
 }

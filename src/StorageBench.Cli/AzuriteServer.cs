@@ -18,7 +18,7 @@ namespace StorageBench.Cli;
 public sealed class AzuriteServer : IAsyncDisposable
 {
     /// <summary>The well-known development account key: the only key that may appear in the repo.</summary>
-    public const string DevAccountKey = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==";
+    public const string DevAccountKey = Engine.Targets.StorageTarget.DevelopmentAccountKey;
 
     private readonly Process _process;
     private readonly StringBuilder _log;
@@ -64,28 +64,17 @@ public sealed class AzuriteServer : IAsyncDisposable
         {
             int[] bind = ports ?? FreePorts(3);
             var log = new StringBuilder();
-            var psi = new ProcessStartInfo("setsid")
-            {
-                RedirectStandardInput = true,
-                RedirectStandardOutput = true,
-                RedirectStandardError = true,
-                UseShellExecute = false,
-                WorkingDirectory = Path.GetTempPath(),
-            };
-            foreach (var arg in new[] { "-w", "sh", "-c", Watched, "sh", azurite })
-            {
-                psi.ArgumentList.Add(arg);
-            }
-            foreach (var arg in new[]
-            {
-                "--inMemoryPersistence", "--disableTelemetry", "--loose", "--silent",
+            var psi = Platform.ShellInOwnSession(Watched,
+            [
+                azurite, "--inMemoryPersistence", "--disableTelemetry", "--loose", "--silent",
                 "--blobHost", "127.0.0.1", "--blobPort", bind[0].ToString(),
                 "--queueHost", "127.0.0.1", "--queuePort", bind[1].ToString(),
                 "--tableHost", "127.0.0.1", "--tablePort", bind[2].ToString(),
-            })
-            {
-                psi.ArgumentList.Add(arg);
-            }
+            ], waitForIt: true);
+            psi.RedirectStandardInput = true;
+            psi.RedirectStandardOutput = true;
+            psi.RedirectStandardError = true;
+            psi.WorkingDirectory = Path.GetTempPath();
             if (account != "devstoreaccount1" || key != DevAccountKey)
             {
                 psi.Environment["AZURITE_ACCOUNTS"] = $"{account}:{key}";

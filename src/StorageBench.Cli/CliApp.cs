@@ -36,6 +36,7 @@ public static class CliApp
             await UsageErrors.WriteAsync(result, stderr).ConfigureAwait(false);
             return UsageError;
         }
+        await SecretOption.WarnAsync(result, stderr).ConfigureAwait(false);
         var invocation = new InvocationConfiguration
         {
             Output = stdout,
@@ -53,20 +54,20 @@ public static class CliApp
         catch (LocalSetupException ex)
         {
             // This machine, not storage: what is missing or busy, and what to do.
-            await stderr.WriteLineAsync("error: " + ex.Message).ConfigureAwait(false);
+            await stderr.WriteLineAsync("error: " + StorageTarget.Redact(ex.Message)).ConfigureAwait(false);
             return 1;
         }
         catch (TargetServiceMissingException ex)
         {
             // The settings name no endpoint for a service this command needs (a blob-only account as a results table): bad input.
-            await stderr.WriteLineAsync("error: " + ex.Message).ConfigureAwait(false);
+            await stderr.WriteLineAsync("error: " + StorageTarget.Redact(ex.Message)).ConfigureAwait(false);
             return UsageError;
         }
         catch (Exception ex) when (StorageFailures.Classify(ex, ct) is { } failure)
         {
             // Storage refused or could not be reached outside a run (a run reports its own errors).
             string hint = failure.Status == 403 ? " (check the account key or SAS in the connection string)" : "";
-            await stderr.WriteLineAsync($"error: storage: {failure.Text}{hint}").ConfigureAwait(false);
+            await stderr.WriteLineAsync(StorageTarget.Redact($"error: storage: {failure.Text}{hint}")).ConfigureAwait(false);
             return 1;
         }
     }
@@ -74,7 +75,7 @@ public static class CliApp
     /// <summary>Every command. A new one is its own file with a Create(cli) that declares it, and a line here.</summary>
     public static RootCommand Root(CliContext cli)
     {
-        var root = new RootCommand("StorageBench: benchmarks Azure Table and Blob storage writes against Azurite or a storage account.")
+        var root = new RootCommand("StorageBench: benchmarks Azure Table and Blob storage writes and reads against Azurite or a storage account.")
         {
             RunCommand.Create(cli),
             RunsCommand.Create(cli),
@@ -86,6 +87,7 @@ public static class CliApp
             AbCommand.Create(cli),
             PlanCommand.Create(cli),
         };
+        SecretOption.AddFiles(root);
         root.Options.OfType<VersionOption>().Single().Action = new VersionAction();
         root.SetAction(async (_, _) =>
         {

@@ -13,7 +13,15 @@ namespace StorageBench.Cli;
 /// </summary>
 public static class CliTargets
 {
-    public static Option<string?> ConnectionStringOption(string description) => new("--connection-string") { Description = description, HelpName = "CS" };
+    /// <summary>--connection-string, and its --connection-string-file twin (<see cref="SecretOption"/>).</summary>
+    public static Option<string?> ConnectionStringOption(string description) => new SecretOption("--connection-string", description);
+
+    /// <summary>--results: the folder the local runs were written under; without it out/, which a first run has not written yet.</summary>
+    public static Option<string?> LocalResultsOption(string description) => new("--results") { Description = description + " (default out)", HelpName = "DIR" };
+
+    /// <summary>The error line for a --results folder that is not there (a typo would otherwise list no runs and succeed); null when it is.</summary>
+    public static string? MissingResults(string? given) => given is null || Directory.Exists(given) ? null
+        : $"--results: \"{given}\" is no directory; give the folder the runs were written under (run --out's parent, default out)";
 
     public static Option<string?> PricesOption() => new("--prices")
     {
@@ -82,13 +90,10 @@ public static class CliTargets
         return prices;
     }
 
-    public static Option<string?> HubConnectionStringOption() => new("--hub-connection-string")
-    {
-        Description = $"storage account that holds the control plane (task hubs, cancel signals, progress and results), never the account under test " +
+    public static Option<string?> HubConnectionStringOption() => new SecretOption("--hub-connection-string",
+        $"storage account that holds the control plane (task hubs, cancel signals, progress and results), never the account under test " +
             $"(default: the {TargetSettings.HubConnectionString} setting if set, else the hub store's own Azurite, kept on disk in {HubAzurite.FolderSetting} " +
-            "or ~/.local/share/storagebench/hub)",
-        HelpName = "CS",
-    };
+            "or ~/.local/share/storagebench/hub)");
 
     /// <summary>
     /// Runs <paramref name="body"/> against the resolved targets and the control plane; a bad setting is exit 2. The

@@ -31,6 +31,23 @@ public sealed class ControlPlane : IDisposable
     /// <summary>The results tables: the STORAGEBENCH_RESULTS_* setting, else this store.</summary>
     public StorageTarget Results => TargetSettings.Results(Environment.GetEnvironmentVariable, Store);
 
+    /// <summary>
+    /// The accounts a run checks before it starts, each with what it is in words, so a dead one is never taken for the target:
+    /// a named control-plane account, and a results store apart from the control plane. Not the hub store's own Azurite: it
+    /// was just started or joined, so it answers.
+    /// </summary>
+    public IEnumerable<(StorageTarget Account, string Role)> Preflights()
+    {
+        if (IsGiven)
+        {
+            yield return (Store, $"the control plane (task hubs, cancel signals, progress{(Results == Store ? ", results" : "")}; {Where}), not the target");
+        }
+        if (Results != Store)
+        {
+            yield return (Results, $"the results store (STORAGEBENCH_RESULTS_*), not the target");
+        }
+    }
+
     /// <summary>--hub-connection-string, else STORAGEBENCH_HUB_CONNECTION_STRING; null when neither names one (or, with <paramref name="error"/>, one is malformed).</summary>
     public static ControlPlane? Given(string? hubConnectionString, out string? error)
     {
@@ -52,10 +69,15 @@ public sealed class ControlPlane : IDisposable
     {
         var took = Stopwatch.StartNew();
         var local = await HubAzurite.OpenAsync(ct).ConfigureAwait(false);
+        if (local.Notice is { } notice)
+        {
+            await stdout.WriteLineAsync("Hub store: " + notice).ConfigureAwait(false);
+        }
         if (local.Started)
         {
-            await stdout.WriteLineAsync($"Hub store: Azurite on disk in {HubAzurite.Folder} (started in {took.Elapsed.TotalSeconds:0.0} s; " +
-                "task hubs, cancel signals, progress and results live there, not in the target)").ConfigureAwait(false);
+            // Two lines within 120 columns: the folder is a long path.
+            await stdout.WriteLineAsync($"Hub store: Azurite on disk in {HubAzurite.Folder} (started in {took.Elapsed.TotalSeconds:0.0} s);\n" +
+                "  task hubs, cancel signals, progress and results live there, not in the target").ConfigureAwait(false);
         }
         return new ControlPlane(StorageTarget.FromConnectionString(local.ConnectionString), local, $"the hub store in {HubAzurite.Folder}");
     }

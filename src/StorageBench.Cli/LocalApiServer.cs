@@ -9,7 +9,7 @@ namespace StorageBench.Cli;
 /// <summary>
 /// The runs API (POST /api/runs, GET /api/runs/{id}, POST /api/runs/{id}/cancel, GET /api/runs, GET /api/runs/{id}/report,
 /// GET /api/compare) and the dashboard page at / on loopback, for a machine without Azure Functions Core Tools. Loopback only and without function keys:
-/// it is a local tool, not a service.
+/// it is a local tool, not a service, and it answers only its own origin (<see cref="OwnOriginOnly"/>).
 /// </summary>
 public static class LocalApiServer
 {
@@ -17,6 +17,7 @@ public static class LocalApiServer
         LoopbackServer.StartAsync(port, app =>
         {
             app.Use(OneErrorShape);
+            app.Use(OwnOriginOnly.Guard);
             app.MapPost("/api/runs", async (HttpRequest request, CancellationToken rct) =>
             {
                 // Kestrel's own limit (30 MB) would cut the connection before the API could answer 413 in its shape.
@@ -26,7 +27,8 @@ public static class LocalApiServer
             });
             app.MapGet("/api/runs", async (HttpRequest request, CancellationToken rct) =>
                 Send(await api.ListAsync(request.Query["scenario"].FirstOrDefault(), request.Query["last"].FirstOrDefault(), rct)));
-            app.MapGet("/api/runs/{id}", async (string id, CancellationToken rct) => Send(await api.GetAsync(id, rct)));
+            app.MapGet("/api/runs/{id}", async (HttpRequest request, string id, CancellationToken rct) =>
+                Send(await api.GetAsync(id, rct, new RunLinks(new Uri($"{request.Scheme}://{request.Host}/")))));
             app.MapPost("/api/runs/{id}/cancel", async (string id, CancellationToken rct) => Send(await api.CancelAsync(id, rct)));
             app.MapGet("/api/runs/{id}/report", async (string id, CancellationToken rct) => Send(await api.ReportAsync(id, rct)));
             app.MapGet("/api/compare", async (HttpRequest request, CancellationToken rct) =>
@@ -66,15 +68,15 @@ public static class LocalApiServer
         }
     }
 
-    /// <summary>The response's status, Location header and JSON body.</summary>
+    /// <summary>The response's status, headers (Location, Retry-After) and JSON body.</summary>
     private sealed class JsonResult(ApiResponse response) : IResult
     {
         public async Task ExecuteAsync(HttpContext context)
         {
             context.Response.StatusCode = response.StatusCode;
-            if (response.Location is { } location)
+            foreach (var (name, value) in response.Headers)
             {
-                context.Response.Headers.Location = location;
+                context.Response.Headers[name] = value;
             }
             var (content, type) = response.Content;
             context.Response.ContentType = type;

@@ -1,5 +1,12 @@
 using StorageBench.Cli;
 
+// Linux only (setsid, sh, flock): anywhere else, one line and nothing started.
+if (Platform.Refusal() is { } refusal)
+{
+    await Console.Error.WriteLineAsync(refusal);
+    return Platform.UnsupportedExitCode;
+}
+
 DriverProcess.Configure();
 
 // Ctrl+C, SIGTERM and SIGQUIT alike: the first cancels this token (the run stops and cleans up, and the process ends

@@ -16,7 +16,9 @@ public sealed class ProgressDisplay(TextWriter output, bool inPlace)
     private static readonly TimeSpan InPlaceInterval = TimeSpan.FromSeconds(1);
 
     private string? _phase;
+    private DateTime _phaseSince;
     private DateTime _lastShown;
+    private long _lastUnits;
     private bool _lineOpen;
 
     /// <summary>Whether live figures given now would be shown: the caller reads the slices' progress only then.</summary>
@@ -32,24 +34,46 @@ public sealed class ProgressDisplay(TextWriter output, bool inPlace)
         {
             return;
         }
+        if (changed)
+        {
+            (_phaseSince, _lastUnits) = (nowUtc, 0);
+        }
         _phase = phase;
         _lastShown = nowUtc;
+        string figures = p.Live is { } l ? Figures(l) + StartedOver(l) : $"{(nowUtc - _phaseSince).TotalSeconds:0} s so far";
         if (inPlace)
         {
             // Carriage return and erase-line: the same line again, whatever its length was.
-            await output.WriteAsync($"\r\u001b[2K  {phase}{(p.Live is { } l ? ": " + Figures(l) : "...")}").ConfigureAwait(false);
+            await output.WriteAsync($"\r\u001b[2K  {phase}{(changed && p.Live is null ? Doing(p.Phase) + "..." : ": " + figures)}").ConfigureAwait(false);
             await output.FlushAsync().ConfigureAwait(false);
             _lineOpen = true;
         }
         else if (changed)
         {
-            await output.WriteLineAsync($"  {phase}...").ConfigureAwait(false);
+            await output.WriteLineAsync($"  {phase}{Doing(p.Phase)}...").ConfigureAwait(false);
         }
-        else if (p.Live is { } live)
+        else
         {
-            await output.WriteLineAsync($"  {phase}: {Figures(live)}").ConfigureAwait(false);
+            // A phase without figures (verifying, seeding, cleaning up) still says it is at it, however long it takes.
+            await output.WriteLineAsync($"  {phase}: {figures}").ConfigureAwait(false);
         }
     }
+
+    /// <summary>
+    /// After a resume a slice that runs again starts its count over (only one execution's writes count), so the total can
+    /// fall: said, rather than shown as a count going backwards unexplained.
+    /// </summary>
+    private string StartedOver(WorkloadProgress live)
+    {
+        bool fell = live.Units < _lastUnits;
+        _lastUnits = live.Units;
+        return fell ? " (lower than before: a slice run again starts its count over)" : "";
+    }
+
+    /// <summary>What a phase without figures is doing, in its first line.</summary>
+    private static string Doing(string phase) => phase == StepOrchestrator.VerifyingPhase
+        ? " (counting what is stored; deleting writes no result counts)"
+        : "";
 
     /// <summary>Erases the in-place line: its last figures are up to a second old, and the summary that follows has the final ones.</summary>
     public async Task EndAsync()

@@ -96,7 +96,9 @@ public static class ReportOutput
                 await stdout.WriteAsync(output == RunOutput.Verbose ? ReportWriter.Markdown(summary) : ConsoleReport.Default(summary)).ConfigureAwait(false);
                 if (files is not null)
                 {
-                    await stdout.WriteLineAsync($"Wrote {string.Join(", ", files)}").ConfigureAwait(false);
+                    // The folder once, then the file names: three full paths passed 120 columns.
+                    await stdout.WriteLineAsync($"Wrote {string.Join(", ", files.Select(Path.GetFileName))} to {Path.GetDirectoryName(files[0])}{Path.DirectorySeparatorChar}")
+                        .ConfigureAwait(false);
                 }
                 using (var self = System.Diagnostics.Process.GetCurrentProcess())
                 {

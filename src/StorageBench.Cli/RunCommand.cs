@@ -117,6 +117,10 @@ public static partial class RunCommand
             }
             return CliApp.UsageError;
         }
+        foreach (string note in RunSpecParser.UnusedCounts(specJson))
+        {
+            await stderr.WriteLineAsync("note: " + note).ConfigureAwait(false);
+        }
         if (await OutputsAsync(options, stderr).ConfigureAwait(false) is not { } prices)
         {
             return CliApp.UsageError;
@@ -126,10 +130,9 @@ public static partial class RunCommand
         StoragePreflight? targetPreflight = null;
         return await CliTargets.WithTargetsAsync(options.ConnectionString, options.HubConnectionString, human, stderr, async (targets, plane) =>
         {
-            // The results store, when it is not the hub store's own Azurite (just started or joined, so it answers).
-            if (plane.Results != plane.Store || plane.IsGiven)
+            foreach (var (account, role) in plane.Preflights())
             {
-                if (await PreflightAsync(new StoragePreflight([], plane.Results, loggers.CreateLogger<StoragePreflight>()), spec, stderr, ct).ConfigureAwait(false) is { } refused)
+                if (await PreflightAsync(new StoragePreflight([], account, loggers.CreateLogger<StoragePreflight>(), role), spec, stderr, ct).ConfigureAwait(false) is { } refused)
                 {
                     return refused;
                 }
@@ -196,8 +199,10 @@ public static partial class RunCommand
         string hubName = options.HubFor(runId);
         await using var hub = await CliTargets.StartHubAsync(targets, plane, results, hubName, telemetry, loggers, ct, worker: !options.ExternalWorkers).ConfigureAwait(false);
         var started = await NightlyCheck.StartAsync(new RunStarter(hub, TimeProvider.System) { PreflightRequests = preflightRequests }, spec, options.Nightly, runId, ct).ConfigureAwait(false);
-        await stdout.WriteLineAsync($"Run {started.RunId} started (scenario {spec.Scenario}, task hub {hubName} in {plane.Where}" +
-            $"{(options.ExternalWorkers ? "; executed by the hub's `storagebench worker` processes, none here" : "")}).").ConfigureAwait(false);
+        // Two lines, each within the 120 columns the console output keeps to: the hub store's folder is a long path.
+        await stdout.WriteLineAsync($"Run {started.RunId} started (scenario {spec.Scenario}),").ConfigureAwait(false);
+        await stdout.WriteLineAsync($"  on task hub {hubName} in {plane.Where}" +
+            $"{(options.ExternalWorkers ? ",\n  executed by the hub's `storagebench worker` processes, none here" : "")}.").ConfigureAwait(false);
         return await WatchAsync(hub, results, started.RunId!, spec, startedUtc, targets, prices, stdout, terminal, loggers, ct,
             ownHub: hubName == TaskHubSettings.ForRun(runId)).ConfigureAwait(false);
     }

@@ -21,7 +21,7 @@ public static class RunsCommand
     public static Command Create(CliContext cli)
     {
         var connectionString = CliTargets.ConnectionStringOption("the account whose results table is read (default: the STORAGEBENCH_RESULTS_* or STORAGEBENCH_HUB_CONNECTION_STRING setting; with neither, the local runs)");
-        var local = new Option<string>("--results") { Description = "without an account: directory of the local runs", HelpName = "DIR", DefaultValueFactory = _ => "out" };
+        var local = CliTargets.LocalResultsOption("without an account: directory of the local runs");
         var scenario = new Option<string?>("--scenario") { Description = "only this scenario", HelpName = "S" };
         var since = DateOption("--since", "only runs started at or after DATE (2026-11-22 or 2026-11-22T02:00:00Z)");
         var until = DateOption("--until", "only runs started before DATE");
@@ -43,12 +43,12 @@ public static class RunsCommand
         };
         command.SetAction((r, ct) => RunAsync(r.GetValue(connectionString),
             new RunFilter(r.GetValue(scenario), r.GetValue(since), r.GetValue(until), r.GetValue(where) is { Length: > 0 } w ? w : null),
-            r.GetValue(max), cli.Stdout, cli.Stderr, ct, r.GetValue(local)!));
+            r.GetValue(max), cli.Stdout, cli.Stderr, ct, r.GetValue(local)));
         return command;
     }
 
     public static async Task<int> RunAsync(string? connectionString, RunFilter filter, int max, TextWriter stdout, TextWriter stderr, CancellationToken ct,
-        string localRuns = "out")
+        string? localRuns = null)
     {
         if (CliTargets.ResultsTarget(connectionString, out var bad) is not { } results)
         {
@@ -98,9 +98,15 @@ public static class RunsCommand
         return b.ToString();
     }
 
-    /// <summary>No account given: the runs whose summary.json is under <paramref name="directory"/>, newest first.</summary>
-    private static async Task<int> LocalAsync(string directory, RunFilter filter, int max, TextWriter stdout, TextWriter stderr)
+    /// <summary>No account given: the runs whose summary.json is under --results (<paramref name="given"/>, default out), newest first.</summary>
+    private static async Task<int> LocalAsync(string? given, RunFilter filter, int max, TextWriter stdout, TextWriter stderr)
     {
+        string directory = given ?? "out";
+        if (CliTargets.MissingResults(given) is { } missing)
+        {
+            await stderr.WriteLineAsync("error: " + missing).ConfigureAwait(false);
+            return CliApp.UsageError;
+        }
         if (filter.Thresholds is { Count: > 0 })
         {
             await stderr.WriteLineAsync("error: --where: filters on the results table's columns; give --connection-string (or the STORAGEBENCH_* settings) to use it").ConfigureAwait(false);

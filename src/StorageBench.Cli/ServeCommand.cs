@@ -39,6 +39,8 @@ public static class ServeCommand
             return CliApp.UsageError;
         }
         InterruptNotice.ServeStarted();
+        // Only a serve without a target of its own starts an Azurite (as its target), and stops it with itself.
+        string stops = CliTargets.GivenTargets(connectionString, out _).Count > 0 ? "Ctrl+C stops it" : "Ctrl+C stops it and the Azurite it started";
         return await CliTargets.WithTargetsAsync(connectionString, hubConnectionString, stdout, stderr, async (targets, plane) =>
         {
             using var telemetry = CliTargets.Telemetry();
@@ -47,7 +49,7 @@ public static class ServeCommand
             var api = new RunsApi(hub, results, new TargetCleaner(targets), TimeProvider.System, "local-api", prices);
             await using var server = await LocalApiServer.StartAsync(api, port, ct).ConfigureAwait(false);
             await stdout.WriteLineAsync($"""
-                Runs API on {server.Address} (loopback only; Ctrl+C stops it and Azurite):
+                Runs API on {server.Address} (loopback only; {stops}):
                   curl -X POST {server.Address}api/runs -H "Content-Type: application/json" --data-binary @specs/quick.json
                   curl {server.Address}api/runs/<id>
                   curl -X POST {server.Address}api/runs/<id>/cancel

@@ -54,22 +54,24 @@ public sealed class StrictJsonObject
         Read<string>(field, rule, required: true, v => v.ValueKind == JsonValueKind.String && valid(v.GetString()!) ? v.GetString() : null) ?? "";
 
     /// <summary>Every broken rule, unknown fields first; call once every field has been read.</summary>
-    public IReadOnlyList<ValidationError> Errors() =>
-        [.. _root.EnumerateObject().Where(p => !_fields.Contains(p.Name, StringComparer.Ordinal))
-            .Select(p => new ValidationError(p.Name, "(unknown field)", NotAField(p.Name, _what, _fields))), .. _errors];
+    public IReadOnlyList<ValidationError> Errors() => ValidationError.Capped(
+        [.. _root.EnumerateObject().Where(p => !_fields.Contains(p.Name, StringComparer.Ordinal)).Select((p, i) => new ValidationError(p.Name, "(unknown field)",
+            i < ValidationError.MaxListed ? NotAField(p.Name, _what, _fields, listKnown: i == 0) : "")), .. _errors]);
 
     /// <summary>
     /// "is not a field of tableInsert; did you mean batchSize? the known fields are …". Names are case-sensitive: a
-    /// name that differs from a field only in case says so.
+    /// name that differs from a field only in case says so. The known fields are listed once per object
+    /// (<paramref name="listKnown"/> for its first unknown field), not with every unknown one.
     /// </summary>
-    public static string NotAField(string name, string where, IReadOnlyList<string> known)
+    public static string NotAField(string name, string where, IReadOnlyList<string> known, bool listKnown = true)
     {
         if (known.FirstOrDefault(k => string.Equals(k, name, StringComparison.OrdinalIgnoreCase)) is { } sameLetters)
         {
             return $"is not a field of {where}: field names are case-sensitive; did you mean {sameLetters}?";
         }
         string near = Nearest.Closest(name, known) is { } n ? $"did you mean {n}? " : "";
-        return $"is not a field of {where}; {near}the known fields are {string.Join(", ", known)}";
+        return listKnown ? $"is not a field of {where}; {near}the known fields are {string.Join(", ", known)}"
+            : $"is not a field of {where}{(near.Length > 0 ? "; " + near.TrimEnd() : "")}";
     }
 
     private static Func<JsonElement, double?> NumberOf(Func<double, bool> valid) =>

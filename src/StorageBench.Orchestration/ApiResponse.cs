@@ -8,6 +8,28 @@ namespace StorageBench.Orchestration;
 /// <summary>An HTTP answer without an HTTP framework: status code, JSON body, and the Location header when there is one.</summary>
 public sealed record ApiResponse(int StatusCode, JsonNode Body, string? Location = null)
 {
+    /// <summary>
+    /// What a 202 tells a poller to wait before asking again (Retry-After), as Durable's status endpoints and Azure's
+    /// long-running-operation convention do: a run's progress moves about once a second, so a few seconds loses nothing.
+    /// </summary>
+    public const int RetryAfterSeconds = 2;
+
+    /// <summary>The headers every host sends with this answer: Location when there is one, Retry-After on a 202.</summary>
+    public IEnumerable<(string Name, string Value)> Headers
+    {
+        get
+        {
+            if (Location is { } location)
+            {
+                yield return ("Location", location);
+            }
+            if (StatusCode == 202)
+            {
+                yield return ("Retry-After", RetryAfterSeconds.ToString(System.Globalization.CultureInfo.InvariantCulture));
+            }
+        }
+    }
+
     /// <summary>Quotes in messages stay plain quotes (\" in JSON), not \u0022: the answer is read by people too.</summary>
     private static readonly JsonSerializerOptions Readable = new(JsonDefaults.Options) { Encoder = System.Text.Encodings.Web.JavaScriptEncoder.UnsafeRelaxedJsonEscaping };
 

@@ -90,10 +90,13 @@ public sealed class BenchmarkActivities(IReadOnlyList<StorageTarget> targets, Re
     public async Task<WorkerSeen[]> ListWorkersAsync(CancellationToken ct) =>
         roster is null ? [] : [.. await StorageCall.RunAsync("listing the hub's workers", Policy.Quick, roster.ListAsync, ct).ConfigureAwait(false)];
 
-    /// <summary>Writes what a reading workload's slice will read, outside the measured window; safe to run twice.</summary>
-    public Task<SeedResult> SeedSliceAsync(SliceOrder order, CancellationToken ct) =>
-        StorageCall.RunAsync($"seeding {order.Workload} slice {order.SliceIndex}", Policy.Seeding,
-            t => WorkloadList.Of(order.Workload).SeedAsync(order, targets[order.TargetIndex], t), ct);
+    /// <summary>Writes what a reading workload's slice will read, outside the measured window; safe to run twice; stopped by the run's cancel.</summary>
+    public Task<SeedResult> SeedSliceAsync(SliceOrder order, CancellationToken ct)
+    {
+        string what = $"seeding {order.Workload} slice {order.SliceIndex}";
+        return SeedCancelWatch.RunAsync(what, order.RunId, results, Policy, time, _logger,
+            t => StorageCall.RunAsync(what, Policy.Seeding, s => WorkloadList.Of(order.Workload).SeedAsync(order, targets[order.TargetIndex], s), t), ct);
+    }
 
     /// <summary>
     /// Verification: counted in storage under its deadline. Storage that cannot be read (dead, slow, refusing) gives

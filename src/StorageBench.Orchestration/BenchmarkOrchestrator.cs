@@ -43,7 +43,7 @@ public static class BenchmarkOrchestrator
         // Everything sent to the targets outside the measured windows: the preflight before the start, then each step's.
         var run = new RunSoFar { Side = TargetSideRequests.None with { Preflight = request.PreflightRequests } };
         await CleanupAsync(context, request, run);
-        var env = await context.CallActivityAsync<EnvironmentInfo>(ActivityNames.DescribeEnvironment);
+        var env = await ActivityList.DescribeEnvironment.CallAsync(context, null);
         var search = spec.Saturation is { } sat ? new SaturationSearch(sat) : null;
         var (parameter, values) = spec.Sweep is { } sweep ? (sweep.Parameter, sweep.Values)
             : search is not null ? (search.Parameter, search.Values)
@@ -54,7 +54,7 @@ public static class BenchmarkOrchestrator
         try
         {
             // The machine again, for the load at the end and the CPU other processes used meanwhile.
-            endEnv = await context.CallActivityAsync<EnvironmentInfo>(ActivityNames.DescribeEnvironment);
+            endEnv = await ActivityList.DescribeEnvironment.CallAsync(context, null);
         }
         catch (Exception ex)
         {
@@ -102,7 +102,7 @@ public static class BenchmarkOrchestrator
         context.SetCustomStatus(new RunProgress("cleaning up leftovers", null, 0));
         try
         {
-            var cleaned = await context.CallActivityAsync<CleanupResult>(ActivityNames.CleanupLeftovers, hours);
+            var cleaned = await ActivityList.CleanupLeftovers.CallAsync(context, hours);
             run.Side = run.Side with { Cleanup = cleaned.Requests };
         }
         catch (Exception ex)
@@ -178,8 +178,7 @@ public static class BenchmarkOrchestrator
             {
                 summary = summary with
                 {
-                    Regression = await context.CallActivityAsync<RegressionVerdict>(ActivityNames.CheckRegression,
-                        RegressionInput.From(request.Spec.Scenario, summary.RunId, summary.StartedUtc, plain.Workloads)),
+                    Regression = await ActivityList.CheckRegression.CallAsync(context, RegressionInput.From(request.Spec.Scenario, summary.RunId, summary.StartedUtc, plain.Workloads)),
                 };
             }
             catch (Exception ex)
@@ -191,7 +190,7 @@ public static class BenchmarkOrchestrator
         context.SetCustomStatus(new RunProgress("storing result", null, 0));
         try
         {
-            await context.CallActivityAsync<bool>(ActivityNames.StoreRun, summary);
+            await ActivityList.StoreRun.CallAsync(context, summary);
         }
         catch (Exception ex)
         {
@@ -200,7 +199,7 @@ public static class BenchmarkOrchestrator
         }
         try
         {
-            await context.CallActivityAsync<bool>(ActivityNames.EmitRunTelemetry, summary);
+            await ActivityList.EmitRunTelemetry.CallAsync(context, summary);
         }
         catch (Exception ex)
         {

@@ -19,6 +19,9 @@ public sealed class RunStarter(IRunOrchestrationClient client, TimeProvider time
     /// <summary>Requests a preflight the caller ran itself sent to the targets (the CLI checks before it starts a task hub): the summary counts them.</summary>
     public long PreflightRequests { get; init; }
 
+    /// <summary>What the driver may plan to hold; a spec over it is refused before anything starts (<see cref="MemoryBudget"/>).</summary>
+    public MemoryBudget Memory { get; init; } = MemoryBudget.OfThisProcess(Environment.GetEnvironmentVariable);
+
     /// <summary>Starts a run from spec JSON; instanceId null means a fresh time-ordered id.</summary>
     public async Task<StartResult> StartAsync(string specJson, string host, string? instanceId, CancellationToken ct, bool checkRegression = false)
     {
@@ -48,6 +51,10 @@ public sealed class RunStarter(IRunOrchestrationClient client, TimeProvider time
         double? cleanupOlderThanHours = null)
     {
         var errors = RunSpecValidator.Validate(spec).ToList();
+        if (errors.Count == 0 && Memory.Refusal(spec) is { } tooMuch)
+        {
+            errors.Add(tooMuch);
+        }
         if (instanceId is not null && !Planner.IsValidRunId(instanceId))
         {
             errors.Add(new ValidationError("id", $"\"{instanceId}\"", Planner.RunIdRule));

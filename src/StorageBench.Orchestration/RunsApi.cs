@@ -3,10 +3,8 @@ using Microsoft.Extensions.Logging.Abstractions;
 using System.Globalization;
 using System.Text.Json;
 using System.Text.Json.Nodes;
-using Azure.Data.Tables;
 using StorageBench.Engine;
 using StorageBench.Engine.Cleanup;
-using StorageBench.Engine.Comparison;
 using StorageBench.Engine.Cost;
 using StorageBench.Engine.Planning;
 using StorageBench.Engine.Preflight;
@@ -27,9 +25,10 @@ namespace StorageBench.Orchestration;
 /// 413 for a body over 1 MiB; 415 for a Content-Type that is not a spec's (<see cref="ContentTypeError"/>).</item>
 /// <item>Every 4xx/5xx has one shape: {status, message, errors:[{field, value, rule, message}]} (<see cref="ApiResponse.Error"/>).</item>
 /// <item>A run id in a route that breaks <see cref="Planner.RunIdRule"/> → 400 naming it and the rule, before anything is looked up.</item>
-/// <item>GET /api/runs/{id} → 404 unknown; 202 while pending or running (with progress); 200 with the summary as result when done.
+/// <item>Every 202 carries Retry-After (<see cref="ApiResponse.RetryAfterSeconds"/>), as Azure's long-running operations do.</item>
+/// <item>GET /api/runs/{id} → 404 unknown; 202 while pending or running (with progress, and Location: the status link); 200 with the summary as result when done.
 /// Its status is the run's (<see cref="RunStatus"/>); the orchestration's runtime status is the separate orchestrationStatus.</item>
-/// <item>GET /api/runs?scenario=S&amp;last=N → 200 {runs:[…]}, newest first, from the results table; 400 for a last that is not 1 to 1000
+/// <item>GET /api/runs?scenario=S&amp;last=N → 200 {runs:[…]}: the runs this server started that are still going, then the results table's, newest first; 400 for a last that is not 1 to 1000
 /// (an empty one too). Hosts pass each query parameter as given, an empty value as empty: the API alone judges it.</item>
 /// <item>POST /api/runs/{id}/cancel → 404 unknown; 409 already ended; 200 with the Canceled summary once it stopped.</item>
 /// <item>GET /api/runs/{id}/report → 200 the finished run's summary.html (text/html); 404 unknown; 409 while it runs.</item>
@@ -38,95 +37,17 @@ namespace StorageBench.Orchestration;
 /// </summary>
 /// <param name="prices">Prices the cost estimate of every result (default: the built-in table).</param>
 /// <param name="loggers">Where preflight refusals and skipped progress reads are logged; none when not given.</param>
-public sealed class RunsApi(IRunOrchestrationClient client, ResultsTableStore results, TargetCleaner cleaner, TimeProvider time, string host,
+public sealed partial class RunsApi(IRunOrchestrationClient client, ResultsTableStore results, TargetCleaner cleaner, TimeProvider time, string host,
     PriceTable? prices = null, ILoggerFactory? loggers = null)
 {
     private readonly ILogger _logger = (loggers ?? NullLoggerFactory.Instance).CreateLogger<RunsApi>();
     private readonly System.Collections.Concurrent.ConcurrentDictionary<string, bool> _started = new(StringComparer.Ordinal);
 
+    /// <summary>The driver's memory budget a started run must fit (null: this process's, every slice on it, as `serve` runs them).</summary>
+    public MemoryBudget? Memory { get; init; }
+
     /// <summary>How long a canceled run gets to stop by itself before it is terminated and cleaned up from outside.</summary>
     public TimeSpan CancelGrace { get; init; } = TimeSpan.FromSeconds(30);
-
-    /// <summary>The largest request body read: a run spec is a few KB.</summary>
-    public const int MaxBodyBytes = 1024 * 1024;
-
-    /// <summary>
-    /// A larger body, up to this size, is read to its end and dropped before the 413 is sent: most clients (HttpClient among
-    /// them) read no answer while they are still sending, so answering early would look to them like a broken connection.
-    /// </summary>
-    public const long DrainBytes = 256L * 1024 * 1024;
-
-    /// <summary>The 413 answer, in the one error shape: what this API says and what a host's own body limit says too.</summary>
-    public static ApiResponse TooLarge() =>
-        ApiResponse.Error(413, $"the request body is larger than {MaxBodyBytes:N0} bytes: a run spec is a JSON object of a few KB; nothing was started");
-
-    /// <summary>
-    /// The request body as text, or the answer that refuses it, in the one error shape: 413 when it is larger than
-    /// <see cref="MaxBodyBytes"/>, 415 when its Content-Type is not a run spec's (<see cref="ContentTypeError"/>), 400 when it is not
-    /// UTF-8. Keeps no more than <see cref="MaxBodyBytes"/> in memory, whatever the body's size; read to its end before refusing.
-    /// </summary>
-    public static async Task<(string? Body, ApiResponse? Refused)> ReadBodyAsync(Stream body, long? contentLength, string? contentType, CancellationToken ct)
-    {
-        var buffer = new MemoryStream();
-        byte[] chunk = new byte[64 * 1024];
-        long total = 0;
-        int read;
-        while (contentLength is null or <= DrainBytes && total <= DrainBytes
-            && (read = await body.ReadAsync(chunk, ct).ConfigureAwait(false)) > 0)
-        {
-            total += read;
-            if (total <= MaxBodyBytes)
-            {
-                buffer.Write(chunk, 0, read);
-            }
-        }
-        if (total > MaxBodyBytes || contentLength > MaxBodyBytes)
-        {
-            return (null, TooLarge());
-        }
-        if (ContentTypeError(contentType) is { } wrongType)
-        {
-            return (null, ApiResponse.FieldError(415, "; nothing was started", wrongType));
-        }
-        // As the CLI reads a file: UTF-8, a byte order mark skipped; anything else is refused, never decoded into replacement characters.
-        var bytes = buffer.GetBuffer().AsSpan(0, (int)buffer.Length);
-        int bom = bytes.StartsWith(System.Text.Encoding.UTF8.Preamble) ? System.Text.Encoding.UTF8.Preamble.Length : 0;
-        try
-        {
-            return (StrictUtf8.GetString(bytes[bom..]), null);
-        }
-        catch (System.Text.DecoderFallbackException ex)
-        {
-            string where = ex.BytesUnknown is [var first, ..] ? $"byte 0x{first:X2} at offset {bom + Math.Max(ex.Index, 0):N0}" : "a byte";
-            return (null, ApiResponse.FieldError(400, "; nothing was started",
-                new ValidationError("body", where, "is not UTF-8: a run spec is JSON in UTF-8 (a byte order mark is allowed)")));
-        }
-    }
-
-    private static readonly System.Text.UTF8Encoding StrictUtf8 = new(encoderShouldEmitUTF8Identifier: false, throwOnInvalidBytes: true);
-
-    /// <summary>
-    /// Why a request's Content-Type is not a run spec's, or null: JSON (application/json, text/json, any +json), none at all, or
-    /// application/x-www-form-urlencoded (what curl --data-binary sends without -H) are read as the CLI reads a file; any other type
-    /// (text/plain, multipart/form-data …) or a charset other than UTF-8 is refused (415), so a body meant as something else is not taken for a spec.
-    /// </summary>
-    public static ValidationError? ContentTypeError(string? contentType)
-    {
-        if (string.IsNullOrWhiteSpace(contentType))
-        {
-            return null;
-        }
-        ValidationError Refused(string rule) => new("Content-Type", $"\"{contentType}\"", rule);
-        if (!System.Net.Http.Headers.MediaTypeHeaderValue.TryParse(contentType, out var type) || type.MediaType is not { } media
-            || !(media.Equals("application/json", StringComparison.OrdinalIgnoreCase) || media.Equals("text/json", StringComparison.OrdinalIgnoreCase)
-                || media.EndsWith("+json", StringComparison.OrdinalIgnoreCase) || media.Equals("application/x-www-form-urlencoded", StringComparison.OrdinalIgnoreCase)))
-        {
-            return Refused("is not a run spec's: send application/json (curl: -H \"Content-Type: application/json\")");
-        }
-        return type.CharSet is { } charset && !charset.Trim('"').Replace("-", "", StringComparison.Ordinal).Equals("utf8", StringComparison.OrdinalIgnoreCase)
-            ? Refused("names a charset other than UTF-8: a run spec is JSON in UTF-8")
-            : null;
-    }
 
     /// <summary>
     /// The call's answer, or a 500 in the one error shape when it failed with an exception (not when the request was aborted);
@@ -153,7 +74,7 @@ public sealed class RunsApi(IRunOrchestrationClient client, ResultsTableStore re
     public async Task<ApiResponse> StartAsync(string body, RunLinks links, string? instanceId, CancellationToken ct)
     {
         // Before a run is accepted, every account it would use must answer and accept the credentials.
-        var starter = new RunStarter(client, time) { Preflight = new StoragePreflight(cleaner.Targets, results.Target, _logger) };
+        var starter = new RunStarter(client, time) { Preflight = new StoragePreflight(cleaner.Targets, results.Target, _logger), Memory = Memory ?? MemoryBudget.OfThisProcess(Environment.GetEnvironmentVariable) };
         var started = await starter.StartAsync(body, host, instanceId, ct).ConfigureAwait(false);
         if (started.AlreadyExisted)
         {
@@ -170,13 +91,19 @@ public sealed class RunsApi(IRunOrchestrationClient client, ResultsTableStore re
         }
         _started[started.RunId!] = true;
         string status = links.Status(started.RunId!);
-        return new ApiResponse(202, new JsonObject
+        var accepted = new JsonObject
         {
             ["id"] = started.RunId,
             ["statusQueryGetUri"] = status,
             ["cancelPostUri"] = links.Cancel(started.RunId!),
             ["reportGetUri"] = links.Report(started.RunId!),
-        }, status);
+        };
+        if (RunSpecParser.UnusedCounts(body) is { Count: > 0 } notes)
+        {
+            // A count the timed run does not use, said rather than ignored (the CLI says it on stderr).
+            accepted["notes"] = new JsonArray([.. notes.Select(n => JsonValue.Create(n))]);
+        }
+        return new ApiResponse(202, accepted, status);
     }
 
     /// <summary>
@@ -185,7 +112,8 @@ public sealed class RunsApi(IRunOrchestrationClient client, ResultsTableStore re
     /// kept apart because it says Completed for a run that was canceled or failed (the orchestration itself ended normally).
     /// Progress is there while the run goes; once it ended, the result holds its figures.
     /// </summary>
-    public async Task<ApiResponse> GetAsync(string id, CancellationToken ct)
+    /// <param name="links">Where the host answers: a 202 names the status URL again in Location, as Durable's status endpoint does.</param>
+    public async Task<ApiResponse> GetAsync(string id, CancellationToken ct, RunLinks? links = null)
     {
         if (BadRunId(id) is { } bad)
         {
@@ -217,7 +145,7 @@ public sealed class RunsApi(IRunOrchestrationClient client, ResultsTableStore re
         {
             body["result"] = JsonSerializer.SerializeToNode(summary, JsonDefaults.Options);
         }
-        return new ApiResponse(done ? 200 : 202, body);
+        return new ApiResponse(done ? 200 : 202, body, done ? null : links?.Status(id));
     }
 
     /// <summary>
@@ -242,7 +170,18 @@ public sealed class RunsApi(IRunOrchestrationClient client, ResultsTableStore re
             return ApiResponse.FieldError(400, "", new ValidationError("last", $"\"{last}\"", "must be a whole number from 1 to 1000"));
         }
         var rows = await results.QueryRunsAsync(new RunFilter(string.IsNullOrEmpty(scenario) ? null : scenario), max, ct).ConfigureAwait(false);
-        return new ApiResponse(200, new JsonObject { ["runs"] = new JsonArray([.. rows.Select(RowJson)]) });
+        // Runs still going have no row yet: those this server started (from the page, curl or any caller) come first, as they are now.
+        var live = new List<JsonNode>();
+        foreach (string id in _started.Keys.Where(id => !rows.Any(r => r.GetString(ResultsColumns.RunId) == id)))
+        {
+            if (await client.GetStateAsync(id, ct).ConfigureAwait(false) is { } state && !RuntimeStatus.IsDone(state.RuntimeStatus)
+                && state.InputJson is { } input && JsonSerializer.Deserialize<RunRequest>(input, JsonDefaults.Options)?.Spec.Scenario is { } name
+                && (string.IsNullOrEmpty(scenario) || name == scenario))
+            {
+                live.Add(new JsonObject { ["scenario"] = name, ["runId"] = id, ["status"] = await StatusOfAsync(state, null, ct).ConfigureAwait(false), ["startedUtc"] = state.CreatedUtc });
+            }
+        }
+        return new ApiResponse(200, new JsonObject { ["runs"] = new JsonArray([.. live, .. rows.Select(RowJson)]) });
     }
 
     /// <summary>
@@ -321,7 +260,10 @@ public sealed class RunsApi(IRunOrchestrationClient client, ResultsTableStore re
         var state = await client.GetStateAsync(id, ct).ConfigureAwait(false);
         if (state is null)
         {
-            return NotFound(id);
+            // A run the list shows (its row is in the results table) that ran elsewhere: `storagebench run` on a hub of its own, deleted after it.
+            return await results.LoadRunFiguresAsync(id, ct).ConfigureAwait(false) is null ? NotFound(id) : ApiResponse.Error(404,
+                $"run \"{id}\" ran outside this server (storagebench run, or another serve): its report is the summary.html in that run's " +
+                $"--out folder (out/{id}/ by default); its figures are in the results table, and GET /api/compare judges it against another run");
         }
         if (!RuntimeStatus.IsDone(state.RuntimeStatus))
         {
@@ -332,80 +274,10 @@ public sealed class RunsApi(IRunOrchestrationClient client, ResultsTableStore re
             : ApiResponse.Error(404, $"run \"{id}\" ended ({await StatusOfAsync(state, null, ct).ConfigureAwait(false)}) without a summary: {state.FailureMessage ?? "it was stopped before it wrote one"}");
     }
 
-    /// <summary>The API's way to have runs of different specs judged, as the comparison's note says it.</summary>
-    public const string JudgeAnyway = "add judgeDifferentSpecs=true to the query of GET /api/compare";
-
-    /// <summary>
-    /// Two stored runs metric by metric against their noise, as storagebench compare judges them (the same rule and words); runs of
-    /// different specs only with <paramref name="judgeDifferentSpecs"/> "true" (the CLI's --judge-different-specs).
-    /// </summary>
-    public async Task<ApiResponse> CompareAsync(string? baseline, string? candidate, CancellationToken ct, string? judgeDifferentSpecs = null)
-    {
-        var bad = new[] { ("baseline", baseline), ("candidate", candidate) }.Where(r => r.Item2 is null || !Planner.IsValidRunId(r.Item2))
-            .Select(r => RunIdError(r.Item1, r.Item2)).ToList();
-        bool judgeAnyway = false;
-        if (judgeDifferentSpecs is not null && !bool.TryParse(judgeDifferentSpecs, out judgeAnyway))
-        {
-            bad.Add(new ValidationError("judgeDifferentSpecs", $"\"{judgeDifferentSpecs}\"", "must be true or false"));
-        }
-        if (bad.Count > 0)
-        {
-            return ApiResponse.FieldError(400, "", [.. bad]);
-        }
-        var figures = new List<RunFigures>();
-        foreach (var (role, id) in new[] { ("baseline", baseline!), ("candidate", candidate!) })
-        {
-            if (await results.LoadRunFiguresAsync(id, ct).ConfigureAwait(false) is not { } run)
-            {
-                return ApiResponse.FieldError(404, "", new ValidationError(role, $"\"{id}\"", "is no run in the results table"));
-            }
-            figures.Add(run);
-        }
-        var history = figures[0].Scenario is { } scenario ? await results.RunToRunSpreadAsync(scenario, [baseline!, candidate!], ct, figures[0].Spec).ConfigureAwait(false) : null;
-        return Compared(figures[0], figures[1], judgeAnyway, history);
-    }
-
-    /// <summary>The answer for two runs read: the verdict, the table's header and rows, and the report as Markdown, whose hints are the API's.</summary>
-    public static ApiResponse Compared(RunFigures baseline, RunFigures candidate, bool judgeDifferentSpecs, IReadOnlyDictionary<string, RunToRunSpread>? history = null)
-    {
-        var comparison = RunComparison.Compare(baseline, candidate, judgeDifferentSpecs: judgeDifferentSpecs, history: history);
-        return new ApiResponse(200, new JsonObject
-        {
-            ["baseline"] = baseline.RunId,
-            ["candidate"] = candidate.RunId,
-            ["verdict"] = comparison.Verdict(),
-            ["header"] = new JsonArray([.. ComparisonReport.Header.Select(h => (JsonNode?)h)]),
-            ["rows"] = new JsonArray([.. comparison.Workloads.SelectMany(w => w.Metrics.Select(m =>
-                (JsonNode?)new JsonArray([.. new[] { w.Label }.Concat(ComparisonReport.Cells(m)).Select(c => (JsonNode?)c)])))]),
-            ["markdown"] = ComparisonReport.Markdown(comparison, JudgeAnyway),
-        });
-    }
-
     private static ApiResponse NotFound(string id) => ApiResponse.Error(404, $"no run with id \"{id}\"");
 
     /// <summary>A run id in a route or a query parameter breaks the rule every run id follows (<see cref="Planner.RunIdRule"/>): 400, not 404.</summary>
     private static ValidationError RunIdError(string field, string? value) => new(field, $"\"{value}\"", Planner.RunIdRule);
 
     private static ApiResponse? BadRunId(string id) => Planner.IsValidRunId(id) ? null : ApiResponse.FieldError(400, "", RunIdError("id", id));
-
-    /// <summary>A results-table row as JSON: every column but the binary histograms, camelCased, numbers as numbers.</summary>
-    private static JsonNode RowJson(TableEntity row)
-    {
-        var json = new JsonObject { ["scenario"] = row.PartitionKey };
-        foreach (var (key, value) in row.Where(kv => kv.Key is not ("PartitionKey" or "RowKey" or "odata.etag" or "Timestamp")).OrderBy(kv => kv.Key, StringComparer.Ordinal))
-        {
-            string name = char.ToLowerInvariant(key[0]) + key[1..];
-            json[name] = value switch
-            {
-                byte[] => null,
-                DateTimeOffset d => d.UtcDateTime,
-                long l => l,
-                int i => i,
-                double d => d,
-                bool b => b,
-                _ => value?.ToString(),
-            };
-        }
-        return json;
-    }
 }

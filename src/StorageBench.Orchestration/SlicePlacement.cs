@@ -29,7 +29,7 @@ public static class SlicePlacement
     {
         try
         {
-            return await context.CallActivityAsync<WorkerSeen[]>(ActivityNames.ListWorkers);
+            return await ActivityList.ListWorkers.CallAsync(context, null);
         }
         catch (TaskFailedException)
         {
@@ -101,14 +101,14 @@ public static class SlicePlacement
     }
 
     private static Task<SliceOutcome> Call(TaskOrchestrationContext context, SliceOrder order) =>
-        context.CallActivityAsync<SliceOutcome>(ActivityNames.RunSlice, order);
+        ActivityList.RunSlice.CallAsync(context, order);
 
     /// <summary>Stops the slices that did start (the run's stop signal); "" when sent, else why it could not be.</summary>
     private static async Task<string> StopAsync(TaskOrchestrationContext context, string runId, string none)
     {
         try
         {
-            await context.CallActivityAsync<bool>(ActivityNames.StopRun, runId);
+            await ActivityList.StopRun.CallAsync(context, runId);
             return none;
         }
         catch (TaskFailedException ex)

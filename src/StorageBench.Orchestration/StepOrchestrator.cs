@@ -36,7 +36,7 @@ public static class StepOrchestrator
         try
         {
             context.SetCustomStatus(new RunProgress("preparing", null, 0, input.Index));
-            step.Made = await context.CallActivityAsync<TargetRequests>(ActivityNames.PrepareTargets, targets);
+            step.Made = await ActivityList.PrepareTargets.CallAsync(context, targets);
             var roster = await SlicePlacement.WorkersAsync(context);
             // A later workload starts only when the ones before it ran whole.
             for (int i = 0; i < rooms.Count && !step.Canceled && step.Errors.Count == 0; i++)
@@ -55,7 +55,7 @@ public static class StepOrchestrator
             context.SetCustomStatus(new RunProgress("cleaning up", null, 0, input.Index));
             try
             {
-                step.Deleted = await context.CallActivityAsync<TargetRequests>(ActivityNames.DeleteTargets, targets);
+                step.Deleted = await ActivityList.DeleteTargets.CallAsync(context, targets);
             }
             catch (Exception ex)
             {
@@ -69,8 +69,9 @@ public static class StepOrchestrator
         side = step.Deleted is null ? side.Missing(TargetSideRequests.CleanupPhase) : side with { Cleanup = step.Deleted.Tables + step.Deleted.Containers };
         var (status, unmeasured) = Judge(input, rooms, workloads, step);
         var env = (input.Environment with { EmulatorVersion = input.Environment.TargetKind == "Azurite" ? step.Made?.Server : null }).ToRun(step.Hosts, input.Host, null);
-        status = await StoreAsync(context, input, status, env, workloads, unmeasured, step);
+        // A step's workloads name their step in everything that leaves it (row, telemetry, result): sweep-curve.kql selects on it.
         var stepped = input.Parameter is null ? workloads : [.. workloads.Select(w => w with { StepParameter = input.Parameter, StepValue = input.Value })];
+        status = await StoreAsync(context, input, status, env, stepped, unmeasured, step);
         return new StepResult(stepId, input.Index, input.Parameter, input.Value, status, step.Errors, stepped, [.. step.Hosts])
         {
             Server = step.Made?.Server, SideRequests = side, Notes = step.Notes, Unmeasured = unmeasured,
@@ -167,7 +168,7 @@ public static class StepOrchestrator
         WorkloadSummary[] headlines = [.. workloads.Select(WorkloadPayloads.Headline)];
         try
         {
-            await context.CallActivityAsync<bool>(ActivityNames.StoreStep, new StoreStepInput(
+            await ActivityList.StoreStep.CallAsync(context, new StoreStepInput(
                 new StepRecord(input.RunId, input.Spec.Scenario, input.RunStartedUtc, ended, env, input.Index, input.Parameter, input.Value, status, step.Errors, headlines)
                 {
                     Notes = step.Notes, Unmeasured = unmeasured,
@@ -186,7 +187,7 @@ public static class StepOrchestrator
             {
                 RunId = input.RunId, Status = status, StartedUtc = input.RunStartedUtc, EndedUtc = ended, Spec = input.Spec, Environment = env,
             };
-            await context.CallActivityAsync<bool>(ActivityNames.EmitStepTelemetry, new StepTelemetryInput(run, headlines));
+            await ActivityList.EmitStepTelemetry.CallAsync(context, new StepTelemetryInput(run, headlines));
         }
         catch (Exception ex)
         {
@@ -206,7 +207,7 @@ public static class StepOrchestrator
     {
         var orders = room.Plan(stepPlan, spec);
         context.SetCustomStatus(new RunProgress(SeedingPhase, room.Name, orders.Count, step));
-        var seeded = await Task.WhenAll(orders.Select(o => context.CallActivityAsync<SeedResult>(ActivityNames.SeedSlice, o)));
+        var seeded = await Task.WhenAll(orders.Select(o => ActivityList.SeedSlice.CallAsync(context, o)));
         long failed = seeded.Sum(s => s.Failed);
         if (failed > 0)
         {
@@ -246,7 +247,7 @@ public static class StepOrchestrator
         context.SetCustomStatus(new RunProgress(VerifyingPhase, workload, slices, step));
         try
         {
-            var verified = await context.CallActivityAsync<VerificationResult>(ActivityNames.Verify, input);
+            var verified = await ActivityList.Verify.CallAsync(context, input);
             if (verified.NotVerifiedReason is not null)
             {
                 // The activity met storage it could not read (the storage-call policy): the figures stand, unverified.

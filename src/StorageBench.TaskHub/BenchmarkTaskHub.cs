@@ -1,10 +1,8 @@
 using Microsoft.Extensions.Logging;
-using StorageBench.Engine.Cost;
 using StorageBench.Engine.ResultsStore;
 using StorageBench.Engine.Statistics;
 using StorageBench.Engine.Telemetry;
 using StorageBench.Engine.Targets;
-using StorageBench.Engine.Workloads;
 using StorageBench.Orchestration;
 using StorageBench.Orchestration.Activities;
 
@@ -13,24 +11,25 @@ namespace StorageBench.TaskHub;
 /// <summary>The benchmark's orchestrators and activities on a local task hub: what `storagebench run`, `serve`, `ab` and the tests run.</summary>
 public static class BenchmarkTaskHub
 {
-    /// <summary>Binds every orchestrator and activity name to its code, as the Function App's functions bind them.</summary>
-    public static TaskRegistry Registry(BenchmarkActivities a, ILogger? logger = null) => new TaskRegistry(logger)
-        .AddOrchestrator<RunRequest, RunSummary>(BenchmarkOrchestrator.Name, BenchmarkOrchestrator.RunAsync)
-        .AddOrchestrator<StepInput, StepResult>(StepOrchestrator.Name, StepOrchestrator.RunAsync)
-        .AddActivity<double, CleanupResult>(ActivityNames.CleanupLeftovers, a.CleanupLeftoversAsync)
-        .AddActivity<object?, EnvironmentInfo>(ActivityNames.DescribeEnvironment, (_, _) => a.DescribeEnvironmentAsync())
-        .AddActivity<StepTargets, TargetRequests>(ActivityNames.PrepareTargets, a.PrepareTargetsAsync)
-        .AddActivity<SliceOrder, SeedResult>(ActivityNames.SeedSlice, a.SeedSliceAsync)
-        .AddActivity<SliceOrder, SliceOutcome>(ActivityNames.RunSlice, a.RunSliceAsync)
-        .AddActivity<object?, WorkerSeen[]>(ActivityNames.ListWorkers, (_, ct) => a.ListWorkersAsync(ct))
-        .AddActivity<string, bool>(ActivityNames.StopRun, a.StopRunAsync)
-        .AddActivity<VerifyOrder, VerificationResult>(ActivityNames.Verify, a.VerifyAsync)
-        .AddActivity<StepTargets, TargetRequests>(ActivityNames.DeleteTargets, a.DeleteTargetsAsync)
-        .AddActivity<StoreStepInput, bool>(ActivityNames.StoreStep, a.StoreStepAsync)
-        .AddActivity<StepTelemetryInput, bool>(ActivityNames.EmitStepTelemetry, a.EmitStepTelemetryAsync)
-        .AddActivity<RegressionInput, RegressionVerdict>(ActivityNames.CheckRegression, a.CheckRegressionAsync)
-        .AddActivity<RunSummary, bool>(ActivityNames.StoreRun, a.StoreRunAsync)
-        .AddActivity<RunSummary, bool>(ActivityNames.EmitRunTelemetry, a.EmitRunTelemetryAsync);
+    /// <summary>Binds both orchestrators and every activity of <see cref="ActivityList"/> to its code, as the Function App's functions bind them.</summary>
+    public static TaskRegistry Registry(BenchmarkActivities a, ILogger? logger = null)
+    {
+        var registry = new TaskRegistry(logger)
+            .AddOrchestrator<RunRequest, RunSummary>(BenchmarkOrchestrator.Name, BenchmarkOrchestrator.RunAsync)
+            .AddOrchestrator<StepInput, StepResult>(StepOrchestrator.Name, StepOrchestrator.RunAsync);
+        var binder = new RegistryBinder(registry, a);
+        foreach (var activity in ActivityList.All)
+        {
+            activity.BindTo(binder);
+        }
+        return registry;
+    }
+
+    /// <summary>Each activity under its name, running its code on these activities.</summary>
+    private sealed class RegistryBinder(TaskRegistry registry, BenchmarkActivities a) : IActivityBinder
+    {
+        public void Bind<TIn, TOut>(TypedActivity<TIn, TOut> activity) => registry.AddActivity<TIn, TOut>(activity.Name, (input, ct) => activity.RunAsync(a, input, ct));
+    }
 
     /// <summary>
     /// A worker for the benchmark on the hub in <paramref name="hubStore"/>, the control plane's account (as a Function App's

@@ -22,12 +22,14 @@ public static partial class DownloadPeersSection
     private const int Rounds = 3;
     private const string AzCopy = "azcopy";
     private const string AzCopy8 = "azcopy, 8 in flight";
+    private const string JsSdk = "js-sdk";
     private const string BlobName = "download.bin";
     private static readonly CultureInfo Inv = CultureInfo.InvariantCulture;
 
     private sealed record Download(double MBPerSecond, double CpuMicrosPerMB, double SystemMicrosPerMB, double? WindowMBPerSecond, double? WindowCpuMicrosPerMB, double Load);
 
-    public static async Task<string> WriteAsync(string cliDll, string azcopy)
+    /// <param name="jsPeer">The folder of js-peer/download.js with its npm packages installed (STORAGEBENCH_JS_PEER); null leaves the JS SDK out.</param>
+    public static async Task<string> WriteAsync(string cliDll, string azcopy, string? jsPeer = null)
     {
         string work = Path.Combine(Path.GetTempPath(), "bench-downloads-" + Guid.NewGuid().ToString("N")[..8]);
         Directory.CreateDirectory(work);
@@ -56,7 +58,7 @@ public static partial class DownloadPeersSection
         var sas = new BlobSasBuilder(BlobContainerSasPermissions.Read, DateTimeOffset.UtcNow.AddHours(2)) { BlobContainerName = container.Name }
             .ToSasQueryParameters(new StorageSharedKeyCredential(azurite.Account, azurite.Key)).ToString();
 
-        var senders = new[] { AzCopy, AzCopy8, ClientSettings.LeanDriver, ClientSettings.SdkDriver };
+        string[] senders = [AzCopy, AzCopy8, .. jsPeer is null ? Array.Empty<string>() : [JsSdk], ClientSettings.LeanDriver, ClientSettings.SdkDriver];
         var runs = senders.ToDictionary(s => s, _ => new List<Download?>());
         var failures = new List<string>();
         for (int round = 0; round < Rounds; round++)
@@ -65,9 +67,12 @@ public static partial class DownloadPeersSection
             {
                 try
                 {
-                    runs[sender].Add(sender is AzCopy or AzCopy8
-                        ? await AzCopyAsync(azcopy, $"{container.Uri}/{BlobName}?{sas}", work, sender == AzCopy8 ? 8 : null)
-                        : await StorageBenchAsync(cliDll, azurite.ConnectionString, sender, work));
+                    runs[sender].Add(sender switch
+                    {
+                        AzCopy or AzCopy8 => await AzCopyAsync(azcopy, $"{container.Uri}/{BlobName}?{sas}", work, sender == AzCopy8 ? 8 : null),
+                        JsSdk => await JsSdkAsync(jsPeer!, azurite.ConnectionString, container.Name),
+                        _ => await StorageBenchAsync(cliDll, azurite.ConnectionString, sender, work),
+                    });
                 }
                 catch (InvalidOperationException ex)
                 {
@@ -88,12 +93,13 @@ public static partial class DownloadPeersSection
         Directory.Delete(work, recursive: true);
 
         var md = new StringBuilder();
-        md.AppendLine("### 5f. Blob downloads beside AzCopy (Azurite)");
+        md.AppendLine("### 5f. Blob downloads beside AzCopy and the JS SDK (Azurite)");
         md.AppendLine();
-        md.AppendLine(string.Create(Inv, $"One {BlobBytes >> 20} MiB blob downloaded from one Azurite (in-memory, loopback, its own process) in {RangeBytes >> 20} MiB ranges, by AzCopy {BlobPeersSection.AzCopyVersion(azcopy)} (npm `@azure-tools/azcopy-linux`, pinned) and by `storagebench run` with a blobDownload spec on the lean and the SDK driver; they alternate (AzCopy, AzCopy with 8 in flight, lean, SDK) for {Rounds} rounds. ") +
+        md.AppendLine(string.Create(Inv, $"One {BlobBytes >> 20} MiB blob downloaded from one Azurite (in-memory, loopback, its own process) in {RangeBytes >> 20} MiB ranges, by AzCopy {BlobPeersSection.AzCopyVersion(azcopy)} (npm `@azure-tools/azcopy-linux`, pinned) by the JS SDK, and by `storagebench run` with a blobDownload spec on the lean and the SDK driver; they alternate (AzCopy, AzCopy with 8 in flight, the JS SDK when installed, lean, SDK) for {Rounds} rounds. ") +
             "AzCopy runs `azcopy copy \"http://127.0.0.1:PORT/devstoreaccount1/peers/download.bin?SAS\" /dev/null --from-to BlobLocal --block-size-mb 4 --log-level ERROR --skip-version-check` at its own concurrency, and again with `AZCOPY_CONCURRENCY_VALUE=8`; " +
             "its destination is /dev/null (AzCopy's own advice for measuring downloads: no disk write in its CPU or time, as storagebench writes none), and a run counts only when AzCopy reports every byte transferred. The blob it reads is seeded once, before the runs. " +
-            "A storagebench run (same Azurite, `--connection-string`; one slice, `rangeSizeBytes` 4 MiB, `parallelRanges` 8, `downloadCount` 1, `primeRounds` 16, start delay 1 s) seeds its own copy of the blob first (one Put Blob of 256 MiB, outside its measured window) and counts only when its verification matched. " +
+            "The JS SDK peer (`tests/StorageBench.Benchmarks/js-peer/download.js`, `@azure/storage-blob` pinned in its own package.json) reads the same blob in the same 4 MiB ranges with 8 in flight, each body read to its end and dropped; its bracketed figure is its own window (first range request to last byte). " +
+            "A storagebench run (same Azurite, `--connection-string`; one slice, `rangeSizeBytes` 4 MiB, `parallelRanges` 8, `downloadCount` 1, `primeRounds` 2 (the default: a few 4 KiB ranges), start delay 1 s) seeds its own copy of the blob first (one Put Blob of 256 MiB, outside its measured window) and counts only when its verification matched. " +
             "**Goodput** is the blob's MB over the process's whole life; **CPU per MB** is the process's user + system CPU over its whole life (bash's `times`), per MB downloaded — for storagebench that life includes seeding its blob (uploading the 256 MiB it then downloads) besides start-up, priming and verification, so its whole-life figures carry an upload AzCopy's do not. " +
             "storagebench's own figures over its measured window (the download alone, what its summary reports) are in brackets: those are the ones to hold beside AzCopy's per-MB cost.");
         md.AppendLine();
@@ -104,8 +110,11 @@ public static partial class DownloadPeersSection
             var ok = runs[sender].Where(u => u is not null).Select(u => u!).ToList();
             string Cell(Func<Download, double> pick, string format) => ok.Count == 0 ? "failed" :
                 $"{ok.Average(pick).ToString(format, Inv)} ({string.Join(", ", runs[sender].Select(u => u is null ? "failed" : pick(u).ToString(format, Inv)))})";
-            string name = sender switch { AzCopy => "AzCopy", AzCopy8 => "AzCopy, `AZCOPY_CONCURRENCY_VALUE=8`", _ => $"storagebench, {sender}" };
-            string window = sender is AzCopy or AzCopy8 || ok.Count == 0 ? "" :
+            string name = sender switch
+            {
+                AzCopy => "AzCopy", AzCopy8 => "AzCopy, `AZCOPY_CONCURRENCY_VALUE=8`", JsSdk => "JS SDK (`@azure/storage-blob`), 8 ranges in flight", _ => $"storagebench, {sender}",
+            };
+            string window = sender is AzCopy or AzCopy8 || ok.Count == 0 ? "" : sender == JsSdk ? $"[{Cell(u => u.WindowMBPerSecond ?? 0, "0.0")} MB/s]" :
                 $"[{Cell(u => u.WindowMBPerSecond ?? 0, "0.0")} MB/s, {Cell(u => u.WindowCpuMicrosPerMB ?? 0, "0")} µs/MB]";
             md.AppendLine(Inv, $"| {name} | {Cell(u => u.MBPerSecond, "0.0")} MB/s | {Cell(u => u.CpuMicrosPerMB, "0")} µs/MB ({(ok.Count == 0 ? "" : ok.Average(u => u.SystemMicrosPerMB).ToString("0", Inv))}) | {window} | " +
                 $"{(ok.Count == 0 ? "" : ok.Average(u => u.Load).ToString("0.0", Inv))} ({string.Join(", ", ok.Select(u => u.Load.ToString("0.0", Inv)))}) |");
@@ -138,6 +147,25 @@ public static partial class DownloadPeersSection
         }
         double mb = BlobBytes / 1e6;
         return new(mb / wall, (user + system) * 1e6 / mb, system * 1e6 / mb, null, null, load);
+    }
+
+    /// <summary>
+    /// The JS SDK peer (js-peer/download.js): the same blob in the same 4 MiB ranges, 8 in flight, each body read to its end;
+    /// its window is its downloads alone (first request to last byte), its CPU the whole node process's.
+    /// </summary>
+    private static async Task<Download> JsSdkAsync(string jsPeer, string connection, string container)
+    {
+        var env = new Dictionary<string, string> { ["PEER_CONNECTION_STRING"] = connection };
+        var (wall, user, system, load, output) = await BlobPeersSection.TimedWithOutputAsync(env, "node", Path.Combine(jsPeer, "download.js"), container,
+            RangeBytes.ToString(Inv), "8", BlobName);
+        using var json = JsonDocument.Parse(output.Trim().Split('\n')[^1]);
+        long bytes = json.RootElement.GetProperty("bytes").GetInt64();
+        if (bytes != BlobBytes)
+        {
+            throw new InvalidOperationException($"the JS SDK peer read {bytes} bytes, not {BlobBytes}");
+        }
+        double mb = BlobBytes / 1e6;
+        return new(mb / wall, (user + system) * 1e6 / mb, system * 1e6 / mb, mb / json.RootElement.GetProperty("seconds").GetDouble(), null, load);
     }
 
     [GeneratedRegex(@"Total Number of Bytes Transferred: (\d+)")]

@@ -81,7 +81,7 @@ public sealed partial class FloorServer : IAsyncDisposable
             response.StatusCode = 204;
             response.Headers.ETag = ETag;
         }
-        else if (request.Method == "PUT" && (comp is "block" or "blocklist" or "page" || (comp.Length == 0 && request.Headers["x-ms-blob-type"] == "PageBlob")))
+        else if (request.Method == "PUT" && (comp is "block" or "blocklist" or "page" or "appendblock" || (comp.Length == 0 && request.Headers["x-ms-blob-type"].ToString() is "PageBlob" or "AppendBlob")))
         {
             response.StatusCode = 201;
             response.Headers.ETag = "\"0x8DD00000000000\"";
@@ -90,6 +90,11 @@ public sealed partial class FloorServer : IAsyncDisposable
             if (comp == "page")
             {
                 response.Headers["x-ms-blob-sequence-number"] = "0";
+            }
+            if (comp == "appendblock")
+            {
+                response.Headers["x-ms-blob-append-offset"] = "0";
+                response.Headers["x-ms-blob-committed-block-count"] = "1";
             }
         }
         else if (request.Method == "GET" && TableRead().Match(path) is { Success: true } read)

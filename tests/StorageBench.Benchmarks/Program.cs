@@ -83,7 +83,7 @@ if (args is ["driver", var driverCli, var driverOutput])
     section += "\n" + await ReadDriverSection.WriteAsync(driverCli, AppContext.BaseDirectory, SpecsBeside(driverOutput));
     if (azcopy is not null)
     {
-        section += "\n" + await DownloadPeersSection.WriteAsync(driverCli, azcopy);
+        section += "\n" + await DownloadPeersSection.WriteAsync(driverCli, azcopy, Environment.GetEnvironmentVariable("STORAGEBENCH_JS_PEER"));
     }
     int heading = section.IndexOf('\n') + 1;
     string dated = section[..heading] + $"\nMeasured by `./scripts/benchmark.sh --driver-only` on {DateTime.UtcNow:yyyy-MM-dd HH:mm} UTC; the sections outside 5 are from the full run the header names.\n" + section[heading..];
@@ -109,9 +109,17 @@ if (args is ["read-peers", var readCli, var readOutput])
     await File.WriteAllTextAsync(readOutput, updated);
     if (azcopy is not null)
     {
-        string downloads = await DownloadPeersSection.WriteAsync(readCli, azcopy);
+        string downloads = await DownloadPeersSection.WriteAsync(readCli, azcopy, Environment.GetEnvironmentVariable("STORAGEBENCH_JS_PEER"));
         await File.WriteAllTextAsync(readOutput, Splice(updated, "### 5f. ", downloads.Insert(downloads.IndexOf('\n') + 1, stamp)));
     }
+    return;
+}
+if (args is ["download-peers", var downloadCli, var downloadOutput] && azcopy is not null)
+{
+    // Section 5f alone (./scripts/benchmark.sh --download-peers): downloads beside AzCopy and the JS SDK.
+    string downloads = await DownloadPeersSection.WriteAsync(downloadCli, azcopy, Environment.GetEnvironmentVariable("STORAGEBENCH_JS_PEER"));
+    string stamp = $"\nMeasured by `./scripts/benchmark.sh --download-peers` on {DateTime.UtcNow:yyyy-MM-dd HH:mm} UTC.\n";
+    await File.WriteAllTextAsync(downloadOutput, Splice(await File.ReadAllTextAsync(downloadOutput), "### 5f. ", downloads.Insert(downloads.IndexOf('\n') + 1, stamp)));
     return;
 }
 if (args is ["floor", var floorOutput])
@@ -304,7 +312,7 @@ md.Append(await ReadDriverSection.WriteAsync(cliDll, AppContext.BaseDirectory, S
 if (azcopy is not null)
 {
     md.AppendLine();
-    md.Append(await DownloadPeersSection.WriteAsync(cliDll, azcopy));
+    md.Append(await DownloadPeersSection.WriteAsync(cliDll, azcopy, Environment.GetEnvironmentVariable("STORAGEBENCH_JS_PEER")));
 }
 
 string header = $"""

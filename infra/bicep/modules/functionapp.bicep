@@ -1,6 +1,7 @@
 // The Function App on Flex Consumption (Linux, dotnet-isolated 10.0) running as a user-assigned
 // managed identity: host storage, deployment package, telemetry and target accounts are all reached
-// with that identity — no keys or connection strings with secrets in its settings.
+// with that identity — no keys or connection strings with secrets in its settings. Basic publishing
+// credentials (FTP and SCM) are off: deployment goes through Entra ID. Its logs and metrics go to the workspace.
 param namePrefix string
 param location string
 param tags object
@@ -22,6 +23,10 @@ param nightlySpec string
 param targetTableEndpoints string
 @description('Blob endpoints of the target accounts, comma-separated, same order.')
 param targetBlobEndpoints string
+@description('Log Analytics workspace that receives the app\'s logs and metrics.')
+param workspaceId string
+@description('Subnet the app joins (VNet integration); empty: none.')
+param subnetId string = ''
 
 resource hostStorage 'Microsoft.Storage/storageAccounts@2023-05-01' existing = {
   name: hostStorageName
@@ -59,6 +64,7 @@ resource app 'Microsoft.Web/sites@2024-04-01' = {
   properties: {
     serverFarmId: plan.id
     httpsOnly: true
+    virtualNetworkSubnetId: empty(subnetId) ? null : subnetId
     siteConfig: {
       minTlsVersion: '1.2'
       ftpsState: 'Disabled'
@@ -106,6 +112,43 @@ resource app 'Microsoft.Web/sites@2024-04-01' = {
       STORAGEBENCH_NIGHTLY_SCHEDULE: nightlySchedule
       STORAGEBENCH_NIGHTLY_SPEC: nightlySpec
     }
+  }
+}
+
+// No FTP and no basic-auth SCM (Kudu) credentials: a leaked publishing password cannot deploy code.
+resource ftpPublishing 'Microsoft.Web/sites/basicPublishingCredentialsPolicies@2024-04-01' = {
+  parent: app
+  name: 'ftp'
+  properties: {
+    allow: false
+  }
+}
+
+resource scmPublishing 'Microsoft.Web/sites/basicPublishingCredentialsPolicies@2024-04-01' = {
+  parent: app
+  name: 'scm'
+  properties: {
+    allow: false
+  }
+}
+
+resource appDiagnostics 'Microsoft.Insights/diagnosticSettings@2021-05-01-preview' = {
+  scope: app
+  name: 'to-workspace'
+  properties: {
+    workspaceId: workspaceId
+    logs: [
+      {
+        categoryGroup: 'allLogs'
+        enabled: true
+      }
+    ]
+    metrics: [
+      {
+        category: 'AllMetrics'
+        enabled: true
+      }
+    ]
   }
 }
 

@@ -17,6 +17,10 @@ resource workspace 'Microsoft.OperationalInsights/workspaces@2023-09-01' = {
       name: 'PerGB2018'
     }
     retentionInDays: 30
+    features: {
+      // Queries and ingestion only with Entra ID: no workspace shared keys.
+      disableLocalAuth: true
+    }
   }
 }
 

@@ -1,5 +1,6 @@
 // One storage account with the project's fixed security settings: no shared keys (identity only),
-// no public blob access, TLS 1.2 minimum, HTTPS only. Used for the host account and every target.
+// no public blob access, TLS 1.2 minimum, HTTPS only, and its diagnostics sent to the workspace.
+// Used for the host account and every target.
 @description('Storage account name (3-24 lowercase letters and digits).')
 param name string
 param location string
@@ -8,6 +9,12 @@ param tags object
 param skuName string
 @description('Blob containers to create (e.g. the Flex Consumption deployment package container).')
 param containers array = []
+@description('Log Analytics workspace that receives the account\'s metrics and, with requestLogs, its request logs.')
+param workspaceId string
+@description('Send every request\'s log (read, write, delete) too; on a target that is a row per measured request.')
+param requestLogs bool = true
+@description('When set, only this subnet (and trusted Azure services) reach the account; empty: all networks.')
+param allowedSubnetId string = ''
 
 resource account 'Microsoft.Storage/storageAccounts@2023-05-01' = {
   name: name
@@ -26,10 +33,33 @@ resource account 'Microsoft.Storage/storageAccounts@2023-05-01' = {
     allowCrossTenantReplication: false
     publicNetworkAccess: 'Enabled'
     accessTier: 'Hot'
+    networkAcls: empty(allowedSubnetId) ? {
+      defaultAction: 'Allow'
+      bypass: 'AzureServices'
+    } : {
+      defaultAction: 'Deny'
+      bypass: 'AzureServices'
+      virtualNetworkRules: [
+        {
+          id: allowedSubnetId
+          action: 'Allow'
+        }
+      ]
+    }
   }
 }
 
-resource blobService 'Microsoft.Storage/storageAccounts/blobServices@2023-05-01' = if (!empty(containers)) {
+resource blobService 'Microsoft.Storage/storageAccounts/blobServices@2023-05-01' = {
+  parent: account
+  name: 'default'
+}
+
+resource queueService 'Microsoft.Storage/storageAccounts/queueServices@2023-05-01' existing = {
+  parent: account
+  name: 'default'
+}
+
+resource tableService 'Microsoft.Storage/storageAccounts/tableServices@2023-05-01' existing = {
   parent: account
   name: 'default'
 }
@@ -41,6 +71,59 @@ resource blobContainers 'Microsoft.Storage/storageAccounts/blobServices/containe
     publicAccess: 'None'
   }
 }]
+
+var transactionMetrics = [
+  {
+    category: 'Transaction'
+    enabled: true
+  }
+]
+
+var serviceLogs = requestLogs ? [
+  {
+    categoryGroup: 'allLogs'
+    enabled: true
+  }
+] : []
+
+resource accountDiagnostics 'Microsoft.Insights/diagnosticSettings@2021-05-01-preview' = {
+  scope: account
+  name: 'to-workspace'
+  properties: {
+    workspaceId: workspaceId
+    metrics: transactionMetrics
+  }
+}
+
+resource blobDiagnostics 'Microsoft.Insights/diagnosticSettings@2021-05-01-preview' = {
+  scope: blobService
+  name: 'to-workspace'
+  properties: {
+    workspaceId: workspaceId
+    logs: serviceLogs
+    metrics: transactionMetrics
+  }
+}
+
+resource queueDiagnostics 'Microsoft.Insights/diagnosticSettings@2021-05-01-preview' = {
+  scope: queueService
+  name: 'to-workspace'
+  properties: {
+    workspaceId: workspaceId
+    logs: serviceLogs
+    metrics: transactionMetrics
+  }
+}
+
+resource tableDiagnostics 'Microsoft.Insights/diagnosticSettings@2021-05-01-preview' = {
+  scope: tableService
+  name: 'to-workspace'
+  properties: {
+    workspaceId: workspaceId
+    logs: serviceLogs
+    metrics: transactionMetrics
+  }
+}
 
 output id string = account.id
 output name string = account.name

@@ -10,7 +10,7 @@ public static partial class CapacityPlanner
 
     /// <summary>The units tables and blobs size alike: storage accounts, Function App instances, and slices spread evenly over the accounts.</summary>
     /// <param name="DriverCores">Null when no step recorded driver CPU.</param>
-    private sealed record Sizing(double PerAccount, string AccountBasis, int Accounts, int Instances, int Slices, double? Cores, PlanLimit? DriverCores)
+    internal sealed record Sizing(double PerAccount, string AccountBasis, int Accounts, int Instances, int Slices, double? Cores, PlanLimit? DriverCores)
     {
         /// <summary>The driver-cores limit, or, without driver CPU, a note that instances were sized by slices alone.</summary>
         public void AddDriverCores(List<PlanLimit> limits, List<string> notes)

@@ -63,9 +63,12 @@ public sealed record WorkloadProgress(string Workload, string Unit, long Units, 
         double duration = mine.Max(s => s.DurationSeconds);
         double sending = SendingSeconds(mine, start, duration, nowUtc);
         // Once every slice is done none sends, so the current rate would read 0: the workload's own rate over its sending seconds is shown.
-        double rate = mine.All(s => s.Done)
+        // So too while no running slice has reported lately (on a loaded machine their progress writes come late or are
+        // skipped): their counts still grow, and 0/s beside them would say the run stalled.
+        var fresh = mine.Where(s => !s.Done && nowUtc - s.UpdatedUtc < Stale).ToList();
+        double rate = mine.All(s => s.Done) || fresh.Count == 0
             ? (sending > 0 ? counts.Units / sending : 0)
-            : mine.Where(s => !s.Done && nowUtc - s.UpdatedUtc < Stale).Sum(s => s.UnitsPerSecond);
+            : fresh.Sum(s => s.UnitsPerSecond);
         return new WorkloadProgress(workload, WorkloadKind.Of(workload).CountedUnit, counts.Units, mine.Sum(s => s.PlannedUnits),
             sending, duration, rate, counts.Operations, counts.Throttled, counts.Failed, mine.Count, mine.Count(s => s.Done), LiveLatency.Of(mine.Select(s => s.Latency)));
     }

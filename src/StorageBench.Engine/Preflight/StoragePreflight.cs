@@ -19,8 +19,12 @@ public sealed record PreflightFailure(string Account, string Service, Uri? Endpo
     /// </summary>
     public string? MissingEndpoint { get; init; }
 
+    /// <summary>What the account is for when it is not a target (the control plane, a results store), first in the line; null for a target.</summary>
+    public string? Role { get; init; }
+
     /// <summary>One line: "storage account devstoreaccount1, table endpoint http://…: 403 AuthorizationFailure: check …; nothing was started".</summary>
-    public string Message => MissingEndpoint ?? $"storage account {Account}, {Service} endpoint {Endpoint}: {Cause}: {Hint}; nothing was started";
+    public string Message => MissingEndpoint ?? StorageTarget.Redact(
+        $"{(Role is null ? "" : Role + ": ")}storage account {Account}, {Service} endpoint {Endpoint}: {Cause}: {Hint}; nothing was started");
 
     public override string ToString() => Message;
 }
@@ -33,7 +37,8 @@ public sealed record PreflightFailure(string Account, string Service, Uri? Endpo
 /// unreachable account is then one line within seconds, instead of a started run that fails in every activity.
 /// </summary>
 /// <param name="results">The results store, checked too; null: the targets only (the CLI checks them while its hub store starts).</param>
-public sealed class StoragePreflight(IReadOnlyList<StorageTarget> targets, StorageTarget? results, ILogger? logger = null)
+/// <param name="resultsRole">What <paramref name="results"/> is, in words, first in its failure's line (so a dead control plane is never taken for the target).</param>
+public sealed class StoragePreflight(IReadOnlyList<StorageTarget> targets, StorageTarget? results, ILogger? logger = null, string resultsRole = "the results store")
 {
     private readonly ILogger _logger = logger ?? NullLogger.Instance;
 
@@ -70,13 +75,13 @@ public sealed class StoragePreflight(IReadOnlyList<StorageTarget> targets, Stora
         }
         if (results is not null && !targets.Contains(results))
         {
-            checks.Add(CheckAsync(results, table: true, sideRequests: null, ct));
+            checks.Add(CheckAsync(results, table: true, sideRequests: null, ct, resultsRole));
         }
         var failures = await Task.WhenAll(checks).ConfigureAwait(false);
         return failures.FirstOrDefault(f => f is not null);
     }
 
-    private async Task<PreflightFailure?> CheckAsync(StorageTarget target, bool table, WireCounter? sideRequests, CancellationToken ct)
+    private async Task<PreflightFailure?> CheckAsync(StorageTarget target, bool table, WireCounter? sideRequests, CancellationToken ct, string? role = null)
     {
         using var clients = target.CreateClients(new ClientSettings { SdkRetries = false, RequestTimeoutSeconds = RequestTimeout.TotalSeconds }, sideRequests);
         // A token (managed identity) is fetched outside the request's own network timeout: bound the whole check too.
@@ -105,7 +110,7 @@ public sealed class StoragePreflight(IReadOnlyList<StorageTarget> targets, Stora
         catch (Exception ex) when (!ct.IsCancellationRequested)
         {
             var (refused, cause, hint) = Explain(ex);
-            var failure = new PreflightFailure(account, table ? "table" : "blob", endpoint, refused, cause, hint);
+            var failure = new PreflightFailure(account, table ? "table" : "blob", endpoint, refused, cause, hint) { Role = role };
             _logger.PreflightRefused(ex, failure.Message);
             return failure;
         }
@@ -118,6 +123,15 @@ public sealed class StoragePreflight(IReadOnlyList<StorageTarget> targets, Stora
     internal static (bool Refused, string Cause, string Hint) Explain(Exception ex)
     {
         var failure = StorageFailures.Classify(ex, CancellationToken.None);
+        // Storage stamps every answer, its errors too, with x-ms-request-id: an error without one (a web server's 404 page)
+        // came from another server. Something that answered, but not in the service's JSON (tables) or XML (blobs), neither.
+        if (Flatten(ex).OfType<Azure.RequestFailedException>().Any(r => r.GetRawResponse() is { } raw && !raw.Headers.Contains("x-ms-request-id"))
+            || failure is { Kind: StorageFailureKind.Unreachable, Status: > 0 } || Flatten(ex).Any(e => e is System.Text.Json.JsonException or System.Xml.XmlException))
+        {
+            // Retrying will not help.
+            return (true, "it did not answer as Azure Storage does (an answer that is not the service's JSON or XML)",
+                "check that the endpoint is a storage account's or Azurite's, not another server's");
+        }
         switch (failure?.Kind)
         {
             case StorageFailureKind.Refused:
@@ -134,12 +148,6 @@ public sealed class StoragePreflight(IReadOnlyList<StorageTarget> targets, Stora
             case StorageFailureKind.TimedOut:
                 // The request's deadline passed (Azure.Core's network timeout, or the check's own): whatever the socket said then.
                 return (false, $"no answer within {RequestTimeout.TotalSeconds:0} s", "check the endpoint, the network and any firewall, and that the account or emulator is up");
-        }
-        if (failure is { Kind: StorageFailureKind.Unreachable, Status: > 0 } || Flatten(ex).Any(e => e is System.Text.Json.JsonException or System.Xml.XmlException))
-        {
-            // Something answered, but not in the service's JSON (tables) or XML (blobs): a web server or proxy, not storage. Retrying will not help.
-            return (true, "it did not answer as Azure Storage does (an answer that is not the service's JSON or XML)",
-                "check that the endpoint is a storage account's or Azurite's, not another server's");
         }
         if (Flatten(ex).OfType<System.Net.Sockets.SocketException>().FirstOrDefault() is { } socket)
         {

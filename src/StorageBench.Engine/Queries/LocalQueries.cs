@@ -63,9 +63,9 @@ public static class LocalQueries
             [Time(e), P(e, "scenario"), P(e, "runId"), P(e, "status"), P(e, "targetKind"), P(e, "host"), M(e, "durationSeconds", "0.0"), M(e, "instances", "0"), P(e, "errors")])]);
 
     private static QueryTable ThroughputTrend(IReadOnlyList<AppEvent> events) => new(
-        ["TimeGenerated", "series", "throughput"],
+        ["TimeGenerated", "series", "throughput", "unit"],
         [.. Workloads(events, steps: false).OrderBy(e => e.TimeGenerated).Select(e => (IReadOnlyList<string>)
-            [Time(e), Series(e), Throughput(e).ToString("0.##", Inv)])]);
+            [Time(e), Series(e), Throughput(e).ToString("0.##", Inv), WorkloadKind.Find(P(e, "workload"))?.RateUnit ?? ""])]);
 
     private static QueryTable LatencyTrend(IReadOnlyList<AppEvent> events) => new(
         ["TimeGenerated", "series", "p50Ms", "p99Ms", "p999Ms"],

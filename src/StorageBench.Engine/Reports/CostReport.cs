@@ -2,6 +2,7 @@ using System.Globalization;
 using System.Text;
 using StorageBench.Engine.Cost;
 using StorageBench.Engine.Statistics;
+using StorageBench.Engine.Workloads;
 
 namespace StorageBench.Engine.Reports;
 
@@ -46,13 +47,15 @@ public static class CostReport
         foreach (var w in cost.Workloads)
         {
             var per = new List<string>();
+            // The kind's own words: a read's cost is not a write's.
+            var kind = WorkloadKind.Find(w.Workload);
             if (w.PerMillionEntities is { } m)
             {
-                per.Add($"{p.Currency} {Money(m)} per million entities ({Money(w.AtScalePerMillionEntities ?? 0)} at scale: the writes alone)");
+                per.Add($"{p.Currency} {Money(m)} per million entities ({Money(w.AtScalePerMillionEntities ?? 0)} at scale: the {kind?.Work ?? "requests"} alone)");
             }
             if (w.PerGigabyte is { } g)
             {
-                per.Add($"{p.Currency} {Money(g)} per GB {(w.PerMillionEntities is null ? "uploaded" : "of entities")} ({Money(w.AtScalePerGigabyte ?? 0)} at scale)");
+                per.Add($"{p.Currency} {Money(g)} per GB {(w.PerMillionEntities is null ? kind?.Done ?? "moved" : "of entities")} ({Money(w.AtScalePerGigabyte ?? 0)} at scale)");
             }
             b.AppendLine(CultureInfo.InvariantCulture,
                 $"- cost of {Label(w)}: {p.Currency} {Money(w.Total)} ({F(w.BilledTransactions)} billed requests){(per.Count > 0 ? "; " + string.Join("; ", per) : "")}.");

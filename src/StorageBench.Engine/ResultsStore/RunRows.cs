@@ -162,8 +162,9 @@ public static class RunRows
         {
             // The sweep's own row: no figures of its own (its steps' rows hold them), excluded from baselines by StepParameter.
             row[C.StepParameter] = parameter;
-            row[C.Steps] = (long)s.Steps.Count;
         }
+        // Every run row says how many steps it had (1 for a plain run), as the dashboard's list shows.
+        row[C.Steps] = (long)s.Steps.Count;
         if (s.Saturation is { } sat)
         {
             row[C.SaturationReason] = sat.Reason;

@@ -31,6 +31,9 @@ public sealed record RunSpec
     /// <summary>Get Blob of whole blobs or ranges, of blobs the workload seeds itself.</summary>
     public BlobDownloadSpec? BlobDownload { get; init; }
 
+    /// <summary>Append blobs created empty and grown by Append Block, one append in flight per blob.</summary>
+    public Workloads.AppendBlobUpload.AppendBlobUploadSpec? AppendBlobUpload { get; init; }
+
     /// <summary>Run the workloads once per value of one parameter (e.g. tableInsert.batchSize [1, 4, 16, 32, 64, 100]).</summary>
     public SweepSpec? Sweep { get; init; }
 
@@ -115,12 +118,12 @@ public sealed record ClientSettings
     public double RequestTimeoutSeconds { get; init; } = 30;
     /// <summary>
     /// Before the synchronized start, every in-flight loop of a slice (up to 16) sends this many rounds of the
-    /// workload's own request that leave nothing behind (a batch inserted then deleted; small blocks
-    /// staged, committed and the blob deleted), so the first measured second runs warm: compiled code,
-    /// open connections. Untimed and outside the CPU figures; it stops 250 ms before the start instant,
-    /// so give it time with startDelaySeconds. 0: one probe request only.
+    /// workload's own kind of request, small and leaving nothing behind (a transaction of one entity inserted then
+    /// deleted, a read or query of one entity, a 4 KiB block, page or range), so the first measured second runs warm:
+    /// compiled code, open connections; never a share of the workload's own bytes. Untimed and outside the CPU figures;
+    /// it stops 250 ms before the start instant, so give it time with startDelaySeconds. 0: one probe request only.
     /// </summary>
-    public int PrimeRounds { get; init; } = 16;
+    public int PrimeRounds { get; init; } = 2;
 
     /// <summary>
     /// Who builds and sends the measured requests (table inserts, Put Block, Put Block List): "lean" (the

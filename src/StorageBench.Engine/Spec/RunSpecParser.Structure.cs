@@ -11,15 +11,16 @@ namespace StorageBench.Engine.Spec;
 /// </summary>
 public static partial class RunSpecParser
 {
-    /// <summary>Every key that appears twice in one object, with both lines.</summary>
+    /// <summary>Every key that appears twice in one object, with both positions.</summary>
     internal static List<ValidationError> DuplicateKeys(string json)
     {
         var errors = new List<ValidationError>();
         byte[] utf8 = Encoding.UTF8.GetBytes(json);
         var reader = new Utf8JsonReader(utf8, new JsonReaderOptions { CommentHandling = JsonCommentHandling.Skip, AllowTrailingCommas = true });
         // One frame per open object or array: its path, and for an object the keys seen with their line.
-        var frames = new Stack<(string Path, Dictionary<string, int>? Keys, int Index)>();
+        var frames = new Stack<(string Path, Dictionary<string, string>? Keys, int Index)>();
         string? pendingName = null;
+        var line = new LineCounter();
         while (reader.Read())
         {
             switch (reader.TokenType)
@@ -27,15 +28,15 @@ public static partial class RunSpecParser
                 case JsonTokenType.PropertyName:
                     var (path, keys, _) = frames.Peek();
                     string name = reader.GetString()!;
-                    int line = LineOf(utf8, reader.TokenStartIndex);
+                    string position = line.PositionOf(utf8, reader.TokenStartIndex);
                     string field = path.Length == 0 ? name : $"{path}.{name}";
-                    if (keys!.TryGetValue(name, out int first))
+                    if (keys!.TryGetValue(name, out string? first))
                     {
-                        errors.Add(new ValidationError(field, "(duplicate key)", $"is given twice, on line {first} and line {line}; give it once"));
+                        errors.Add(new ValidationError(field, "(duplicate key)", $"is given twice, at {first} and {position}; give it once"));
                     }
                     else
                     {
-                        keys[name] = line;
+                        keys[name] = position;
                     }
                     pendingName = field;
                     break;
@@ -55,7 +56,7 @@ public static partial class RunSpecParser
     }
 
     /// <summary>The path of the value the reader is at: the property just named, or the next index of the enclosing array.</summary>
-    private static string ValuePath(Stack<(string Path, Dictionary<string, int>? Keys, int Index)> frames, ref string? pendingName)
+    private static string ValuePath(Stack<(string Path, Dictionary<string, string>? Keys, int Index)> frames, ref string? pendingName)
     {
         if (pendingName is { } named)
         {
@@ -71,14 +72,61 @@ public static partial class RunSpecParser
         return $"{path}[{index}]";
     }
 
-    private static int LineOf(byte[] utf8, long offset)
+    /// <summary>
+    /// "line L, column C" of a byte offset, counted on from the last one asked (offsets only grow): one pass over the
+    /// text however many keys, and a one-line spec's two keys differ by their column.
+    /// </summary>
+    private sealed class LineCounter
     {
-        int line = 1;
-        for (long i = 0; i < offset && i < utf8.Length; i++)
+        private int _offset;
+        private int _line = 1;
+        private int _column = 1;
+
+        public string PositionOf(byte[] utf8, long offset)
         {
-            line += utf8[i] == (byte)'\n' ? 1 : 0;
+            int end = (int)Math.Min(offset, utf8.Length);
+            for (; _offset < end; _offset++)
+            {
+                byte b = utf8[_offset];
+                if (b == (byte)'\n')
+                {
+                    _line++;
+                    _column = 1;
+                }
+                else if ((b & 0xC0) != 0x80)
+                {
+                    _column++; // a UTF-8 continuation byte is no new character
+                }
+            }
+            return $"line {_line}, column {_column}";
         }
-        return line;
+    }
+
+    /// <summary>
+    /// A workload's fixed count written beside a durationSeconds over 0: the timed run does not use it, and says so here
+    /// rather than ignore it without a word. One line each ("tableInsert.entityCount 40000 is not used: …").
+    /// </summary>
+    public static IReadOnlyList<string> UnusedCounts(string json)
+    {
+        var notes = new List<string>();
+        try
+        {
+            using var document = JsonDocument.Parse(json, DocumentOptions);
+            foreach (var room in Workloads.WorkloadList.All)
+            {
+                if (document.RootElement.ValueKind == JsonValueKind.Object && document.RootElement.TryGetProperty(room.Name, out var section)
+                    && section.ValueKind == JsonValueKind.Object && section.TryGetProperty(room.CountField, out var count)
+                    && section.TryGetProperty("durationSeconds", out var duration) && duration.ValueKind == JsonValueKind.Number && duration.GetDouble() > 0)
+                {
+                    notes.Add($"{room.Name}.{room.CountField} {count.GetRawText()} is not used: durationSeconds {duration.GetRawText()} runs the workload for a time, not a count");
+                }
+            }
+        }
+        catch (JsonException)
+        {
+            // Not a spec: Parse says why.
+        }
+        return notes;
     }
 
     /// <summary>
@@ -96,13 +144,18 @@ public static partial class RunSpecParser
     {
         var known = type.GetProperties(BindingFlags.Public | BindingFlags.Instance).Where(p => p.CanWrite)
             .Select(p => (Name: JsonNamingPolicy.CamelCase.ConvertName(p.Name), Property: p)).ToList();
+        bool knownListed = false;
         foreach (var p in element.EnumerateObject())
         {
             string field = path.Length == 0 ? p.Name : $"{path}.{p.Name}";
             var property = known.FirstOrDefault(k => k.Name == p.Name).Property;
             if (property is null)
             {
-                errors.Add(new ValidationError(field, "(unknown field)", StrictJsonObject.NotAField(p.Name, path.Length == 0 ? "the spec" : path, known.Select(k => k.Name).ToList())));
+                // Past what an answer lists, only counted: no nearest name is looked for.
+                string rule = errors.Count >= ValidationError.MaxListed ? ""
+                    : StrictJsonObject.NotAField(p.Name, path.Length == 0 ? "the spec" : path, [.. known.Select(k => k.Name)], listKnown: !knownListed);
+                knownListed = true;
+                errors.Add(new ValidationError(field, "(unknown field)", rule));
                 continue;
             }
             var child = Nullable.GetUnderlyingType(property.PropertyType) ?? property.PropertyType;

@@ -32,8 +32,14 @@ public static partial class RunSpecParser
     [GeneratedRegex(@"\s+")]
     private static partial Regex Whitespace();
 
-    /// <summary>Parses and validates; returns the spec or the list of errors (never both).</summary>
+    /// <summary>Parses and validates; returns the spec or the list of errors (never both), at most <see cref="ValidationError.MaxListed"/> and a count of the rest.</summary>
     public static (RunSpec? Spec, IReadOnlyList<ValidationError> Errors) Parse(string json)
+    {
+        var (spec, errors) = ParseAll(json);
+        return (spec, ValidationError.Capped(errors));
+    }
+
+    private static (RunSpec? Spec, IReadOnlyList<ValidationError> Errors) ParseAll(string json)
     {
         if (string.IsNullOrWhiteSpace(json))
         {

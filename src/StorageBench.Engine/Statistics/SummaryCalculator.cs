@@ -50,12 +50,12 @@ public static class SummaryCalculator
 
     /// <summary>
     /// The figures every workload has: outcomes, merged latency, service time and lag histograms, the timeline and its
-    /// all-slices-active window, the peak, CPU per unit and the slices' spread. Units are entities (<paramref name="unitsAreEntities"/>)
-    /// or bytes; a room adds its own figures to what this returns.
+    /// all-slices-active window, the peak, CPU per unit and the slices' spread, in the units its <paramref name="kind"/> declares
+    /// (<see cref="WorkloadKind.CountedUnit"/> counted, <see cref="WorkloadKind.Unit"/> per second); a room adds its own figures to what this returns.
     /// </summary>
-    public static WorkloadSummary Summarize(string workload, string measures, IReadOnlyList<SliceResult> slices, VerificationResult verified,
-        bool unitsAreEntities, int entitySizeBytes)
+    public static WorkloadSummary Summarize(WorkloadKind kind, string measures, IReadOnlyList<SliceResult> slices, VerificationResult verified, int entitySizeBytes = 0)
     {
+        bool unitsAreEntities = kind.UnitsAreEntities;
         var counts = OutcomeCounts.Sum(slices.Select(s => s.Counts));
         var histogram = LatencyHistograms.Merge(slices.Select(s => s.LatencyHistogram));
         // A closed-loop slice sends no service-time histogram: its latency is its service time.
@@ -79,8 +79,8 @@ public static class SummaryCalculator
         if (windowSeconds >= 1)
         {
             var inWindow = timeline.Points().Where(p => p.UnixSecond >= windowFirst && p.UnixSecond < windowEnd).ToList();
-            allActive = Rates(inWindow.Sum(p => p.Operations), inWindow.Sum(p => p.Units), windowSeconds, unitsAreEntities, entitySizeBytes);
-            spread = Spread(inWindow, windowFirst, (int)(windowSeconds / w), w, unitsAreEntities ? 1 : 1e6);
+            allActive = Rates(kind, inWindow.Sum(p => p.Operations), inWindow.Sum(p => p.Units), windowSeconds, entitySizeBytes);
+            spread = Spread(inWindow, windowFirst, (int)(windowSeconds / w), w, kind.CountedPerUnit);
         }
 
         // Peak: only buckets the measured window covers whole; a partly covered edge bucket would understate it.
@@ -89,10 +89,10 @@ public static class SummaryCalculator
         double? peakUnits = full.Count == 0 ? null : full.Max(p => p.Units) / (double)w;
         double cpu = ClientCpuSeconds(slices);
         long allUnits = units + slices.Sum(s => s.WarmupUnits);
-        var rates = slices.Select(s => UnitsPerSecond(s, unitsAreEntities)).Order().ToList();
+        var rates = slices.Select(s => UnitsPerSecond(s, kind)).Order().ToList();
         return new WorkloadSummary
         {
-            Workload = workload,
+            Workload = kind.Name,
             Measures = measures,
             Slices = slices.Count,
             Operations = counts.Operations,
@@ -107,8 +107,8 @@ public static class SummaryCalculator
             Bytes = unitsAreEntities ? null : units,
             WarmupOperations = slices.Sum(s => s.WarmupOperations),
             ClientCpuSeconds = cpu,
-            ClientCpuMicrosecondsPerEntity = unitsAreEntities && allUnits > 0 ? cpu * 1e6 / allUnits : null,
-            ClientCpuMicrosecondsPerMegabyte = !unitsAreEntities && allUnits > 0 ? cpu * 1e6 / (allUnits / 1e6) : null,
+            ClientCpuMicrosecondsPerEntity = unitsAreEntities && allUnits > 0 ? cpu * 1e6 / (allUnits / kind.CountedPerUnit) : null,
+            ClientCpuMicrosecondsPerMegabyte = !unitsAreEntities && allUnits > 0 ? cpu * 1e6 / (allUnits / kind.CountedPerUnit) : null,
             LatencyDistribution = Distribution(histogram, HistogramBins),
             SliceSpread = new SliceSpread(rates[0], Robust.Median(rates), rates[^1], slices.Max(s => s.StartLagSeconds))
             {
@@ -117,12 +117,12 @@ public static class SummaryCalculator
             },
             SliceAttempts = [.. slices.OrderBy(s => s.SliceIndex).Select(s => s.AttemptId)],
             DurationSeconds = duration,
-            Throughput = Rates(counts.Succeeded, units, duration, unitsAreEntities, entitySizeBytes),
+            Throughput = Rates(kind, counts.Succeeded, units, duration, entitySizeBytes),
             AllSlicesActiveThroughput = allActive,
             AllSlicesActiveSeconds = windowSeconds,
             PerSecondSpread = spread,
-            PeakPerSecond = unitsAreEntities ? peakUnits : peakUnits / 1e6,
-            PeakUnit = WorkloadKind.Of(workload).RateUnit,
+            PeakPerSecond = peakUnits / kind.CountedPerUnit,
+            PeakUnit = kind.RateUnit,
             PeakWindowSeconds = w,
             LatencyMs = Latency(histogram),
             ServiceTimeMs = Latency(serviceTime),
@@ -162,11 +162,11 @@ public static class SummaryCalculator
         return new RateSpread(rates.Average(), Math.Sqrt(squaredSteps / (2.0 * (buckets - 1))), buckets);
     }
 
-    /// <summary>A slice's own rate: entities/s or MB/s over its measured window.</summary>
-    public static double UnitsPerSecond(SliceResult s, bool unitsAreEntities)
+    /// <summary>A slice's own rate in its kind's unit (entities/s, MB/s) over its measured window.</summary>
+    public static double UnitsPerSecond(SliceResult s, WorkloadKind kind)
     {
         double seconds = (s.EndedUtc - s.StartedUtc).TotalSeconds;
-        return seconds > 0 ? s.Units / seconds / (unitsAreEntities ? 1 : 1e6) : 0;
+        return seconds > 0 ? s.Units / seconds / kind.CountedPerUnit : 0;
     }
 
     public static LatencySummary Latency(HistogramBase h)
@@ -222,20 +222,16 @@ public static class SummaryCalculator
         return result;
     }
 
-    public static Throughput Rates(long operations, long units, double seconds, bool unitsAreEntities, int entitySizeBytes)
+    /// <summary>Operations and units per second in the fields of the kind's unit: entities/s and KB/s, or MB/s and Mbps (decimal units).</summary>
+    public static Throughput Rates(WorkloadKind kind, long operations, long units, double seconds, int entitySizeBytes = 0)
     {
+        bool entities = kind.UnitsAreEntities;
         if (seconds <= 0)
         {
-            return new Throughput(0, unitsAreEntities ? 0 : null, unitsAreEntities ? 0 : null, unitsAreEntities ? null : 0, unitsAreEntities ? null : 0);
+            return new Throughput(0, entities ? 0 : null, entities ? 0 : null, entities ? null : 0, entities ? null : 0);
         }
-        double ops = operations / seconds;
-        if (unitsAreEntities)
-        {
-            double perSecond = units / seconds;
-            return new Throughput(ops, perSecond, perSecond * entitySizeBytes / 1000.0, null, null);
-        }
-        double mbps = units / seconds / 1e6;
-        return new Throughput(ops, null, null, mbps, mbps * 8);
+        double ops = operations / seconds, perSecond = units / seconds / kind.CountedPerUnit;
+        return entities ? new Throughput(ops, perSecond, perSecond * entitySizeBytes / 1000.0, null, null) : new Throughput(ops, null, null, perSecond, perSecond * 8);
     }
 
     /// <summary>The first Unix second at or after <paramref name="utc"/> that is a multiple of <paramref name="width"/>.</summary>

@@ -6,7 +6,8 @@ namespace StorageBench.Engine.Targets;
 /// <summary>A connection string a user gave: checked before anything uses it, and printed only with its secrets hidden.</summary>
 public sealed partial record StorageTarget
 {
-    private static readonly string[] SecretKeys = ["AccountKey", "SharedAccessSignature"];
+    /// <summary>The development account's key: published with Azurite, so it is no secret.</summary>
+    public const string DevelopmentAccountKey = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==";
 
     /// <summary>
     /// A connection string a user gave, checked before anything uses it: a bad one is an error naming
@@ -15,13 +16,25 @@ public sealed partial record StorageTarget
     public static StorageTarget Parse(string setting, string connectionString)
     {
         string? rule = ConnectionStringRule(connectionString.Trim());
-        return rule is null ? new(connectionString.Trim()) { Setting = setting } : throw new ArgumentException($"{setting}: \"{Redact(connectionString)}\" {rule}");
+        return rule is null ? new(connectionString.Trim()) { Setting = setting } : throw new ArgumentException(Redact($"{setting}: \"{connectionString}\" {rule}"));
     }
 
-    /// <summary>The connection string with its key and SAS token replaced by ***: safe to print.</summary>
-    public static string Redact(string connectionString) =>
-        string.Join(';', connectionString.Split(';').Select(part =>
-            part.Split('=', 2) is [var name, _] && SecretKeys.Contains(name.Trim(), StringComparer.OrdinalIgnoreCase) ? name + "=***" : part));
+    /// <summary>
+    /// The text with every secret a connection string or a URL can carry replaced by ***: an AccountKey, a
+    /// SharedAccessSignature, and the value of each SAS query parameter (sig, and the others that shape a SAS) in a URL.
+    /// The one redaction of the tool: whatever prints a connection string, an endpoint or a message that may hold one goes through it.
+    /// </summary>
+    public static string Redact(string text) => SecretValue().Replace(text, m => m.Groups["name"].Value + "=***");
+
+    /// <summary>True when the connection string carries a key or a SAS that is not the published development key.</summary>
+    public static bool HasSecret(string connectionString) =>
+        SecretValue().Matches(connectionString).Any(m => !(m.Groups["name"].Value.EndsWith("AccountKey", StringComparison.OrdinalIgnoreCase)
+            && m.Value.EndsWith(DevelopmentAccountKey, StringComparison.Ordinal)));
+
+    // A key or SAS part of a connection string (up to its ;), or a SAS parameter of a URL's query (up to & ; # " or space).
+    [System.Text.RegularExpressions.GeneratedRegex(@"(?<name>\b(?:AccountKey|SharedAccessSignature))=[^;""\s]*|(?<name>(?<=[?&;])(?:sig|se|st|sp|sv|sr|ss|srt|spr|sip|si|skoid|sktid|skt|ske|sks|skv|saoid|suoid|scid|sdd|ses))=[^&;#""\s]*",
+        System.Text.RegularExpressions.RegexOptions.IgnoreCase)]
+    private static partial System.Text.RegularExpressions.Regex SecretValue();
 
     private static string? ConnectionStringRule(string cs)
     {

@@ -75,9 +75,9 @@ public static class TargetSettings
     {
         var items = list.Split(',', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries);
         return items.Length == 0
-            ? throw new ArgumentException($"{name}: \"{list}\" lists no endpoint")
+            ? throw new ArgumentException(StorageTarget.Redact($"{name}: \"{list}\" lists no endpoint"))
             : [.. items.Select(item => Uri.TryCreate(item, UriKind.Absolute, out var uri) && uri.Scheme is "https" or "http"
                 ? uri
-                : throw new ArgumentException($"{name}: \"{item}\" is not an http(s) endpoint"))];
+                : throw new ArgumentException(StorageTarget.Redact($"{name}: \"{item}\" is not an http(s) endpoint")))];
     }
 }

@@ -40,11 +40,25 @@ public sealed class EntityPayload
     internal string JsonProperties() =>
         string.Concat(_properties.Select(p => $",\"{p.Name}\":\"{Convert.ToBase64String(p.Value)}\",\"{p.Name}@odata.type\":\"Edm.Binary\""));
 
-    /// <summary>Random, so compression anywhere on the path cannot flatter the numbers.</summary>
+    /// <summary>
+    /// Random, so compression anywhere on the path cannot flatter the numbers; and shared: one array per size for the
+    /// whole process, read-only to every slice that sends that many bytes (8 slices of 256 MiB blocks hold one block, not
+    /// 8), let go when the last slice using it ends. Callers never write into it.
+    /// </summary>
     internal static byte[] RandomBytes(int size)
     {
-        var bytes = new byte[size];
-        Random.Shared.NextBytes(bytes);
-        return bytes;
+        lock (Shared)
+        {
+            if (Shared.TryGetValue(size, out var held) && held.TryGetTarget(out var bytes))
+            {
+                return bytes;
+            }
+            bytes = new byte[size];
+            Random.Shared.NextBytes(bytes);
+            Shared[size] = new WeakReference<byte[]>(bytes);
+            return bytes;
+        }
     }
+
+    private static readonly Dictionary<int, WeakReference<byte[]>> Shared = [];
 }

@@ -13,6 +13,16 @@ internal static class Priming
     /// <summary>At most this many of a slice's in-flight loops are primed: priming stays small next to the run.</summary>
     public const int MaxLoops = 16;
 
+    /// <summary>
+    /// Entities a priming request writes or reads (a transaction of one, a query for one); a blob's is <see cref="BlobBytes"/>.
+    /// Priming opens connections and runs the request's code once: a workload-sized request would move a share of the
+    /// workload itself (a download's 4 MiB ranges, a 100-entity batch) before the window, and the bill with it.
+    /// </summary>
+    public const int Entities = 1;
+
+    /// <summary>The bytes a priming request sends or asks for on a blob (Put Block, Put Page, a ranged Get Blob).</summary>
+    public const int BlobBytes = 4096;
+
     /// <summary>True while another priming round still fits before the start instant.</summary>
     public static bool HasTime(DateTime startAtUtc, TimeProvider time) => time.GetUtcNow().UtcDateTime < startAtUtc - Margin;
 

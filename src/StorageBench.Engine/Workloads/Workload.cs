@@ -30,6 +30,9 @@ public abstract class Workload
     /// </summary>
     public virtual string TargetSuffix => "";
 
+    /// <summary>The field of its section that sets a fixed count ("entityCount"), which a timed run (durationSeconds &gt; 0) does not use.</summary>
+    public abstract string CountField { get; }
+
     /// <summary>Its section of the spec; null when the spec does not ask for it.</summary>
     public abstract WorkloadSpec? SectionOf(RunSpec spec);
 

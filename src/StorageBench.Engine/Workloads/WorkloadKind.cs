@@ -28,6 +28,7 @@ public sealed record WorkloadKind(string Name, string Unit, string UnitSingular,
     {
         ColumnPrefix = "Blob",
         PlannedUnit = "blobs",
+        Done = "uploaded",
         Request = "Put Block",
         RateOf = t => t.MegabytesPerSecond,
     };
@@ -43,6 +44,12 @@ public sealed record WorkloadKind(string Name, string Unit, string UnitSingular,
 
     /// <summary>What one measured (timed) request is called ("request", "Put Block").</summary>
     public string Request { get; init; } = "request";
+
+    /// <summary>What is done to its bytes, as a cost per GB says it ("written", "uploaded", "read", "downloaded").</summary>
+    public string Done { get; init; } = "written";
+
+    /// <summary>What its requests are, as a cost at scale says it ("writes", "reads").</summary>
+    public string Work { get; init; } = "writes";
 
     /// <summary>True when its units are entities (rates in entities/s), false when they are bytes (rates in MB/s).</summary>
     public bool UnitsAreEntities => CountedPerUnit == 1;

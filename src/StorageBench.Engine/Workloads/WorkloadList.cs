@@ -6,7 +6,7 @@ namespace StorageBench.Engine.Workloads;
 public static class WorkloadList
 {
     public static IReadOnlyList<Workload> All { get; } =
-        [TableInsertRoom.Instance, BlobUploadRoom.Instance, PageBlobUploadRoom.Instance, TableReadRoom.Instance, BlobDownloadRoom.Instance];
+        [TableInsertRoom.Instance, BlobUploadRoom.Instance, PageBlobUploadRoom.Instance, TableReadRoom.Instance, BlobDownloadRoom.Instance, AppendBlobUpload.AppendBlobUploadRoom.Instance];
 
     /// <summary>The room of this name; null for a name no workload has (a row or event from elsewhere).</summary>
     public static Workload? Find(string? name) => All.FirstOrDefault(w => w.Name == name);

@@ -269,6 +269,7 @@ public class CapacityPlannerTests
         {
             BlobUpload = new BlobUploadSpec { DurationSeconds = 5 },
             PageBlobUpload = new PageBlobUploadSpec { DurationSeconds = 5 },
+            AppendBlobUpload = new StorageBench.Engine.Workloads.AppendBlobUpload.AppendBlobUploadSpec { DurationSeconds = 5 },
         };
         foreach (var room in StorageBench.Engine.Workloads.WorkloadList.All)
         {
@@ -315,9 +316,9 @@ public class PlanCommandArgumentTests
     [Theory]
     [InlineData(new[] { "plan" }, "error: --target: (missing) is required")]
     [InlineData(new[] { "plan", "--target", "0" }, "error: --target: \"0\" must be a rate above 0")]
-    [InlineData(new[] { "plan", "--target", "10", "--unit", "rows/s" }, "error: --unit: \"rows/s\" must be entities/s (tableInsert, tableRead) or MB/s (blobUpload, pageBlobUpload, blobDownload)")]
+    [InlineData(new[] { "plan", "--target", "10", "--unit", "rows/s" }, "error: --unit: \"rows/s\" must be entities/s (tableInsert, tableRead) or MB/s (blobUpload, pageBlobUpload, blobDownload, appendBlobUpload)")]
     [InlineData(new[] { "plan", "--target", "10", "--workload", "tableDelete" },
-        "error: --workload: \"tableDelete\" must be a workload that plans: tableInsert (entities/s), blobUpload (MB/s), pageBlobUpload (MB/s), tableRead (entities/s), blobDownload (MB/s)\n")]
+        "error: --workload: \"tableDelete\" must be a workload that plans: tableInsert (entities/s), blobUpload (MB/s), pageBlobUpload (MB/s), tableRead (entities/s), blobDownload (MB/s), appendBlobUpload (MB/s)\n")]
     [InlineData(new[] { "plan", "--target", "10", "--workload", "tableRead", "--unit", "MB/s" }, "error: --workload: \"tableRead\" plans in entities/s, not in MB/s")]
     [InlineData(new[] { "plan", "--target", "10", "--workload", "blobDownload", "--entity-size", "1024" }, "error: --entity-size: \"1024\" applies to --unit entities/s only")]
     [InlineData(new[] { "plan", "--target", "10", "--instance-memory-mb", "1024" }, "error: --instance-memory-mb: \"1024\" must be 512, 2048 or 4096")]

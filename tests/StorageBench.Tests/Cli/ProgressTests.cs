@@ -46,6 +46,39 @@ public class ProgressTests(ITestOutputHelper output)
     }
 
     [Fact]
+    public async Task APhaseWithoutFiguresSaysWhatItDoesAndThatItIsStillAtIt()
+    {
+        var text = new StringWriter();
+        var display = new ProgressDisplay(text, inPlace: false);
+        for (int second = 0; second <= 25; second++)
+        {
+            await display.ShowAsync(new RunProgress(StepOrchestrator.VerifyingPhase, "tableInsert", 2), T0.AddSeconds(second));
+        }
+
+        Assert.Equal(
+            [
+                "  verifying tableInsert on 2 slice(s) (counting what is stored; deleting writes no result counts)...",
+                "  verifying tableInsert on 2 slice(s): 10 s so far",
+                "  verifying tableInsert on 2 slice(s): 20 s so far",
+            ],
+            text.ToString().Split(Environment.NewLine, StringSplitOptions.RemoveEmptyEntries));
+    }
+
+    [Fact]
+    public async Task ACountThatFallsAfterAResumeSaysWhy()
+    {
+        var text = new StringWriter();
+        var display = new ProgressDisplay(text, inPlace: false);
+        await display.ShowAsync(Running(0, 0), T0);
+        await display.ShowAsync(Running(10, 30_000), T0.AddSeconds(10));
+        await display.ShowAsync(Running(20, 8_000), T0.AddSeconds(20));
+
+        string[] lines = text.ToString().Split(Environment.NewLine, StringSplitOptions.RemoveEmptyEntries);
+        Assert.DoesNotContain("lower than before", lines[1]);
+        Assert.EndsWith("(lower than before: a slice run again starts its count over)", lines[2]);
+    }
+
+    [Fact]
     public async Task InATerminalProgressIsOneLineRewrittenAboutOnceASecondAndErasedAtTheEnd()
     {
         var text = new StringWriter();

@@ -61,6 +61,8 @@ public class StopSignalTests(ITestOutputHelper output)
         Assert.Empty(await new TargetCleaner([target]).OfRunAsync(runId, default));
         using var results = await TestHubStore.ResultsAsync();
         Assert.Equal("Canceled", (await results.ListRunsAsync("sigterm", 5, default)).Single(r => r.GetString("RunId") == runId).GetString("Status"));
+        // Nor anything of its own task hub in the hub store.
+        Assert.Empty(await AccountContents.OfRunHubAsync(results.Target, runId));
     }
 
     [Fact]
@@ -96,6 +98,8 @@ public class StopSignalTests(ITestOutputHelper output)
         var listening = await Waits.UntilAsync(() => Task.FromResult(Regex.Match(cli.Output, @"Runs API on (http://127\.0\.0\.1:\d+/)")),
             m => m.Success, TimeSpan.FromMinutes(2), "the Runs API line");
         var api = new Uri(listening.Groups[1].Value);
+        // Given a target, serve started no Azurite, and says only what Ctrl+C stops.
+        Assert.Contains($"Runs API on {api} (loopback only; Ctrl+C stops it):", cli.Output);
         using var http = new HttpClient { BaseAddress = api };
         var post = await http.PostAsync("api/runs", new StringContent(LongRun.Replace("\"sigterm\"", "\"sigterm-serve\"", StringComparison.Ordinal), Encoding.UTF8, "application/json"));
         string runId = (string)JsonNode.Parse(await post.Content.ReadAsStringAsync())!["id"]!;

@@ -1,4 +1,3 @@
-using System.Diagnostics;
 using System.Net;
 using System.Text.Json.Nodes;
 using StorageBench.Cli;
@@ -112,28 +111,6 @@ public class DashboardTests(AzuriteFixture azurite)
         Assert.Equal("baseline", (string?)missing["errors"]![0]!["field"]);
     }
 
-    /// <summary>Runs dashboard-browser.js; what it saw, as JSON. Bounded: a hung browser fails the test, it does not hold the suite.</summary>
-    private static async Task<JsonObject> BrowserAsync(Uri address, string shots)
-    {
-        var psi = new ProcessStartInfo("node") { RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false, WorkingDirectory = Repo.Root() };
-        foreach (string arg in new[] { Path.Combine("tests", "StorageBench.Tests", "Dashboard", "dashboard-browser.js"), address.ToString(), shots })
-        {
-            psi.ArgumentList.Add(arg);
-        }
-        using var process = Process.Start(psi)!;
-        var stdout = process.StandardOutput.ReadToEndAsync();
-        var stderr = process.StandardError.ReadToEndAsync();
-        using var timeout = new CancellationTokenSource(TimeSpan.FromMinutes(8));
-        try
-        {
-            await process.WaitForExitAsync(timeout.Token);
-        }
-        catch (OperationCanceledException)
-        {
-            process.Kill(entireProcessTree: true);
-            throw new Xunit.Sdk.XunitException($"dashboard-browser.js did not finish within 8 minutes: {await stderr}");
-        }
-        Assert.True(process.ExitCode == 0, $"dashboard-browser.js exited {process.ExitCode}: {await stderr}");
-        return JsonNode.Parse((await stdout).Trim().Split('\n')[^1])!.AsObject();
-    }
+    private static async Task<JsonObject> BrowserAsync(Uri address, string shots) =>
+        await BrowserScript.RunAsync("dashboard-browser.js", TimeSpan.FromMinutes(8), address.ToString(), shots);
 }

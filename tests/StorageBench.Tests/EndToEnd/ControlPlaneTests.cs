@@ -44,6 +44,28 @@ public class ControlPlaneTests(AzuriteFixture azurite, ITestOutputHelper output)
     }
 
     /// <summary>
+    /// A control plane named by --hub-connection-string holds, once a run has ended, its results tables and nothing of the
+    /// run's own task hub: no queue, no lease or app-lease container, no History or Instances table.
+    /// </summary>
+    [Fact]
+    public async Task AGivenControlPlaneKeepsTheResultsAndNothingOfTheRunsHub()
+    {
+        await using var hub = await AzuriteServer.StartAsync();
+        string dir = TempDir();
+        string spec = await SpecAsync(dir, """{ "scenario": "given-hub", "startDelaySeconds": 0, "tableInsert": { "entityCount": 200, "batchSize": 100 } }""");
+
+        var (exit, said) = await CliProcess.RunAsync(null, "run", "--spec", spec, "--connection-string", azurite.ConnectionString,
+            "--hub-connection-string", hub.ConnectionString, "--out", dir);
+
+        Assert.True(exit == 0, said);
+        string runId = JsonSerializer.Deserialize<RunSummary>(await File.ReadAllTextAsync(Path.Combine(dir, "summary.json")), JsonDefaults.Options)!.RunId;
+        var left = await AccountContents.AllAsync(StorageTarget.FromConnectionString(hub.ConnectionString));
+        Assert.Contains("table StorageBenchRuns", left);
+        Assert.Empty(await AccountContents.OfRunHubAsync(StorageTarget.FromConnectionString(hub.ConnectionString), runId));
+        Assert.All(left, name => Assert.StartsWith("table StorageBench", name));
+    }
+
+    /// <summary>
     /// Three runs at once, and a run whose process was SIGKILLed mid-run, on one account and machine: the next small run
     /// takes as long as one alone (within 10 s). On one shared task hub it waited for the killed process's partition leases.
     /// </summary>

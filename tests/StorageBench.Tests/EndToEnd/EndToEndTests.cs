@@ -120,6 +120,9 @@ public class EndToEndTests(AzuriteFixture azurite)
         // It ran on the Durable engine, on a task hub of the run's own in the hub store: the account under test holds none of it.
         string runId = root.GetProperty("runId").GetString()!;
         Assert.Contains($"task hub {TaskHubSettings.ForRun(runId)} in the hub store", stdout.ToString());
+        // And once the run has ended, nothing of that hub is left in the hub store.
+        using var results = await TestHubStore.ResultsAsync();
+        Assert.Empty(await AccountContents.OfRunHubAsync(results.Target, runId));
     }
 
     [Fact]

@@ -1,8 +1,3 @@
-using System.Text.Json.Nodes;
-using StorageBench.Cli;
-using StorageBench.Engine.Cleanup;
-using StorageBench.Orchestration;
-
 namespace StorageBench.Tests;
 
 /// <summary>
@@ -28,7 +23,7 @@ public class NewWorkloadsEndToEndTests(AzuriteFixture azurite)
               "blobDownload": { "blobCount": 2, "blobSizeBytes": 524288, "rangeSizeBytes": 131072, "parallelRanges": 2, "downloadCount": 4, "verifyContent": true } }
             """;
 
-        var result = entry == "api" ? await ThroughTheApiAsync(spec) : await ThroughTheCliAsync(spec);
+        var result = await EntryPoints.RunAsync(azurite, entry, spec);
         string id = (string)result["runId"]!;
         Assert.True((string?)result["status"] == "Completed", result["errors"]?.ToJsonString());
         var workloads = result["workloads"]!.AsArray();
@@ -39,31 +34,5 @@ public class NewWorkloadsEndToEndTests(AzuriteFixture azurite)
         Assert.Equal(4 * 524288L, (long)workloads[2]!["bytes"]!);  // 4 whole downloads, from their ranges
         Assert.True(result["targetSideRequests"]!["seed"]!.GetValue<long>() > 0);
         Assert.Empty(await azurite.LeftoversOfAsync(id));
-    }
-
-    /// <summary>POST /api/runs, then GET until it ended: the result in the status payload.</summary>
-    private async Task<JsonNode> ThroughTheApiAsync(string spec)
-    {
-        await using var hub = await azurite.NewHubAsync();
-        var api = new RunsApi(hub, azurite.Results, new TargetCleaner([azurite.Target]), TimeProvider.System, "http");
-        var start = await api.StartAsync(spec, new Uri("http://localhost/"), null, default);
-        Assert.Equal(202, start.StatusCode);
-        string id = (string)start.Body["id"]!;
-        var status = await Waits.UntilAsync(() => api.GetAsync(id, default), s => s.StatusCode != 202, TimeSpan.FromMinutes(5), $"run {id} ended");
-        return status.Body["result"]!;
-    }
-
-    /// <summary>`storagebench run` in this process, its control plane in the fixture's account: the summary.json it wrote.</summary>
-    private async Task<JsonNode> ThroughTheCliAsync(string spec)
-    {
-        string dir = Path.Combine(Path.GetTempPath(), "sb-rooms-" + Guid.NewGuid().ToString("N")[..8]);
-        Directory.CreateDirectory(dir);
-        string file = Path.Combine(dir, "spec.json");
-        await File.WriteAllTextAsync(file, spec);
-        var stderr = new StringWriter();
-        int exit = await CliApp.RunAsync(["run", "--spec", file, "--connection-string", azurite.ConnectionString, "--hub-connection-string", azurite.ConnectionString,
-            "--out", Path.Combine(dir, "out")], new StringWriter(), stderr, default);
-        Assert.True(exit == 0, $"exit {exit}: {stderr}");
-        return JsonNode.Parse(await File.ReadAllTextAsync(Path.Combine(dir, "out", "summary.json")))!;
     }
 }

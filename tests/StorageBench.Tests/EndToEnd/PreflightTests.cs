@@ -78,10 +78,13 @@ public class PreflightTests(AzuriteFixture azurite, ITestOutputHelper output) : 
         string dir = Directory.CreateTempSubdirectory("sb-preflight").FullName;
         string spec = Path.Combine(dir, "spec.json");
         await File.WriteAllTextAsync(spec, Spec);
+        // The key from a file, as docs/cli.md says: on the command line it would add a warning line.
+        string account = Path.Combine(dir, "account.cs");
+        await File.WriteAllTextAsync(account, ConnectionString(fault));
         var (stdout, stderr) = (new StringWriter(), new StringWriter());
 
         var clock = Stopwatch.StartNew();
-        int exit = await CliApp.RunAsync(["run", "--spec", spec, "--connection-string", ConnectionString(fault), "--out", dir], stdout, stderr, default);
+        int exit = await CliApp.RunAsync(["run", "--spec", spec, "--connection-string-file", account, "--out", dir], stdout, stderr, default);
         var took = clock.Elapsed;
         output.WriteLine($"{fault}: exit {exit} after {took.TotalSeconds:0.0} s: {stderr}");
 
@@ -124,6 +127,26 @@ public class PreflightTests(AzuriteFixture azurite, ITestOutputHelper output) : 
         Assert.Empty(json["errors"]!.AsArray());
         Assert.True(took < TimeSpan.FromSeconds(10), $"took {took}");
         Assert.Equal(before, await SnapshotAsync());
+    }
+
+    /// <summary>A dead control-plane account is named as the control plane, never taken for the account under test.</summary>
+    [Fact]
+    public async Task ADeadHubConnectionStringIsNamedAsTheControlPlaneNotTheTarget()
+    {
+        string dir = Directory.CreateTempSubdirectory("sb-preflight").FullName;
+        string spec = Path.Combine(dir, "spec.json");
+        await File.WriteAllTextAsync(spec, Spec);
+        var (stdout, stderr) = (new StringWriter(), new StringWriter());
+
+        int exit = await CliApp.RunAsync(["run", "--spec", spec, "--connection-string", azurite.ConnectionString, "--hub-connection-string", ConnectionString("closed port"),
+            "--out", dir], stdout, stderr, default);
+        output.WriteLine(stderr.ToString());
+
+        Assert.Equal(1, exit);
+        string line = Assert.Single(stderr.ToString().Split(Environment.NewLine, StringSplitOptions.RemoveEmptyEntries));
+        Assert.StartsWith("error: the control plane (task hubs, cancel signals, progress, results; --hub-connection-string), not the target: storage account devstoreaccount1, " +
+            $"table endpoint http://127.0.0.1:{Port("closed port")}/devstoreaccount1: Connection refused: ", line);
+        Assert.DoesNotContain("started (scenario", stdout.ToString());
     }
 
     [Fact]
@@ -189,19 +212,25 @@ public class PreflightTests(AzuriteFixture azurite, ITestOutputHelper output) : 
 }
 
 /// <summary>
-/// An endpoint that answers, but not as storage does (a web server's 200 "hello"): one line naming the account, the service,
+/// An endpoint that answers, but not as storage does (a web server's 200 "hello" or 404 page): one line naming the account, the service,
 /// the endpoint and what to check, refused (the API's 400), never a JSON or XML parser's message.
 /// </summary>
 [Trait("Category", "Unit")]
 public class PreflightNotStorageTests
 {
     [Theory]
-    [InlineData("table", """{ "scenario": "web", "tableInsert": { "entityCount": 100, "batchSize": 50 } }""")]
-    [InlineData("blob", """{ "scenario": "web", "blobUpload": { "blobCount": 1, "blobSizeBytes": 1024, "blockSizeBytes": 1024 } }""")]
-    public async Task AWebServerAnswering200HelloIsNamedAsNotStorageInOneLine(string service, string spec)
+    [InlineData("table", 200, """{ "scenario": "web", "tableInsert": { "entityCount": 100, "batchSize": 50 } }""")]
+    [InlineData("blob", 200, """{ "scenario": "web", "blobUpload": { "blobCount": 1, "blobSizeBytes": 1024, "blockSizeBytes": 1024 } }""")]
+    [InlineData("table", 404, """{ "scenario": "web", "tableInsert": { "entityCount": 100, "batchSize": 50 } }""")]
+    [InlineData("blob", 404, """{ "scenario": "web", "blobUpload": { "blobCount": 1, "blobSizeBytes": 1024, "blockSizeBytes": 1024 } }""")]
+    public async Task AWebServerAnswering200HelloOr404IsNamedAsNotStorageInOneLine(string service, int status, string spec)
     {
-        await using var web = await LoopbackServer.StartAsync(0, app => Microsoft.AspNetCore.Builder.RunExtensions.Run(app,
-            context => Microsoft.AspNetCore.Http.HttpResponseWritingExtensions.WriteAsync(context.Response, "hello")));
+        // 404: what a plain HTTP server (python -m http.server, nginx) answers for a path it does not serve.
+        await using var web = await LoopbackServer.StartAsync(0, app => Microsoft.AspNetCore.Builder.RunExtensions.Run(app, context =>
+        {
+            context.Response.StatusCode = status;
+            return Microsoft.AspNetCore.Http.HttpResponseWritingExtensions.WriteAsync(context.Response, status == 200 ? "hello" : "<html><body>Not Found</body></html>");
+        }));
         string endpoint = $"http://127.0.0.1:{web.Address.Port}/devstoreaccount1";
         var target = StorageTarget.Parse("web", $"DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey={AzuriteServer.DevAccountKey};TableEndpoint={endpoint};BlobEndpoint={endpoint};");
 

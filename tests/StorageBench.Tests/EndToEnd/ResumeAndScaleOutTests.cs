@@ -72,6 +72,8 @@ public class ResumeAndScaleOutTests(ITestOutputHelper output)
         // Nothing left in the target; the run's own hub is gone from the hub store too, and none of it was ever in the target.
         Assert.Empty(await new TargetCleaner([target]).OfRunAsync(runId, default));
         Assert.Empty(await AccountContents.AllAsync(target));
+        using var hubStore = await HubAzurite.OpenAsync(ownStore[HubAzurite.FolderSetting], default);
+        Assert.Empty(await AccountContents.OfRunHubAsync(StorageTarget.FromConnectionString(hubStore.ConnectionString), runId));
     }
 
     [Fact]

@@ -43,6 +43,15 @@ public class LiveProgressTests
     }
 
     [Fact]
+    public void WhileTheSlicesRunButNoneReportedLatelyTheRateIsTheWorkloadsOwnNotZero()
+    {
+        // A loaded machine: both slices still run, but their last progress rows are 8 s old (writes late or skipped).
+        var live = WorkloadProgress.Of([Slice(0, 2.0, done: false), Slice(1, 2.0, done: false)], "tableInsert", Start.AddSeconds(10))!;
+
+        Assert.Equal(100, live.UnitsPerSecond, 3);   // 1,000 entities over 10 s
+    }
+
+    [Fact]
     public void ElapsedNeverPassesThePlannedDurationWhileASliceFinishesItsLastRequests()
     {
         var live = WorkloadProgress.Of([Slice(0, 12.0, done: true), Slice(1, 11.9, done: false)], "tableInsert", Start.AddSeconds(17))!;

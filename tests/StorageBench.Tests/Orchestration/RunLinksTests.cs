@@ -61,4 +61,20 @@ public class RunLinksTests
 
         Assert.Equal(expected, RunsFunctions.CallerKey(request));
     }
+
+    /// <summary>
+    /// No link with Durable's system key leaves the Function App (issue 43): that key terminates, purges or raises events on
+    /// every instance, so the app calls none of Durable's builders of management links; its answers carry only the links above.
+    /// </summary>
+    [Fact]
+    public void TheFunctionAppBuildsNoneOfDurablesManagementLinks()
+    {
+        using var stream = File.OpenRead(typeof(RunsFunctions).Assembly.Location);
+        using var pe = new System.Reflection.PortableExecutable.PEReader(stream);
+        var metadata = System.Reflection.Metadata.PEReaderExtensions.GetMetadataReader(pe);
+        var called = metadata.MemberReferences.Select(h => metadata.GetString(metadata.GetMemberReference(h).Name)).ToHashSet(StringComparer.Ordinal);
+
+        Assert.Contains("StartAsync", called);   // it does read its own calls: the check can see one
+        Assert.Empty(called.Intersect(["CreateHttpManagementPayload", "CreateCheckStatusResponse", "CreateCheckStatusResponseAsync", "GetClientHttpManagementPayload"]));
+    }
 }

@@ -1,4 +1,3 @@
-using System.Diagnostics;
 using System.Text.Json;
 
 namespace StorageBench.Tests;
@@ -49,25 +48,7 @@ public class KqlQueryTests
         Assert.Equal(await File.ReadAllTextAsync(Path.Combine(Root, "queries", "workbook.json")), await File.ReadAllTextAsync(built));
     }
 
-    private static async Task<(int Exit, List<JsonElement> Lines)> CheckAsync(params string[] files)
-    {
-        var (exit, stdout) = await NodeAsync([Path.Combine(Root, "scripts", "kql-check.js"), .. files]);
-        return (exit, [.. stdout.Split('\n', StringSplitOptions.RemoveEmptyEntries).Select(l => JsonDocument.Parse(l).RootElement.Clone())]);
-    }
+    private static Task<(int Exit, List<JsonElement> Lines)> CheckAsync(params string[] files) => KqlCheck.RunAsync(false, files);
 
-    private static async Task<(int Exit, string Stdout)> NodeAsync(params string[] args)
-    {
-        var psi = new ProcessStartInfo("node") { RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false };
-        foreach (var a in args)
-        {
-            psi.ArgumentList.Add(a);
-        }
-        using var process = Process.Start(psi)!;
-        var stdout = process.StandardOutput.ReadToEndAsync();
-        var stderr = process.StandardError.ReadToEndAsync();
-        await process.WaitForExitAsync();
-        string err = await stderr;
-        Assert.True(err.Length == 0 || process.ExitCode <= 1, err);
-        return (process.ExitCode, await stdout);
-    }
+    private static Task<(int Exit, string Stdout)> NodeAsync(params string[] args) => KqlCheck.NodeAsync(args);
 }

@@ -64,7 +64,8 @@ public class BadInputTests(AzuriteFixture azurite) : IClassFixture<AzuriteFixtur
         { """{ "scenario": "bad" }""", "workloads", "at least one workload is required" },
         { """{ "scenario": "bad", "scenarioo": "x", "tableInsert": {} }""", "scenarioo", "(unknown field) is not a field of the spec" },
         { """{ "scenario": "bad", "tableInsert": { "batchsize2": 10 } }""", "tableInsert.batchsize2", "(unknown field) is not a field of tableInsert; did you mean batchSize? the known fields are" },
-        { "{ \"scenario\": \"bad\",\n  \"tableInsert\": { \"batchSize\": 10 },\n  \"scenario\": \"other\" }", "scenario", "(duplicate key) is given twice, on line 1 and line 3; give it once" },
+        { "{ \"scenario\": \"bad\",\n  \"tableInsert\": { \"batchSize\": 10 },\n  \"scenario\": \"other\" }", "scenario", "(duplicate key) is given twice, at line 1, column 3 and line 3, column 3; give it once" },
+        { "{ \"scenario\": \"bad\", \"tableInsert\": { \"batchSize\": 10 }, \"scenario\": \"other\" }", "scenario", "(duplicate key) is given twice, at line 1, column 3 and line 1, column 58; give it once" },
         { "{ \"scenario\": \"bad\", \"tableInsert\": {\n \"batchSize\": 10,\n \"BatchSize\": 20 } }", "tableInsert.BatchSize", "(unknown field) is not a field of tableInsert: field names are case-sensitive; did you mean batchSize?" },
         { """{ "scenario": "bad", "tableInsert": {}, "sweep": { "parameter": "tableInsert.nope", "values": [1] } }""", "sweep.parameter", "must name a numeric field" },
         { """{ "scenario": "bad", "tableInsert": {}, "sweep": { "parameter": "tableInsert.batchSize", "values": [] } }""", "sweep.values", "must list 1 to 100 values" },
@@ -115,7 +116,7 @@ public class BadInputTests(AzuriteFixture azurite) : IClassFixture<AzuriteFixtur
         Assert.Null(spec);
         Assert.Equal(
             [
-                "client.primeRounds: (duplicate key) is given twice, on line 2 and line 2",
+                "client.primeRounds: (duplicate key) is given twice, at line 2, column 33 and line 2, column 51",
                 "scenarioo: (unknown field) is not a field of the spec",
                 "client.sdkRetry: (unknown field) is not a field of client",
                 "tableInsert.batchsize2: (unknown field) is not a field of tableInsert",

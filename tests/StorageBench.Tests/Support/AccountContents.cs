@@ -25,4 +25,11 @@ internal static class AccountContents
         }
         return names;
     }
+
+    /// <summary>What is left of a run's own task hub (queues, tables, containers named after it) in a control-plane account: nothing, once the run has ended.</summary>
+    public static async Task<List<string>> OfRunHubAsync(StorageTarget controlPlane, string runId)
+    {
+        string hub = StorageBench.TaskHub.TaskHubSettings.ForRun(runId);
+        return [.. (await AllAsync(controlPlane)).Where(n => n.Contains(hub, StringComparison.OrdinalIgnoreCase))];
+    }
 }

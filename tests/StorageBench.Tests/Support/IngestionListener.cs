@@ -4,6 +4,7 @@ using System.Text.Json;
 using Microsoft.AspNetCore.Builder;
 using Microsoft.AspNetCore.Http;
 using StorageBench.Cli;
+using StorageBench.Engine.Telemetry;
 
 namespace StorageBench.Tests;
 
@@ -37,6 +38,39 @@ public sealed class IngestionListener : IAsyncDisposable
         [.. Items.Where(i => i.GetProperty("data").GetProperty("baseType").GetString() == "EventData")
             .Select(i => i.GetProperty("data").GetProperty("baseData"))
             .Where(d => d.GetProperty("name").GetString() == name)];
+
+    /// <summary>
+    /// Every item as the workspace stores it: the table it lands in (AppEvents, AppTraces, AppExceptions, …; null for
+    /// other kinds) and its name (events only), time, properties and measurements, as the queries read them.
+    /// </summary>
+    public IReadOnlyList<(string? Table, AppEvent Row)> Rows() =>
+        [.. Items.Select(i =>
+        {
+            var data = i.GetProperty("data");
+            var body = data.GetProperty("baseData");
+            string? name = body.TryGetProperty("name", out var n) ? n.GetString() : null;
+            var time = DateTime.Parse(i.GetProperty("time").GetString()!, System.Globalization.CultureInfo.InvariantCulture, System.Globalization.DateTimeStyles.AdjustToUniversal);
+            return (TableOf(data.GetProperty("baseType").GetString()), new AppEvent(name ?? "", time,
+                Members(body, "properties").ToDictionary(kv => kv.Key, kv => kv.Value.GetString()!),
+                Members(body, "measurements").ToDictionary(kv => kv.Key, kv => kv.Value.GetDouble())));
+        })];
+
+    /// <summary>The custom events received, as AppEvents rows.</summary>
+    public IReadOnlyList<AppEvent> AppEvents() => [.. Rows().Where(r => r.Table == "AppEvents").Select(r => r.Row)];
+
+    private static string? TableOf(string? baseType) => baseType switch
+    {
+        "EventData" => "AppEvents",
+        "MessageData" => "AppTraces",
+        "ExceptionData" => "AppExceptions",
+        "RequestData" => "AppRequests",
+        "RemoteDependencyData" => "AppDependencies",
+        "MetricData" => "AppMetrics",
+        _ => null,
+    };
+
+    private static IEnumerable<KeyValuePair<string, JsonElement>> Members(JsonElement body, string name) =>
+        body.TryGetProperty(name, out var members) ? members.EnumerateObject().Select(p => KeyValuePair.Create(p.Name, p.Value)) : [];
 
     private async Task HandleAsync(HttpContext context)
     {

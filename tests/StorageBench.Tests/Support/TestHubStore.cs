@@ -21,18 +21,46 @@ internal static class TestHubStore
     internal static void Use()
     {
         Environment.SetEnvironmentVariable(HubAzurite.FolderSetting, Folder);
+        // A store of the tests' own stops with its last process, as a test's own folder must (never the 15 minutes a user's stays up).
+        Environment.SetEnvironmentVariable(HubAzurite.IdleSetting, "0");
         // Held from the start: every CLI the tests run joins the running store instead of starting its Azurite (seconds each on a busy machine).
         _ = Task.Run(() => Plane.Value);
-        AppDomain.CurrentDomain.ProcessExit += (_, _) =>
+        // Not deleted at exit: its Azurite stops only once this process is gone (the kernel drops the lock), and Azurite saves its
+        // state as it stops; without its folder it hangs for good. The next test run deletes the folders of stopped stores.
+        _ = Task.Run(DeleteStoppedStores);
+    }
+
+    /// <summary>The folders of earlier test runs whose process has ended and whose Azurite has stopped (its wrapper removed azurite.json).</summary>
+    private static void DeleteStoppedStores()
+    {
+        foreach (string folder in Directory.EnumerateDirectories(Path.GetTempPath(), "storagebench-tests-hub-*"))
         {
+            if (!int.TryParse(Path.GetFileName(folder)["storagebench-tests-hub-".Length..], out int pid) || pid == Environment.ProcessId
+                || Alive(pid) || File.Exists(Path.Combine(folder, "azurite.json")))
+            {
+                continue;
+            }
             try
             {
-                Directory.Delete(Folder, recursive: true);
+                Directory.Delete(folder, recursive: true);
             }
             catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
             {
-                // Its Azurite may still be saving; the folder is in the temp directory.
+                // Another test run is deleting it, or it is not ours to delete.
             }
-        };
+        }
+    }
+
+    private static bool Alive(int pid)
+    {
+        try
+        {
+            using var process = System.Diagnostics.Process.GetProcessById(pid);
+            return !process.HasExited;
+        }
+        catch (ArgumentException)
+        {
+            return false;
+        }
     }
 }

@@ -30,6 +30,8 @@ public sealed partial class BlobDownloadRoom : Workload<BlobDownloadSpec, BlobDo
     {
         ColumnPrefix = "BlobDownload",
         PlannedUnit = "downloads",
+        Done = "downloaded",
+        Work = "reads",
         Request = "Get Blob",
         RateOf = t => t.MegabytesPerSecond,
     };
@@ -38,6 +40,8 @@ public sealed partial class BlobDownloadRoom : Workload<BlobDownloadSpec, BlobDo
     public const string SeedPrefix = "seed/";
 
     public override WorkloadKind Kind => KindOf;
+
+    public override string CountField => "downloadCount";
 
     public override Capacity.CapacityModel Capacity { get; } = new Capacity.BlobDownloadCapacity();
 
@@ -190,10 +194,10 @@ public sealed partial class BlobDownloadRoom : Workload<BlobDownloadSpec, BlobDo
     protected override WorkloadSummary Summarize(BlobDownloadSpec spec, IReadOnlyList<SliceResult> slices, VerificationResult verified)
     {
         string op = spec.RangeSizeBytes > 0 ? $"one Get Blob of a {spec.RangeSizeBytes} B range (x-ms-range) of a {spec.BlobSizeBytes} B blob" : $"one Get Blob of a whole {spec.BlobSizeBytes} B blob";
-        var w = SummaryCalculator.Summarize(WorkloadName,
+        var w = SummaryCalculator.Summarize(Kind,
             $"operation = {op}; latency = successful requests, from the send to the last byte; time to first byte = from the send to the answer's headers; " +
             $"throughput = bytes of whole blobs downloaded and checked against the seed ({(spec.VerifyContent ? "length and MD5" : "length")}) per second (goodput); per-second figures = bytes received",
-            slices, verified, unitsAreEntities: false, entitySizeBytes: 0);
+            slices, verified);
         long goodBytes = slices.Sum(s => s.CommittedUnits);
         long planned = spec.DurationSeconds > 0 ? slices.Sum(s => s.Planned) : spec.DownloadCount;
         long downloaded = slices.Sum(s => s.Objects);
@@ -201,7 +205,7 @@ public sealed partial class BlobDownloadRoom : Workload<BlobDownloadSpec, BlobDo
         return SummaryCalculator.Complete(w, planned, downloaded) with
         {
             Bytes = goodBytes,
-            Throughput = SummaryCalculator.Rates(w.Succeeded, goodBytes, w.DurationSeconds, unitsAreEntities: false, 0),
+            Throughput = SummaryCalculator.Rates(Kind, w.Succeeded, goodBytes, w.DurationSeconds),
             Priming = SummaryCalculator.PrimingOf(slices),
             Transactions = Transactions(slices, verified),
             StoredBytes = spec.BlobCount * spec.BlobSizeBytes,

@@ -20,6 +20,8 @@ public sealed class BlobUploadRoom : Workload<BlobUploadSpec, BlobSlicePlan, Ver
 
     public override WorkloadKind Kind => WorkloadKind.BlobUpload;
 
+    public override string CountField => "blobCount";
+
     public override TargetService Service => TargetService.Blob;
 
     public override WorkloadSpec? SectionOf(RunSpec spec) => spec.BlobUpload;
@@ -64,54 +66,17 @@ public sealed class BlobUploadRoom : Workload<BlobUploadSpec, BlobSlicePlan, Ver
     /// Blob figures: throughput is goodput — bytes of committed blobs per second; a Put Block whose blob
     /// was never committed is work the run lost. Bytes staged per second stay available as block throughput.
     /// </summary>
-    public static WorkloadSummary SummarizeSlices(BlobUploadSpec spec, IReadOnlyList<SliceResult> slices, VerificationResult verified)
-    {
-        var w = SummaryCalculator.Summarize(BlobUploadWorkload.Name,
+    public static WorkloadSummary SummarizeSlices(BlobUploadSpec spec, IReadOnlyList<SliceResult> slices, VerificationResult verified) =>
+        BlobWriteSummary.Of(WorkloadKind.BlobUpload,
             $"operation = one Put Block ({spec.BlockSizeBytes} B) or Put Block List, retries included; latency = successful Put Block requests; " +
             "throughput = bytes of committed blobs per second (goodput); per-second figures = bytes staged by successful Put Blocks",
-            slices, verified, unitsAreEntities: false, entitySizeBytes: 0);
-        long committedBytes = slices.Sum(s => s.CommittedUnits);
-        long planned = spec.DurationSeconds > 0 ? slices.Sum(s => s.Planned) : spec.BlobCount;
-        long committed = slices.Sum(s => s.Objects);
-        return SummaryCalculator.Complete(w, planned, committed) with
-        {
-            Bytes = committedBytes,
-            Throughput = SummaryCalculator.Rates(w.Succeeded, committedBytes, w.DurationSeconds, unitsAreEntities: false, 0),
-            BlockThroughput = w.Throughput,
-            BytesSent = w.Bytes,
-            BytesSentForFailedBlobs = slices.Sum(s => s.FailedObjectUnits),
-            BlobsPlanned = planned,
-            BlobsCommitted = committed,
-            BlobsFailed = Math.Max(0, planned - committed),
-            Priming = SummaryCalculator.PrimingOf(slices),
-            Transactions = Transactions(slices, verified),
-            StoredBytes = committed * spec.BlobSizeBytes,
-        };
-    }
+            spec, spec.BlobCount, spec.BlobSizeBytes, slices, verified, Words, failedBlobsHoldBytes: false);
+
+    private static readonly BlobWriteWords Words = new("Put Block", "Put Block List", "priming Put Block and Put Block List", null);
 
     /// <summary>Its requests by kind, as counted (<see cref="TransactionCounts"/>): what the cost estimate prices.</summary>
-    public static IReadOnlyList<TransactionLine> Transactions(IReadOnlyList<SliceResult> slices, VerificationResult verified)
-    {
-        long sent = slices.Sum(s => s.Counts.Operations + s.WarmupOperations);
-        long failed = slices.Sum(s => s.Counts.Failed);
-        var r = TransactionCounts.Sum(slices);
-        var lines = new List<TransactionLine>
-        {
-            new("Put Block", Phases.Run, BilledAs.BlobWrite, sent - r.BlockLists) { Failed = failed - r.BlockListsFailed },
-            new("Put Block List", Phases.Run, BilledAs.BlobWrite, r.BlockLists) { Failed = r.BlockListsFailed },
-        };
-        TransactionCounts.Add(lines, new("priming Put Block and Put Block List", Phases.Priming, BilledAs.BlobWrite, r.PrimingWrites));
-        TransactionCounts.Add(lines, new("priming probe (Get Container Properties)", Phases.Priming, BilledAs.BlobOther, r.PrimingProbes));
-        TransactionCounts.Add(lines, new("priming Delete Blob", Phases.Priming, BilledAs.Free, r.PrimingDeletes));
-        if (verified.Requests is { } v)
-        {
-            TransactionCounts.Add(lines, new("List Blobs pages", Phases.Verification, BilledAs.BlobListOrCreateContainer, v.Queries));
-            TransactionCounts.Add(lines, new("content reads (Get Blob)", Phases.Verification, BilledAs.BlobRead, v.Reads));
-            TransactionCounts.Add(lines, new("Delete Blob of blobs other executions left", Phases.Verification, BilledAs.Free, v.Deletes));
-        }
-        TransactionCounts.Add(lines, new("SDK retries", Phases.Run, BilledAs.BlobWrite, r.Wire - sent - r.PrimingWrites - r.PrimingProbes - r.PrimingDeletes));
-        return lines;
-    }
+    public static IReadOnlyList<TransactionLine> Transactions(IReadOnlyList<SliceResult> slices, VerificationResult verified) =>
+        BlobWriteSummary.Transactions(slices, verified, Words);
 
     protected override IEnumerable<(string Name, string Value)> Parameters(BlobUploadSpec section) =>
     [

@@ -39,87 +39,41 @@ public static class BlobUploadWorkload
         using var clients = target.CreateClients(plan.Client);
         var container = clients.Blobs.GetBlobContainerClient(plan.ContainerName);
         int blockCount = BlockCount(spec.BlobSizeBytes, spec.BlockSizeBytes);
+        int lanes = Math.Min(spec.ParallelBlocks, blockCount);
         // One buffer serves every block of every blob: the driver allocates no payload per request.
         var block = EntityPayload.RandomBytes((int)Math.Min(spec.BlockSizeBytes, spec.BlobSizeBytes));
         var blockIds = BlockIds(blockCount);
-        string attempt = SliceResult.NewAttemptId();
 
         // Null on the SDK driver (client.driver "sdk"): then the BlockBlobClient sends every request.
-        using var lean = plan.Client.Driver == ClientSettings.SdkDriver ? null : new LeanBlockUploads(clients.Lean, clients.BlobWire, plan.ContainerName, blockIds, Math.Min(spec.ParallelBlocks, blockCount));
-        var priming = await PrimeAsync(container, plan, block, blockIds[0], Math.Min(spec.ParallelBlocks, blockCount), time, lean, logger).ConfigureAwait(false);
+        using var lean = plan.Client.Driver == ClientSettings.SdkDriver ? null : new LeanBlockUploads(clients.Lean, clients.BlobWire, plan.ContainerName, blockIds, lanes);
+        var priming = await PrimeAsync(container, plan, block, blockIds[0], lanes, time, lean, logger).ConfigureAwait(false);
+        var requests = new RetriedBlobRequests(spec.BlockRetries, retryDelays ?? new BlockRetryDelays(),
+            (failure, outcome, chosen) => logger.BlockRetryScheduled(failure, plan.SliceIndex, outcome, chosen.Retry, chosen.Wait.TotalMilliseconds, chosen.ServerDelay?.TotalMilliseconds));
+        var work = new BlockWrites(plan, container, lean, block, blockIds, lanes, requests);
+        return await SliceLoop.RunAsync(new SliceStart(plan.StepId, Name, plan.SliceIndex, plan.TargetIndex, plan.StartAtUtc, spec, clients.Blobs.Uri), work,
+            priming, () => clients.BlobWire.Sent, time, ct, live).ConfigureAwait(false);
+    }
 
-        var clock = await SliceClock.StartAtAsync(plan.StartAtUtc, time, ct).ConfigureAwait(false);
-        double cpuAtStart = SliceResult.ProcessCpuSeconds();
-        var workers = new WorkerRecorder[Math.Min(spec.ParallelBlocks, blockCount)];
-        using var stop = CancellationTokenSource.CreateLinkedTokenSource(ct);
-        var breaker = new UnreachableBreaker(workers.Length, stop, clients.Blobs.Uri);
-        var upload = new RetriedBlobRequests(spec.BlockRetries, new OperationSchedule(spec, long.MaxValue, 0, clock.StartTimestamp), breaker, retryDelays ?? new BlockRetryDelays(),
-            (failure, outcome, chosen) => logger.BlockRetryScheduled(failure, plan.SliceIndex, outcome, chosen.Retry, chosen.Wait.TotalMilliseconds, chosen.ServerDelay?.TotalMilliseconds),
-            stop.Token);
-        for (int w = 0; w < workers.Length; w++)
-        {
-            workers[w] = clock.NewRecorder();
-        }
-        // Commits are counted but kept out of the Put Block latency histogram.
-        var commits = clock.NewRecorder(recordLatency: false);
-        live?.Watch(workers, countOnly: commits);
-        long started = 0, committed = 0, failedBytes = 0;
-        var loops = new Task<long>[workers.Length];
-        for (int n = 0; !stop.IsCancellationRequested && (spec.DurationSeconds > 0 ? !upload.Schedule.HasEnded() : n < plan.BlobCount); n++)
-        {
-            started++;
-            var blob = container.GetBlockBlobClient(BlobName(attempt, plan.SliceIndex, n));
-            var leanBlob = lean?.Blob(BlobName(attempt, plan.SliceIndex, n));
-            long nextBlock = -1;
-            for (int w = 0; w < workers.Length; w++)
-            {
-                var recorder = workers[w];
-                int worker = w;
-                loops[w] = Task.Run(async () =>
-                {
-                    // Bytes this worker staged for this blob, or -1 when a block of it failed for good.
-                    long staged = 0;
-                    bool ok = true;
-                    for (long i = Interlocked.Increment(ref nextBlock); i < blockCount && ok; i = Interlocked.Increment(ref nextBlock))
-                    {
-                        if (stop.IsCancellationRequested)
-                        {
-                            ok = false;
-                            break;
-                        }
-                        int size = (int)Math.Min(spec.BlockSizeBytes, spec.BlobSizeBytes - i * spec.BlockSizeBytes);
-                        ok = await upload.SendAsync(recorder, size, lean is null
-                            ? () => StageBlockAsync(blob, blockIds[i], block, size)
-                            : () => lean.StageBlockAsync(worker, leanBlob!, (int)i, block, size)).ConfigureAwait(false);
-                        staged += ok ? size : 0;
-                    }
-                    return ok ? staged : -1 - staged;
-                }, CancellationToken.None);
-            }
-            long[] staged = await Task.WhenAll(loops).ConfigureAwait(false);
-            bool allStaged = staged.All(s => s >= 0);
-            Func<Task> commit = lean is null ? () => blob.CommitBlockListAsync(new ArraySegment<string>(blockIds, 0, blockCount)) : () => lean.CommitBlockListAsync(leanBlob!);
-            if (allStaged && await upload.SendAsync(commits, spec.BlobSizeBytes, commit, countsAsBlock: false).ConfigureAwait(false))
-            {
-                committed++;
-            }
-            else
-            {
-                failedBytes += staged.Sum(s => s >= 0 ? s : -1 - s);
-            }
-        }
-        return SliceResult.FromWorkers(plan.StepId, attempt, Name, plan.SliceIndex, plan.TargetIndex, cpuAtStart, workers, commits,
-            objects: committed,
-            contentMd5: spec.VerifyContent ? ContentMd5(block, spec.BlobSizeBytes, spec.BlockSizeBytes) : null,
-            requests: priming with { Wire = clients.BlobWire.Sent }) with
-        {
-            StartLagSeconds = clock.LagSeconds(plan.StartAtUtc),
-            Canceled = ct.IsCancellationRequested,
-            StopReason = breaker.Reason,
-            Planned = spec.DurationSeconds > 0 ? started : plan.BlobCount,
-            ObjectsFailed = started - committed,
-            FailedObjectUnits = failedBytes,
-        };
+    /// <summary>A block blob: Put Block ×N in parallel lanes, then Put Block List.</summary>
+    private sealed class BlockWrites(BlobSlicePlan plan, BlobContainerClient container, LeanBlockUploads? lean, byte[] block, string[] blockIds, int lanes,
+        RetriedBlobRequests requests)
+        : BlobWrites<(BlockBlobClient Sdk, LeanBlob? Lean)>(plan.BlobCount, plan.Workload.BlobSizeBytes, plan.Workload.BlockSizeBytes, 1, lanes, requests)
+    {
+        protected override int SliceIndex => plan.SliceIndex;
+
+        protected override bool Timed => plan.Workload.DurationSeconds > 0;
+
+        protected override string? ContentMd5 => plan.Workload.VerifyContent ? BlobUploadWorkload.ContentMd5(block, plan.Workload.BlobSizeBytes, plan.Workload.BlockSizeBytes) : null;
+
+        protected override (BlockBlobClient Sdk, LeanBlob? Lean) BlobOf(string name) => (container.GetBlockBlobClient(name), lean?.Blob(name));
+
+        protected override Task PartAsync(int loop, int lane, (BlockBlobClient Sdk, LeanBlob? Lean) blob, long part, long offset, int size) => lean is null
+            ? StageBlockAsync(blob.Sdk, blockIds[part], block, size)
+            : lean.StageBlockAsync(lane, blob.Lean!, (int)part, block, size);
+
+        protected override Func<Task> Last(int loop, (BlockBlobClient Sdk, LeanBlob? Lean) blob) => lean is null
+            ? () => blob.Sdk.CommitBlockListAsync(new ArraySegment<string>(blockIds, 0, blockIds.Length))
+            : () => lean.CommitBlockListAsync(blob.Lean!);
     }
 
     /// <summary>
@@ -144,8 +98,8 @@ public static class BlobUploadWorkload
                 long began = time.GetTimestamp();
                 // Blocks through the measured driver (the path to warm); the commit and delete through the SDK.
                 await tally.Quietly(lean is null
-                    ? StageBlockAsync(blob, blockId, block, Math.Min(block.Length, 4096))
-                    : lean.StageBlockAsync(loop, leanBlob!, 0, block, Math.Min(block.Length, 4096))).ConfigureAwait(false);
+                    ? StageBlockAsync(blob, blockId, block, Math.Min(block.Length, Priming.BlobBytes))
+                    : lean.StageBlockAsync(loop, leanBlob!, 0, block, Math.Min(block.Length, Priming.BlobBytes))).ConfigureAwait(false);
                 lastRound = time.GetElapsedTime(began);
             }
             await tally.Quietly(blob.CommitBlockListAsync([blockId])).ConfigureAwait(false);

@@ -1,6 +1,3 @@
-using Azure;
-using Azure.Storage.Blobs;
-using Azure.Storage.Blobs.Models;
 using StorageBench.Engine.Statistics;
 using StorageBench.Engine.Targets;
 using StorageBench.Engine.Workloads;
@@ -18,53 +15,25 @@ public static partial class GroundTruth
     public static async Task<VerificationResult> VerifyBlobsAsync(IReadOnlyList<StorageTarget> targets, string containerName, IReadOnlyCollection<string> acceptedAttempts,
         long reportedBlobs, long blobSizeBytes, IReadOnlyDictionary<string, string>? contentMd5ByAttempt, CancellationToken ct)
     {
-        var accepted = acceptedAttempts.ToHashSet(StringComparer.Ordinal);
-        long blobs = 0, bytes = 0, wrongLength = 0, wrongContent = 0, notFound = 0, discarded = 0, foreign = 0, sent = 0, reads = 0, deletes = 0;
-        foreach (var target in targets)
+        long blobs = 0, bytes = 0, wrongLength = 0, wrongContent = 0, notFound = 0, reads = 0;
+        var listed = await BlobListing.EachAcceptedAsync(targets, containerName, acceptedAttempts, async (container, item, attempt, wire) =>
         {
-            using var clients = target.CreateSideCallClients();
-            var wire = clients.BlobWire;
-            var container = clients.Blobs.GetBlobContainerClient(containerName);
-            try
+            blobs++;
+            long length = item.Properties.ContentLength ?? 0;
+            bytes += length;
+            wrongLength += length != blobSizeBytes ? 1 : 0;
+            long beforeRead = wire.Sent;
+            if (contentMd5ByAttempt is not null)
             {
-                await foreach (var item in container.GetBlobsAsync(BlobTraits.None, BlobStates.None, prefix: null, ct))
-                {
-                    string attempt = BlobUploadWorkload.AttemptOf(item.Name);
-                    if (attempt.Length == 0)
-                    {
-                        foreign++;
-                        continue;
-                    }
-                    if (!accepted.Contains(attempt))
-                    {
-                        discarded += attempt == TableInsertWorkload.PrimerAttempt ? 0 : 1;
-                        long before = wire.Sent;
-                        await container.DeleteBlobIfExistsAsync(item.Name, cancellationToken: ct).ConfigureAwait(false);
-                        deletes += wire.Sent - before;
-                        continue;
-                    }
-                    blobs++;
-                    long length = item.Properties.ContentLength ?? 0;
-                    bytes += length;
-                    wrongLength += length != blobSizeBytes ? 1 : 0;
-                    long beforeRead = wire.Sent;
-                    if (contentMd5ByAttempt is not null)
-                    {
-                        // Listed, then read: a 404 here is a blob the listing showed and storage could not serve, counted as such
-                        // (it used to end the whole listing as if the container were missing).
-                        bool? matches = await ContentMatchesAsync(container.GetBlobClient(item.Name), contentMd5ByAttempt.GetValueOrDefault(attempt), ct).ConfigureAwait(false);
-                        notFound += matches is null ? 1 : 0;
-                        wrongContent += matches == false ? 1 : 0;
-                    }
-                    reads += wire.Sent - beforeRead;
-                }
+                // Listed, then read: a 404 here is a blob the listing showed and storage could not serve, counted as such
+                // (it used to end the whole listing as if the container were missing).
+                bool? matches = await BlobListing.ContentMatchesAsync(container.GetBlobClient(item.Name), contentMd5ByAttempt.GetValueOrDefault(attempt), ct).ConfigureAwait(false);
+                notFound += matches is null ? 1 : 0;
+                wrongContent += matches == false ? 1 : 0;
             }
-            catch (RequestFailedException ex) when (ex.Status == 404)
-            {
-                // No container: nothing landed there.
-            }
-            sent += wire.Sent;
-        }
+            reads += wire.Sent - beforeRead;
+        }, ct).ConfigureAwait(false);
+        var (discarded, foreign, sent, deletes) = (listed.Discarded, listed.Foreign, listed.Sent, listed.Deletes);
         long expected = reportedBlobs * blobSizeBytes;
         string content = contentMd5ByAttempt is null ? "content not checked" : $"{wrongContent} whose MD5 differs from what was sent";
         string missing = notFound > 0 ? $"; {notFound} of {blobs} blobs not found when read back (listed, then 404 on the read)" : "";
@@ -76,26 +45,5 @@ public static partial class GroundTruth
             // Every other request these clients sent was a List Blobs page.
             Requests = new VerificationRequests(sent - reads - deletes, reads, deletes, 0),
         };
-    }
-
-    /// <summary>Whether the blob's MD5 is what was sent; null when the blob could not be found when read (404).</summary>
-    private static async Task<bool?> ContentMatchesAsync(BlobClient blob, string? expectedMd5, CancellationToken ct)
-    {
-        if (expectedMd5 is null)
-        {
-            return false;
-        }
-        try
-        {
-            using var stream = await blob.OpenReadAsync(cancellationToken: ct).ConfigureAwait(false);
-#pragma warning disable CA5351 // Content-MD5 is the storage service's integrity header, compared as stored: not a security use.
-            using var md5 = System.Security.Cryptography.MD5.Create();
-#pragma warning restore CA5351
-            return Convert.ToBase64String(await md5.ComputeHashAsync(stream, ct).ConfigureAwait(false)) == expectedMd5;
-        }
-        catch (RequestFailedException ex) when (ex.Status == 404)
-        {
-            return null;
-        }
     }
 }

@@ -18,7 +18,7 @@ public sealed class LeanBlockUploads : IDisposable
 {
     /// <summary>The service version Azure.Storage.Blobs 12.30 sends.</summary>
     public const string ServiceVersion = "2026-10-06";
-    public const string UserAgent = "StorageBench-lean (replaces azsdk-net-Storage.Blobs/12.30.1)";
+    public static readonly string UserAgent = LeanUserAgent.Replacing(typeof(Azure.Storage.Blobs.BlobServiceClient).Assembly);
 
     private readonly LeanTransport _transport;
     private readonly WireCounter _wire;

@@ -11,8 +11,6 @@ public sealed record LeanAccount(string Name, Uri? TableEndpoint, Uri? BlobEndpo
     /// <summary>The x-ms-version the lean driver's blob requests carry (and sign): the SDK's, or an emulator's newest (<see cref="Targets.EmulatorVersions"/>).</summary>
     public string BlobVersion { get; init; } = LeanBlockUploads.ServiceVersion;
 
-    private const string DevelopmentKey = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==";
-
     /// <summary>Endpoints and name as the SDK clients resolved them, the secret from the connection string.</summary>
     public static LeanAccount From(string? connectionString, string accountName, Uri? tableEndpoint, Uri? blobEndpoint)
     {
@@ -20,7 +18,7 @@ public sealed record LeanAccount(string Name, Uri? TableEndpoint, Uri? BlobEndpo
             .Select(p => p.Split('=', 2)).Where(p => p.Length == 2)
             .GroupBy(p => p[0], StringComparer.OrdinalIgnoreCase).ToDictionary(g => g.Key, g => g.Last()[1], StringComparer.OrdinalIgnoreCase);
         string? key = values.GetValueOrDefault("AccountKey")
-            ?? (values.TryGetValue("UseDevelopmentStorage", out var dev) && dev.Equals("true", StringComparison.OrdinalIgnoreCase) ? DevelopmentKey : null);
+            ?? (values.TryGetValue("UseDevelopmentStorage", out var dev) && dev.Equals("true", StringComparison.OrdinalIgnoreCase) ? Targets.StorageTarget.DevelopmentAccountKey : null);
         string? sas = values.GetValueOrDefault("SharedAccessSignature")?.TrimStart('?');
         return new(accountName, Trim(tableEndpoint), Trim(blobEndpoint), key is null ? null : Convert.FromBase64String(key), key is null ? sas : null);
     }

@@ -1,4 +1,3 @@
-using System.Globalization;
 using System.Net;
 using Azure;
 using Azure.Core;
@@ -144,17 +143,11 @@ public sealed class LeanTransport : IDisposable
     private static TimeSpan BackOff(int attempt) =>
         TimeSpan.FromMilliseconds(Math.Min(MaxRetryDelay.TotalMilliseconds, (1 << attempt) * RetryDelay.TotalMilliseconds * (0.8 + Random.Shared.NextDouble() * 0.4)));
 
-    private static TimeSpan? RetryAfter(HttpResponseMessage response)
-    {
-        foreach (var name in new[] { "retry-after-ms", "x-ms-retry-after-ms" })
-        {
-            if (response.Headers.TryGetValues(name, out var values) && double.TryParse(values.First(), NumberStyles.Float, CultureInfo.InvariantCulture, out double ms))
-            {
-                return TimeSpan.FromMilliseconds(ms);
-            }
-        }
-        return response.Headers.RetryAfter?.Delta;
-    }
+    /// <summary>The wait the service asked for (<see cref="BlockRetryDelays.FromHeaders"/>: both Retry-After forms), never below zero.</summary>
+    private static TimeSpan? RetryAfter(HttpResponseMessage response) =>
+        BlockRetryDelays.FromHeaders(name => response.Headers.TryGetValues(name, out var values) ? values.FirstOrDefault() : null) is { } d
+            ? (d > TimeSpan.Zero ? d : TimeSpan.Zero)
+            : null;
 
     /// <summary>
     /// The exception the SDK raises for a status it does not accept: RequestFailedException with the

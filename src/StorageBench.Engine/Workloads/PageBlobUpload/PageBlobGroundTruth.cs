@@ -1,6 +1,4 @@
-using System.Security.Cryptography;
 using Azure;
-using Azure.Storage.Blobs.Models;
 using Azure.Storage.Blobs.Specialized;
 using StorageBench.Engine.Statistics;
 using StorageBench.Engine.Targets;
@@ -19,71 +17,42 @@ public static class PageBlobGroundTruth
     public static async Task<VerificationResult> VerifyAsync(IReadOnlyList<StorageTarget> targets, string containerName, IReadOnlyCollection<string> acceptedAttempts,
         long reportedBlobs, long blobSizeBytes, IReadOnlyDictionary<string, string>? contentMd5ByAttempt, CancellationToken ct)
     {
-        var accepted = acceptedAttempts.ToHashSet(StringComparer.Ordinal);
-        long blobs = 0, whole = 0, partial = 0, wholeBytes = 0, wrongLength = 0, wrongContent = 0, notFound = 0, discarded = 0, foreign = 0;
-        long sent = 0, reads = 0, rangeReads = 0, deletes = 0;
-        foreach (var target in targets)
+        long blobs = 0, whole = 0, partial = 0, wholeBytes = 0, wrongLength = 0, wrongContent = 0, notFound = 0, reads = 0, rangeReads = 0;
+        var listed = await BlobListing.EachAcceptedAsync(targets, containerName, acceptedAttempts, async (container, item, attempt, wire) =>
         {
-            using var clients = target.CreateSideCallClients();
-            var wire = clients.BlobWire;
-            var container = clients.Blobs.GetBlobContainerClient(containerName);
-            try
+            blobs++;
+            long length = item.Properties.ContentLength ?? 0;
+            long beforeRead = wire.Sent;
+            var blob = container.GetPageBlobClient(item.Name);
+            long? written = await WrittenBytesAsync(blob, ct).ConfigureAwait(false);
+            rangeReads += wire.Sent - beforeRead;
+            bool? matches = written == blobSizeBytes && length == blobSizeBytes && contentMd5ByAttempt is not null
+                ? await BlobListing.ContentMatchesAsync(blob, contentMd5ByAttempt.GetValueOrDefault(attempt), ct).ConfigureAwait(false)
+                : true;
+            if (written is null || matches is null)
             {
-                await foreach (var item in container.GetBlobsAsync(BlobTraits.None, BlobStates.None, prefix: null, ct))
-                {
-                    string attempt = BlobUploadWorkload.AttemptOf(item.Name);
-                    if (attempt.Length == 0)
-                    {
-                        foreign++;
-                        continue;
-                    }
-                    if (!accepted.Contains(attempt))
-                    {
-                        discarded += attempt == TableInsertWorkload.PrimerAttempt ? 0 : 1;
-                        long before = wire.Sent;
-                        await container.DeleteBlobIfExistsAsync(item.Name, cancellationToken: ct).ConfigureAwait(false);
-                        deletes += wire.Sent - before;
-                        continue;
-                    }
-                    blobs++;
-                    long length = item.Properties.ContentLength ?? 0;
-                    long beforeRead = wire.Sent;
-                    var blob = container.GetPageBlobClient(item.Name);
-                    long? written = await WrittenBytesAsync(blob, ct).ConfigureAwait(false);
-                    rangeReads += wire.Sent - beforeRead;
-                    bool? matches = written == blobSizeBytes && length == blobSizeBytes && contentMd5ByAttempt is not null
-                        ? await ContentMatchesAsync(blob, contentMd5ByAttempt.GetValueOrDefault(attempt), ct).ConfigureAwait(false)
-                        : true;
-                    if (written is null || matches is null)
-                    {
-                        notFound++;
-                    }
-                    else if (length != blobSizeBytes)
-                    {
-                        wrongLength++;
-                    }
-                    else if (written != length)
-                    {
-                        partial++;
-                    }
-                    else if (matches == false)
-                    {
-                        wrongContent++;
-                    }
-                    else
-                    {
-                        whole++;
-                        wholeBytes += length;
-                    }
-                    reads += wire.Sent - beforeRead;
-                }
+                notFound++;
             }
-            catch (RequestFailedException ex) when (ex.Status == 404)
+            else if (length != blobSizeBytes)
             {
-                // No container: nothing landed there.
+                wrongLength++;
             }
-            sent += wire.Sent;
-        }
+            else if (written != length)
+            {
+                partial++;
+            }
+            else if (matches == false)
+            {
+                wrongContent++;
+            }
+            else
+            {
+                whole++;
+                wholeBytes += length;
+            }
+            reads += wire.Sent - beforeRead;
+        }, ct).ConfigureAwait(false);
+        var (discarded, foreign, sent, deletes) = (listed.Discarded, listed.Foreign, listed.Sent, listed.Deletes);
         long expected = reportedBlobs * blobSizeBytes;
         string content = contentMd5ByAttempt is null ? "content not checked" : $"{wrongContent} whose MD5 differs from what was sent";
         string missing = notFound > 0 ? $"; {notFound} blobs not found when read (listed, then 404)" : "";
@@ -111,27 +80,6 @@ public static class PageBlobGroundTruth
                 written += range.IsClear ? 0 : range.Range.Length ?? 0;
             }
             return written;
-        }
-        catch (RequestFailedException ex) when (ex.Status == 404)
-        {
-            return null;
-        }
-    }
-
-    /// <summary>Whether the blob's MD5 is what was sent; null when the blob could not be found when read (404).</summary>
-    private static async Task<bool?> ContentMatchesAsync(PageBlobClient blob, string? expectedMd5, CancellationToken ct)
-    {
-        if (expectedMd5 is null)
-        {
-            return false;
-        }
-        try
-        {
-            using var stream = await blob.OpenReadAsync(cancellationToken: ct).ConfigureAwait(false);
-#pragma warning disable CA5351 // Content-MD5 is the storage service's integrity header, compared as stored: not a security use.
-            using var md5 = MD5.Create();
-#pragma warning restore CA5351
-            return Convert.ToBase64String(await md5.ComputeHashAsync(stream, ct).ConfigureAwait(false)) == expectedMd5;
         }
         catch (RequestFailedException ex) when (ex.Status == 404)
         {

@@ -22,10 +22,13 @@ public sealed class PageBlobUploadRoom : Workload<PageBlobUploadSpec, PageBlobSl
     public static readonly WorkloadKind PageBlobUpload = new(PageBlobUploadWorkload.Name, "MB", "MB", "#,0.00", "bytes", 1e6, "megabytesPerSecond")
     {
         ColumnPrefix = "PageBlob",
+        Done = "uploaded",
         RateOf = t => t.MegabytesPerSecond,
     };
 
     public override WorkloadKind Kind => PageBlobUpload;
+
+    public override string CountField => "blobCount";
 
     public override Capacity.CapacityModel Capacity { get; } = new Capacity.PageBlobUploadCapacity();
 
@@ -97,63 +100,19 @@ public sealed class PageBlobUploadRoom : Workload<PageBlobUploadSpec, PageBlobSl
     protected override Task<VerificationResult> VerifyAsync(VerifyPageBlobsInput order, IReadOnlyList<StorageTarget> targets, CancellationToken ct) =>
         PageBlobGroundTruth.VerifyAsync(targets, order.ContainerName, order.AcceptedAttempts, order.ReportedBlobs, order.BlobSizeBytes, order.ContentMd5ByAttempt, ct);
 
-    /// <summary>
-    /// Throughput is goodput: bytes of page blobs whose every page landed, per second; a Put Page of a blob that failed is
-    /// work the run lost. Bytes written by successful Put Pages per second stay available as block throughput.
-    /// </summary>
-    protected override WorkloadSummary Summarize(PageBlobUploadSpec section, IReadOnlyList<SliceResult> slices, VerificationResult verified)
-    {
-        var w = SummaryCalculator.Summarize(Name,
+    /// <summary>Goodput: bytes of page blobs whose every page landed; a failed blob holds the pages that did land.</summary>
+    protected override WorkloadSummary Summarize(PageBlobUploadSpec section, IReadOnlyList<SliceResult> slices, VerificationResult verified) =>
+        BlobWriteSummary.Of(Kind,
             $"operation = one Put Page (up to {section.PageRangeBytes} B) or the Put Blob that creates a page blob of {section.BlobSizeBytes} B, retries included; " +
             "latency = successful Put Page requests; throughput = bytes of page blobs whose every page landed per second (goodput); " +
             "per-second figures = bytes written by successful Put Pages",
-            slices, verified, unitsAreEntities: false, entitySizeBytes: 0);
-        long completedBytes = slices.Sum(s => s.CommittedUnits);
-        long planned = section.DurationSeconds > 0 ? slices.Sum(s => s.Planned) : section.BlobCount;
-        long completed = slices.Sum(s => s.Objects);
-        long failedBytes = slices.Sum(s => s.FailedObjectUnits);
-        return SummaryCalculator.Complete(w, planned, completed) with
-        {
-            Bytes = completedBytes,
-            Throughput = SummaryCalculator.Rates(w.Succeeded, completedBytes, w.DurationSeconds, unitsAreEntities: false, 0),
-            BlockThroughput = w.Throughput,
-            BytesSent = w.Bytes,
-            BytesSentForFailedBlobs = failedBytes,
-            BlobsPlanned = planned,
-            BlobsCommitted = completed,
-            BlobsFailed = Math.Max(0, planned - completed),
-            Priming = SummaryCalculator.PrimingOf(slices),
-            Transactions = Transactions(slices, verified),
-            // A failed blob holds the pages that did land.
-            StoredBytes = completed * section.BlobSizeBytes + failedBytes,
-        };
-    }
+            section, section.BlobCount, section.BlobSizeBytes, slices, verified, Words, failedBlobsHoldBytes: true);
+
+    private static readonly BlobWriteWords Words = new("Put Page", "Put Blob (page blob create)", "priming Put Blob (page blob create) and Put Page", "Get Page Ranges");
 
     /// <summary>Its requests by kind, as counted (<see cref="TransactionCounts"/>): what the cost estimate prices.</summary>
-    public static IReadOnlyList<TransactionLine> Transactions(IReadOnlyList<SliceResult> slices, VerificationResult verified)
-    {
-        long sent = slices.Sum(s => s.Counts.Operations + s.WarmupOperations);
-        long failed = slices.Sum(s => s.Counts.Failed);
-        // The creates travel where a block upload's commits do: counted, not timed.
-        var r = TransactionCounts.Sum(slices);
-        var lines = new List<TransactionLine>
-        {
-            new("Put Page", Phases.Run, BilledAs.BlobWrite, sent - r.BlockLists) { Failed = failed - r.BlockListsFailed },
-            new("Put Blob (page blob create)", Phases.Run, BilledAs.BlobWrite, r.BlockLists) { Failed = r.BlockListsFailed },
-        };
-        TransactionCounts.Add(lines, new("priming Put Blob (page blob create) and Put Page", Phases.Priming, BilledAs.BlobWrite, r.PrimingWrites));
-        TransactionCounts.Add(lines, new("priming probe (Get Container Properties)", Phases.Priming, BilledAs.BlobOther, r.PrimingProbes));
-        TransactionCounts.Add(lines, new("priming Delete Blob", Phases.Priming, BilledAs.Free, r.PrimingDeletes));
-        if (verified.Requests is { } v)
-        {
-            TransactionCounts.Add(lines, new("List Blobs pages", Phases.Verification, BilledAs.BlobListOrCreateContainer, v.Queries));
-            TransactionCounts.Add(lines, new("Get Page Ranges", Phases.Verification, BilledAs.BlobOther, v.PageRangeReads));
-            TransactionCounts.Add(lines, new("content reads (Get Blob)", Phases.Verification, BilledAs.BlobRead, v.Reads - v.PageRangeReads));
-            TransactionCounts.Add(lines, new("Delete Blob of blobs other executions left", Phases.Verification, BilledAs.Free, v.Deletes));
-        }
-        TransactionCounts.Add(lines, new("SDK retries", Phases.Run, BilledAs.BlobWrite, r.Wire - sent - r.PrimingWrites - r.PrimingProbes - r.PrimingDeletes));
-        return lines;
-    }
+    public static IReadOnlyList<TransactionLine> Transactions(IReadOnlyList<SliceResult> slices, VerificationResult verified) =>
+        BlobWriteSummary.Transactions(slices, verified, Words);
 
     protected override IEnumerable<(string Name, string Value)> Parameters(PageBlobUploadSpec section) =>
     [

@@ -1,4 +1,3 @@
-using System.Diagnostics;
 using Azure.Storage.Blobs;
 using Azure.Storage.Blobs.Specialized;
 using Microsoft.Extensions.Logging;
@@ -35,97 +34,40 @@ public static class PageBlobUploadWorkload
         var spec = plan.Workload;
         using var clients = target.CreateClients(plan.Client);
         var container = clients.Blobs.GetBlobContainerClient(plan.ContainerName);
-        long rangeCount = RangeCount(spec.BlobSizeBytes, spec.PageRangeBytes);
-        int loopCount = (int)Math.Min(spec.ParallelRanges, rangeCount);
+        int lanes = (int)Math.Min(spec.ParallelRanges, RangeCount(spec.BlobSizeBytes, spec.PageRangeBytes));
         // One buffer serves every range of every blob: the driver allocates no payload per request.
         var page = EntityPayload.RandomBytes((int)Math.Min(spec.PageRangeBytes, spec.BlobSizeBytes));
-        string attempt = SliceResult.NewAttemptId();
 
         // Null on the SDK driver (client.driver "sdk"): then the PageBlobClient sends every request.
         using var lean = plan.Client.Driver == ClientSettings.SdkDriver ? null
-            : new LeanPageUploads(clients.Lean, clients.BlobWire, plan.ContainerName, spec.BlobSizeBytes, loopCount);
-        var priming = await PrimeAsync(container, plan, page, loopCount, time, lean, logger).ConfigureAwait(false);
+            : new LeanPageUploads(clients.Lean, clients.BlobWire, plan.ContainerName, spec.BlobSizeBytes, lanes);
+        var priming = await PrimeAsync(container, plan, page, lanes, time, lean, logger).ConfigureAwait(false);
+        var requests = new RetriedBlobRequests(spec.Retries, retryDelays ?? new BlockRetryDelays(),
+            (failure, outcome, chosen) => logger.BlockRetryScheduled(failure, plan.SliceIndex, outcome, chosen.Retry, chosen.Wait.TotalMilliseconds, chosen.ServerDelay?.TotalMilliseconds));
+        var work = new PageWrites(plan, container, lean, page, lanes, requests);
+        return await SliceLoop.RunAsync(new SliceStart(plan.StepId, Name, plan.SliceIndex, plan.TargetIndex, plan.StartAtUtc, spec, clients.Blobs.Uri), work,
+            priming, () => clients.BlobWire.Sent, time, ct, live).ConfigureAwait(false);
+    }
 
-        var clock = await SliceClock.StartAtAsync(plan.StartAtUtc, time, ct).ConfigureAwait(false);
-        double cpuAtStart = SliceResult.ProcessCpuSeconds();
-        var workers = new WorkerRecorder[loopCount];
-        using var stop = CancellationTokenSource.CreateLinkedTokenSource(ct);
-        var breaker = new UnreachableBreaker(workers.Length, stop, clients.Blobs.Uri);
-        var requests = new RetriedBlobRequests(spec.Retries, new OperationSchedule(spec, long.MaxValue, 0, clock.StartTimestamp), breaker, retryDelays ?? new BlockRetryDelays(),
-            (failure, outcome, chosen) => logger.BlockRetryScheduled(failure, plan.SliceIndex, outcome, chosen.Retry, chosen.Wait.TotalMilliseconds, chosen.ServerDelay?.TotalMilliseconds),
-            stop.Token);
-        for (int w = 0; w < workers.Length; w++)
-        {
-            workers[w] = clock.NewRecorder();
-        }
-        // Creates are counted but kept out of the Put Page latency histogram (as block uploads keep their commits).
-        var creates = clock.NewRecorder(recordLatency: false);
-        live?.Watch(workers, countOnly: creates);
-        long started = 0, completed = 0, completedBytes = 0, failedBytes = 0;
-        var loops = new Task<long>[workers.Length];
-        for (int n = 0; !stop.IsCancellationRequested && (spec.DurationSeconds > 0 ? !requests.Schedule.HasEnded() : n < plan.BlobCount); n++)
-        {
-            started++;
-            string name = BlobUploadWorkload.BlobName(attempt, plan.SliceIndex, n);
-            var blob = container.GetPageBlobClient(name);
-            var leanBlob = lean?.Blob(name);
-            Func<Task> create = lean is null ? () => blob.CreateAsync(spec.BlobSizeBytes) : () => lean.CreateAsync(0, leanBlob!);
-            if (!await requests.SendAsync(creates, 0, create, countsAsBlock: false).ConfigureAwait(false))
-            {
-                continue;
-            }
-            long nextRange = -1;
-            for (int w = 0; w < workers.Length; w++)
-            {
-                var recorder = workers[w];
-                int worker = w;
-                loops[w] = Task.Run(async () =>
-                {
-                    // Bytes this loop wrote into this blob, or -1 - those when a page of it failed for good.
-                    long written = 0;
-                    bool ok = true;
-                    for (long i = Interlocked.Increment(ref nextRange); i < rangeCount && ok; i = Interlocked.Increment(ref nextRange))
-                    {
-                        if (stop.IsCancellationRequested)
-                        {
-                            ok = false;
-                            break;
-                        }
-                        long offset = i * spec.PageRangeBytes;
-                        int size = (int)Math.Min(spec.PageRangeBytes, spec.BlobSizeBytes - offset);
-                        ok = await requests.SendAsync(recorder, size, lean is null
-                            ? () => UploadPagesAsync(blob, page, offset, size)
-                            : () => lean.UploadPagesAsync(worker, leanBlob!, offset, page, size)).ConfigureAwait(false);
-                        written += ok ? size : 0;
-                    }
-                    return ok ? written : -1 - written;
-                }, CancellationToken.None);
-            }
-            long[] written = await Task.WhenAll(loops).ConfigureAwait(false);
-            if (written.All(s => s >= 0))
-            {
-                completed++;
-                // As a block blob's commit: its bytes are goodput unless it was done within warmupSeconds.
-                completedBytes += requests.Schedule.IsWarmup(long.MaxValue, Stopwatch.GetTimestamp()) ? 0 : spec.BlobSizeBytes;
-            }
-            else
-            {
-                failedBytes += written.Sum(s => s >= 0 ? s : -1 - s);
-            }
-        }
-        return SliceResult.FromWorkers(plan.StepId, attempt, Name, plan.SliceIndex, plan.TargetIndex, cpuAtStart, workers, creates,
-            objects: completed,
-            contentMd5: spec.VerifyContent ? BlobUploadWorkload.ContentMd5(page, spec.BlobSizeBytes, spec.PageRangeBytes) : null,
-            requests: priming with { Wire = clients.BlobWire.Sent }) with
-        {
-            CommittedUnits = completedBytes,
-            StartLagSeconds = clock.LagSeconds(plan.StartAtUtc),
-            Canceled = ct.IsCancellationRequested,
-            StopReason = breaker.Reason,
-            Planned = spec.DurationSeconds > 0 ? started : plan.BlobCount,
-            ObjectsFailed = started - completed,
-            FailedObjectUnits = failedBytes,
-        };
+    /// <summary>A page blob: created at its full size, then Put Page of its ranges in parallel lanes.</summary>
+    private sealed class PageWrites(PageBlobSlicePlan plan, BlobContainerClient container, LeanPageUploads? lean, byte[] page, int lanes, RetriedBlobRequests requests)
+        : BlobWrites<(PageBlobClient Sdk, LeanBlob? Lean)>(plan.BlobCount, plan.Workload.BlobSizeBytes, plan.Workload.PageRangeBytes, 1, lanes, requests)
+    {
+        protected override int SliceIndex => plan.SliceIndex;
+
+        protected override bool Timed => plan.Workload.DurationSeconds > 0;
+
+        protected override string? ContentMd5 => plan.Workload.VerifyContent ? BlobUploadWorkload.ContentMd5(page, plan.Workload.BlobSizeBytes, plan.Workload.PageRangeBytes) : null;
+
+        protected override (PageBlobClient Sdk, LeanBlob? Lean) BlobOf(string name) => (container.GetPageBlobClient(name), lean?.Blob(name));
+
+        protected override Func<Task> First(int loop, (PageBlobClient Sdk, LeanBlob? Lean) blob) => lean is null
+            ? () => blob.Sdk.CreateAsync(plan.Workload.BlobSizeBytes)
+            : () => lean.CreateAsync(0, blob.Lean!);
+
+        protected override Task PartAsync(int loop, int lane, (PageBlobClient Sdk, LeanBlob? Lean) blob, long part, long offset, int size) => lean is null
+            ? UploadPagesAsync(blob.Sdk, page, offset, size)
+            : lean.UploadPagesAsync(lane, blob.Lean!, offset, page, size);
     }
 
     /// <summary>
@@ -139,7 +81,7 @@ public static class PageBlobUploadWorkload
     {
         var tally = new PrimingTally(logger, plan.SliceIndex);
         await tally.Quietly(container.GetPropertiesAsync()).ConfigureAwait(false);
-        int size = Math.Min(page.Length, PrimerBytes);
+        int size = Math.Min(page.Length, Priming.BlobBytes);
         int[] rounds = await Task.WhenAll(Enumerable.Range(0, plan.Client.PrimeRounds > 0 ? Math.Min(loops, Priming.MaxLoops) : 0).Select(loop => Task.Run(async () =>
         {
             string name = BlobUploadWorkload.BlobName(TableInsertWorkload.PrimerAttempt, plan.SliceIndex, loop);
@@ -162,11 +104,8 @@ public static class PageBlobUploadWorkload
         return tally.AddTo(new SliceRequests { PrimingProbes = 1, PrimingWrites = rounds.Sum() + rounds.Length, PrimingDeletes = rounds.Length });
     }
 
-    /// <summary>The primer writes this much per Put Page (or the whole range, when smaller).</summary>
-    private const int PrimerBytes = 4096;
-
     /// <summary>Put Pages per blob: ranges of <paramref name="pageRangeBytes"/>, the last one shorter when the size is not a multiple.</summary>
-    public static long RangeCount(long blobSizeBytes, int pageRangeBytes) => (blobSizeBytes + pageRangeBytes - 1) / pageRangeBytes;
+    public static long RangeCount(long blobSizeBytes, int pageRangeBytes) => BlobWrites<int>.PartsOf(blobSizeBytes, pageRangeBytes);
 
     private static async Task UploadPagesAsync(PageBlobClient blob, byte[] page, long offset, int size)
     {

@@ -12,10 +12,8 @@ public static partial class CapacityPlanner
     internal static PlanOutcome PlanTable(List<MeasuredStep> sustained, MeasuredStep op, PlanRequest request, ScalabilityTargets targets, PriceTable prices)
     {
         var t = op.Spec.TableInsert!;
-        double target = request.Target;
-        bool azure = op.TargetKind != "Azurite";
-        string documented = $"documented: {targets.File}, read {targets.ReadOn}";
-        var notes = new List<string>();
+        var start = PlanStart.Of(op, request, targets);
+        var (target, azure, documented) = (start.Target, start.Azure, start.Documented);
 
         double perSlice = op.Rate / op.Slices;
         var bestPartition = sustained.MaxBy(s => s.Rate / s.Spec.TableInsert!.PartitionCount)!;
@@ -39,7 +37,7 @@ public static partial class CapacityPlanner
         {
             return Refuse(refusal!);
         }
-        int accounts = z.Accounts, slices = z.Slices;
+        int slices = z.Slices;
         int partitions = Math.Max((int)Math.Ceiling(target / perPartition), t.PartitionCount);
         double opsPerSlice = target / t.BatchSize / slices;
         int inFlight = Math.Min(1_024, Math.Max(t.Concurrency, (int)Math.Ceiling(InFlightHeadroom * opsPerSlice * op.LatencyP99Ms / 1000)));
@@ -48,27 +46,11 @@ public static partial class CapacityPlanner
             return Refuse($"{target:N0} entities/s needs {partitions:N0} partitions, more than the 100,000 a spec may name");
         }
 
-        var limits = new List<PlanLimit>
-        {
-            new("slices", slices, perSlice, $"measured: {op.Label} ({op.Rate:N0} entities/s over {op.Slices} slice(s) at {t.Concurrency} in flight each)"),
-            new("partitions", partitions, perPartition, partitionBasis),
-            new("accounts", accounts, z.PerAccount, z.AccountBasis),
-        };
-        z.AddDriverCores(limits, notes);
-        if (accounts > 1)
-        {
-            notes.Add($"spreads over {accounts} storage accounts: {target:N0} entities/s is more than one account takes ({z.PerAccount:N0} entities/s, {z.AccountBasis}); " +
-                $"name them in STORAGEBENCH_TARGET_TABLE_ENDPOINTS (slice i writes to account i mod {accounts}); that accounts add up is assumed from the per-account targets, not measured");
-        }
+        var notes = new List<string>();
         if (azure && measuredPerPartition > targets.TableEntitiesPerSecondPerPartition)
         {
             notes.Add($"a partition was measured at {measuredPerPartition:N0} entities/s ({bestPartition.Label}), above the documented {targets.TableEntitiesPerSecondPerPartition:N0}: the plan keeps to the documented target");
         }
-        if (!azure)
-        {
-            notes.Add("Azurite has no documented targets: its partitions, slices and account are sized from what Azurite was measured to do; Function App instances and compute cost are what the same driver CPU would need on Flex Consumption");
-        }
-
         double duration = Duration(request, op, t);
         if (request.DurationSeconds is null && t.DurationSeconds > 0 && duration > t.DurationSeconds)
         {
@@ -76,39 +58,24 @@ public static partial class CapacityPlanner
                 $"{100 / DrainWindows:0}% of its measured window" + (azure ? "" : "; Azurite slows as a table fills, so a run longer than measured is an extrapolation"));
         }
         double requestsPerSecond = prices.EntityGroupTransactionBilling == PriceTable.PerEntity || t.BatchSize == 1 ? target : target / t.BatchSize;
-        var spec = op.Spec with
-        {
-            Scenario = Scenario(op.Spec.Scenario),
-            TableInsert = t with
+        return Complete(start, op, request, z, new PlanParts(TableInsertRoom.Instance, Entities, perSlice,
+            $"measured: {op.Label} ({op.Rate:N0} entities/s over {op.Slices} slice(s) at {t.Concurrency} in flight each)", inFlight,
+            [new("partitions", partitions, perPartition, partitionBasis)], notes,
+            (slices, duration) => op.Spec with
             {
-                PartitionCount = partitions,
-                Slices = slices,
-                Concurrency = inFlight,
-                TargetOperationsPerSecond = Math.Round(target / t.BatchSize, 3),
-                DurationSeconds = duration,
-                WarmupSeconds = t.WarmupSeconds < duration ? t.WarmupSeconds : 0,
-                EntityCount = Math.Max(t.EntityCount, slices),
+                TableInsert = t with
+                {
+                    PartitionCount = partitions,
+                    Slices = slices,
+                    Concurrency = inFlight,
+                    TargetOperationsPerSecond = Math.Round(target / t.BatchSize, 3),
+                    DurationSeconds = duration,
+                    WarmupSeconds = t.WarmupSeconds < duration ? t.WarmupSeconds : 0,
+                    WarmupOperations = 0,
+                    EntityCount = Math.Max(t.EntityCount, slices),
+                },
             },
-        };
-        return Finish(new CapacityPlan
-        {
-            Request = request,
-            Workload = TableInsertWorkload.Name,
-            TargetKind = op.TargetKind,
-            OperatingPoint = op,
-            Partitions = partitions,
-            Slices = slices,
-            InFlightPerSlice = inFlight,
-            Accounts = accounts,
-            Instances = z.Instances,
-            DriverCores = z.Cores,
-            Limits = limits,
-            Bottleneck = limits.MinBy(l => l.Capacity)!,
-            ExpectedThroughput = target,
-            Cost = Cost(prices, requestsPerSecond * 3600, prices.TableTransactionsPer10k, z.Instances, request.InstanceMemoryMb,
-                target * t.EntitySizeBytes * 3600 / 1e9, prices.TableStoragePerGbMonth),
-            Notes = notes,
-            Spec = spec,
-        });
+            instances => Cost(prices, requestsPerSecond * 3600, prices.TableTransactionsPer10k, instances, request.InstanceMemoryMb,
+                target * t.EntitySizeBytes * 3600 / 1e9, prices.TableStoragePerGbMonth), partitions));
     }
 }

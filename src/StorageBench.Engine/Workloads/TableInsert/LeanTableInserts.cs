@@ -20,7 +20,7 @@ public sealed class LeanTableInserts : ITableInserts
 {
     /// <summary>The service version Azure.Data.Tables 12.13 sends.</summary>
     public const string ServiceVersion = "2020-12-06";
-    public const string UserAgent = "StorageBench-lean (replaces azsdk-net-Data.Tables/12.13.0)";
+    public static readonly string UserAgent = LeanUserAgent.Replacing(typeof(Azure.Data.Tables.TableServiceClient).Assembly);
     private const string FormatQuery = "?$format=application%2Fjson%3Bodata%3Dminimalmetadata";
 
     private readonly LeanRequest _request;

@@ -20,6 +20,8 @@ public sealed class TableInsertRoom : Workload<TableInsertSpec, TableSlicePlan, 
 
     public override WorkloadKind Kind => WorkloadKind.TableInsert;
 
+    public override string CountField => "entityCount";
+
     public override TargetService Service => TargetService.Table;
 
     public override WorkloadSpec? SectionOf(RunSpec spec) => spec.TableInsert;
@@ -65,8 +67,8 @@ public sealed class TableInsertRoom : Workload<TableInsertSpec, TableSlicePlan, 
         string latency = spec.TargetOperationsPerSecond > 0
             ? "latency = successful requests, from each one's slot in the open loop's schedule (from its send if that was earlier); service time = from the send"
             : "latency = successful requests";
-        var w = SummaryCalculator.Summarize(TableInsertWorkload.Name, $"operation = one {op} ({spec.EntitySizeBytes} B entities); {latency}",
-            slices, verified, unitsAreEntities: true, entitySizeBytes: spec.EntitySizeBytes);
+        var w = SummaryCalculator.Summarize(WorkloadKind.TableInsert, $"operation = one {op} ({spec.EntitySizeBytes} B entities); {latency}",
+            slices, verified, spec.EntitySizeBytes);
         long planned = spec.DurationSeconds > 0 ? slices.Sum(s => s.Planned) : spec.EntityCount;
         long stored = slices.Sum(s => s.Units + s.WarmupUnits);
         return SummaryCalculator.Complete(w, planned, stored) with

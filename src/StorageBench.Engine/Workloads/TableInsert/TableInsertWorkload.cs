@@ -1,4 +1,3 @@
-using System.Diagnostics;
 using Azure.Data.Tables;
 using Microsoft.Extensions.Logging;
 using StorageBench.Engine.Measurement;
@@ -27,44 +26,47 @@ public static class TableInsertWorkload
         var spec = plan.Workload;
         using var clients = target.CreateClients(plan.Client);
         var table = clients.Tables.GetTableClient(plan.TableName);
-        var payload = new EntityPayload(spec.EntitySizeBytes);
-        long batchCount = (plan.EntityCount + spec.BatchSize - 1) / spec.BatchSize;
-        string attempt = SliceResult.NewAttemptId();
+        var work = new Inserts(plan, clients, table, new EntityPayload(spec.EntitySizeBytes));
+        var priming = await PrimeAsync(table, work.Payload, plan, work.Loops, time, () => work.NewLoop(0), logger).ConfigureAwait(false);
+        return await SliceLoop.RunAsync(new SliceStart(plan.StepId, Name, plan.SliceIndex, plan.TargetIndex, plan.StartAtUtc, spec, clients.Tables.Uri), work,
+            priming, () => clients.TableWire.Sent, time, ct, live).ConfigureAwait(false);
+    }
 
-        int loopCount = spec.DurationSeconds > 0 ? spec.Concurrency : (int)Math.Min(spec.Concurrency, batchCount);
-        // Each in-flight loop's request, on the driver the spec chose (client.driver).
-        ITableInserts NewInserts() => ITableInserts.For(plan.Client, clients, table, payload, spec.BatchSize);
-        var priming = await PrimeAsync(table, payload, plan, loopCount, time, NewInserts, logger).ConfigureAwait(false);
+    /// <summary>One operation: a batch of up to batchSize entities into the partition its index falls to, on the driver the spec chose.</summary>
+    private sealed class Inserts(TableSlicePlan plan, StorageClients clients, TableClient table, EntityPayload payload) : SliceWork<ITableInserts>
+    {
+        private readonly long _batches = (plan.EntityCount + plan.Workload.BatchSize - 1) / plan.Workload.BatchSize;
 
-        var clock = await SliceClock.StartAtAsync(plan.StartAtUtc, time, ct).ConfigureAwait(false);
-        double cpuAtStart = SliceResult.ProcessCpuSeconds();
-        var schedule = new OperationSchedule(spec, batchCount, plan.OperationsPerSecond, clock.StartTimestamp);
-        using var stop = CancellationTokenSource.CreateLinkedTokenSource(ct);
-        var breaker = new UnreachableBreaker(loopCount, stop, clients.Tables.Uri);
-        var workers = new WorkerRecorder[loopCount];
-        var loops = new Task[loopCount];
-        for (int w = 0; w < loopCount; w++)
+        public EntityPayload Payload => payload;
+
+        public override int Loops => plan.Workload.DurationSeconds > 0 ? plan.Workload.Concurrency : (int)Math.Min(plan.Workload.Concurrency, _batches);
+
+        public override long Count => _batches;
+
+        public override double OperationsPerSecond => plan.OperationsPerSecond;
+
+        public override ITableInserts NewLoop(int index) => ITableInserts.For(plan.Client, clients, table, payload, plan.Workload.BatchSize);
+
+        private int SizeOf(long batch) => plan.Workload.DurationSeconds > 0
+            ? plan.Workload.BatchSize
+            : (int)Math.Min(plan.Workload.BatchSize, plan.EntityCount - batch * plan.Workload.BatchSize);
+
+        public override void Prepare(ITableInserts inserts, long batch) =>
+            inserts.Prepare(plan.Partitions.KeyOf(batch), AttemptId, plan.SliceIndex, batch, SizeOf(batch));
+
+        public override async Task SendAsync(ITableInserts inserts, Operation op) =>
+            op.Lane.Record(await Lane.SendAsync(inserts.SendAsync).ConfigureAwait(false), SizeOf(op.Index), op.Index, op.Due);
+
+        public override SliceResult Finish(SliceResult result, IReadOnlyList<WorkerRecorder> recorders) => result with
         {
-            var recorder = workers[w] = clock.NewRecorder(openLoop: schedule.IsOpenLoop);
-            loops[w] = Task.Run(() => WorkerLoopAsync(plan, attempt, NewInserts, schedule, recorder, breaker, stop.Token), CancellationToken.None);
-        }
-        live?.Watch(workers);
-        await Task.WhenAll(loops).ConfigureAwait(false);
-        return SliceResult.FromWorkers(plan.StepId, attempt, Name, plan.SliceIndex, plan.TargetIndex, cpuAtStart, workers,
-            requests: priming with { Wire = clients.TableWire.Sent }) with
-        {
-            StartLagSeconds = clock.LagSeconds(plan.StartAtUtc),
-            Canceled = ct.IsCancellationRequested,
-            StopReason = breaker.Reason,
-            Planned = spec.DurationSeconds > 0 ? workers.Sum(w => w.UnitsAttempted) : plan.EntityCount,
-            DroppedOperations = schedule.Dropped(),
+            Planned = plan.Workload.DurationSeconds > 0 ? recorders.Sum(w => w.UnitsAttempted) : plan.EntityCount,
         };
     }
 
     /// <summary>
     /// Untimed, before the start barrier: one probe request (a transaction deleting a row that does not
     /// exist, or a point read, answered 404), then <c>client.primeRounds</c> rounds on every in-flight
-    /// loop of the workload's own request — a batch inserted and deleted again — so JIT compilation,
+    /// loop of the workload's own request, with one entity — a batch inserted and deleted again — so JIT compilation,
     /// tier-up and connection set-up are done before the measured window, and nothing is left behind.
     /// A row the delete missed carries the primer's attempt id and is removed by verification. Rounds
     /// stop when the start instant comes near (<see cref="Priming.Margin"/>), so priming never delays it.
@@ -89,9 +91,9 @@ public static class TableInsertWorkload
             for (; round < plan.Client.PrimeRounds && Priming.HasTime(plan.StartAtUtc, time, lastRound); round++)
             {
                 long began = time.GetTimestamp();
-                var entities = Enumerable.Range(0, spec.BatchSize)
+                var entities = Enumerable.Range(0, Priming.Entities)
                     .Select(i => payload.NewEntity(partition, RowKey(PrimerAttempt, plan.SliceIndex, loop * 1000L + round, i))).ToList();
-                inserts.Prepare(partition, PrimerAttempt, plan.SliceIndex, loop * 1000L + round, spec.BatchSize);
+                inserts.Prepare(partition, PrimerAttempt, plan.SliceIndex, loop * 1000L + round, Priming.Entities);
                 await tally.Quietly(inserts.SendAsync()).ConfigureAwait(false);
                 if (spec.BatchSize == 1)
                 {
@@ -105,9 +107,9 @@ public static class TableInsertWorkload
             }
             return round;
         })));
-        // Each round is two requests (insert, delete) of batchSize entities each.
+        // Each round is two requests (insert, delete) of Priming.Entities each.
         long sent = 2L * rounds.Sum();
-        return tally.AddTo(new SliceRequests { PrimingProbes = 1, PrimingWrites = sent, PrimingEntities = sent * spec.BatchSize });
+        return tally.AddTo(new SliceRequests { PrimingProbes = 1, PrimingWrites = sent, PrimingEntities = sent * Priming.Entities });
     }
 
     /// <summary>The primer's rows carry this in place of an attempt id: never accepted, so never counted.</summary>
@@ -118,41 +120,4 @@ public static class TableInsertWorkload
 
     /// <summary>The attempt id a row key starts with.</summary>
     public static string AttemptOf(string rowKey) => rowKey.Length > 8 && rowKey[8] == '-' ? rowKey[..8] : "";
-
-    private static async Task WorkerLoopAsync(TableSlicePlan plan, string attempt, Func<ITableInserts> newInserts, OperationSchedule schedule,
-        WorkerRecorder recorder, UnreachableBreaker breaker, CancellationToken ct)
-    {
-        var spec = plan.Workload;
-        bool timed = spec.DurationSeconds > 0;
-        using var inserts = newInserts();
-        while (!ct.IsCancellationRequested && schedule.TryNext(out long batch, out long due))
-        {
-            string partition = plan.Partitions.KeyOf(batch);
-            int size = timed ? spec.BatchSize : (int)Math.Min(spec.BatchSize, plan.EntityCount - batch * spec.BatchSize);
-            inserts.Prepare(partition, attempt, plan.SliceIndex, batch, size);
-
-            if (!await OperationSchedule.WaitUntilAsync(due, ct).ConfigureAwait(false))
-            {
-                break;
-            }
-            // The recorder times latency from the earlier of the slot and the send: a request that went out late waited for its
-            // slot's loop, and its caller would have; one the timer woke early for (its clock counts coarse ms) is timed from the
-            // send, never shorter than the service took (from the slot an open loop once reported 0.001 ms on Azurite).
-            long start = Stopwatch.GetTimestamp();
-            Outcome outcome;
-            try
-            {
-                // Not canceled with ct: a request in flight finishes (or times out) and is counted, so what
-                // the slice reports is exactly what it did.
-                await inserts.SendAsync().ConfigureAwait(false);
-                outcome = Outcome.Succeeded;
-            }
-            catch (Exception ex) when (OutcomeClassifier.Classify(ex, CancellationToken.None) is { } failed)
-            {
-                outcome = failed;
-            }
-            recorder.Record(outcome, start, size, schedule.IsWarmup(batch, start), due);
-            breaker.Observe(outcome);
-        }
-    }
 }

@@ -1,4 +1,3 @@
-using System.Diagnostics;
 using System.Globalization;
 using Azure;
 using Azure.Data.Tables;
@@ -46,6 +45,8 @@ public sealed class TableReadRoom : Workload<TableReadSpec, TableReadSlicePlan, 
     public static readonly WorkloadKind TableReadKind = new("tableRead", "entities", "entity", "#,0.0", "entities", 1, "entitiesPerSecond")
     {
         ColumnPrefix = "TableRead",
+        Done = "read",
+        Work = "reads",
         RateOf = t => t.EntitiesPerSecond,
     };
 
@@ -56,6 +57,8 @@ public sealed class TableReadRoom : Workload<TableReadSpec, TableReadSlicePlan, 
     private const int SeedingConcurrency = 8;
 
     public override WorkloadKind Kind => TableReadKind;
+
+    public override string CountField => "readCount";
 
     public override Capacity.CapacityModel Capacity { get; } = new Capacity.TableReadCapacity();
 
@@ -132,7 +135,7 @@ public sealed class TableReadRoom : Workload<TableReadSpec, TableReadSlicePlan, 
     private static int EntitiesPerRead(TableReadSpec spec) => spec.Operation == TableReadSpec.Query ? spec.QueryEntities : 1;
 
     /// <summary>The partitions' numbers a slice owns.</summary>
-    private static IEnumerable<int> PartitionsOf(PartitionRange range) => Enumerable.Range(0, range.Count).Select(k => range.First + k * range.Stride);
+    internal static IEnumerable<int> PartitionsOf(PartitionRange range) => Enumerable.Range(0, range.Count).Select(k => range.First + k * range.Stride);
 
     public override bool Seeds => true;
 
@@ -178,130 +181,8 @@ public sealed class TableReadRoom : Workload<TableReadSpec, TableReadSlicePlan, 
             Entities = seeds.Sum(s => s.Units), Failed = seeds.Sum(s => s.Failed),
         };
 
-    protected override async Task<SliceResult> RunSliceAsync(TableReadSlicePlan plan, StorageTarget target, TimeProvider time, CancellationToken ct, LiveSlice? live, ILogger? logger)
-    {
-        var spec = plan.Workload;
-        var seeded = new SeededEntities(spec);
-        using var clients = target.CreateClients(plan.Client);
-        var table = clients.Tables.GetTableClient(plan.TableName);
-        string attempt = SliceResult.NewAttemptId();
-        int loopCount = spec.DurationSeconds > 0 ? spec.Concurrency : (int)Math.Min(spec.Concurrency, plan.ReadCount);
-        var reads = new SliceReads(plan, seeded);
-        ITableReads NewReads() => ITableReads.For(plan.Client, clients, table, seeded);
-        var priming = await PrimeAsync(table, plan, reads, loopCount, time, NewReads, logger).ConfigureAwait(false);
-
-        var clock = await SliceClock.StartAtAsync(plan.StartAtUtc, time, ct).ConfigureAwait(false);
-        double cpuAtStart = SliceResult.ProcessCpuSeconds();
-        var schedule = new OperationSchedule(spec, plan.ReadCount, plan.OperationsPerSecond, clock.StartTimestamp);
-        using var stop = CancellationTokenSource.CreateLinkedTokenSource(ct);
-        var breaker = new UnreachableBreaker(loopCount, stop, clients.Tables.Uri);
-        var workers = new WorkerRecorder[loopCount];
-        var tallies = new ReadTally[loopCount];
-        var loops = new Task[loopCount];
-        for (int w = 0; w < loopCount; w++)
-        {
-            var recorder = workers[w] = clock.NewRecorder(openLoop: schedule.IsOpenLoop);
-            var tally = tallies[w] = new ReadTally();
-            loops[w] = Task.Run(() => WorkerLoopAsync(reads, NewReads, schedule, recorder, tally, breaker, stop.Token), CancellationToken.None);
-        }
-        live?.Watch(workers);
-        await Task.WhenAll(loops).ConfigureAwait(false);
-        return SliceResult.FromWorkers(plan.StepId, attempt, Name, plan.SliceIndex, plan.TargetIndex, cpuAtStart, workers,
-            requests: priming with { Wire = clients.TableWire.Sent }) with
-        {
-            StartLagSeconds = clock.LagSeconds(plan.StartAtUtc),
-            Canceled = ct.IsCancellationRequested,
-            StopReason = breaker.Reason,
-            Planned = spec.DurationSeconds > 0 ? tallies.Sum(t => t.Reads) : plan.ReadCount,
-            DroppedOperations = schedule.Dropped(),
-            Mismatches = tallies.Sum(t => t.Mismatches),
-            MatchedReads = tallies.Sum(t => t.Matched),
-        };
-    }
-
-    /// <summary>
-    /// Untimed, before the start barrier: one probe (a point read of a key never seeded, answered 404), then
-    /// <c>client.primeRounds</c> rounds on every in-flight loop (up to 16) of the workload's own read through the measured
-    /// driver — reads leave nothing behind. Rounds stop when the start instant comes near. Counted for cost.
-    /// </summary>
-    private static async Task<SliceRequests> PrimeAsync(TableClient table, TableReadSlicePlan plan, SliceReads reads, int loops, TimeProvider time,
-        Func<ITableReads> newReads, ILogger? logger)
-    {
-        var tally = new PrimingTally(logger, plan.SliceIndex);
-        await tally.Quietly(table.GetEntityIfExistsAsync<TableEntity>(plan.Partitions.KeyOf(0), $"probe-{plan.SliceIndex:D3}", select: ["PartitionKey"])).ConfigureAwait(false);
-        long[] sent = await Task.WhenAll(Enumerable.Range(0, plan.Client.PrimeRounds > 0 ? Math.Min(loops, Priming.MaxLoops) : 0).Select(loop => Task.Run(async () =>
-        {
-            using var driver = newReads();
-            long requests = 0;
-            var lastRound = TimeSpan.Zero;
-            for (int round = 0; round < plan.Client.PrimeRounds && Priming.HasTime(plan.StartAtUtc, time, lastRound); round++)
-            {
-                long began = time.GetTimestamp();
-                // Reads far from the measured ones' indexes (which start at 0): the same kind of request, other entities.
-                reads.Prepare(driver, long.MaxValue / 2 - loop * 1_000L - round);
-                bool more = true;
-                while (more)
-                {
-                    requests++;
-                    var page = driver.SendAsync();
-                    await tally.Quietly(page).ConfigureAwait(false);
-                    more = page.IsCompletedSuccessfully && page.Result.More;
-                }
-                lastRound = time.GetElapsedTime(began);
-            }
-            return requests;
-        })));
-        return tally.AddTo(new SliceRequests { PrimingProbes = 1, PrimingReads = sent.Sum() });
-    }
-
-    private static async Task WorkerLoopAsync(SliceReads reads, Func<ITableReads> newReads, OperationSchedule schedule, WorkerRecorder recorder, ReadTally tally,
-        UnreachableBreaker breaker, CancellationToken ct)
-    {
-        using var driver = newReads();
-        while (!ct.IsCancellationRequested && schedule.TryNext(out long read, out long due))
-        {
-            long expected = reads.Prepare(driver, read);
-            if (!await OperationSchedule.WaitUntilAsync(due, ct).ConfigureAwait(false))
-            {
-                break;
-            }
-            tally.Reads++;
-            long returned = 0, wrong = 0;
-            bool first = true, more = true, failed = false;
-            // A query's later pages go out as the previous one returns: only its first page has a slot in the schedule.
-            while (more && (first || !ct.IsCancellationRequested))
-            {
-                // As tableInsert's loop: latency from the earlier of the slot and the send, service time from the send.
-                long start = Stopwatch.GetTimestamp();
-                Outcome outcome;
-                var answer = default(ReadAnswer);
-                try
-                {
-                    // Not canceled with ct: a request in flight finishes and is counted.
-                    answer = await driver.SendAsync().ConfigureAwait(false);
-                    outcome = Outcome.Succeeded;
-                }
-                catch (Exception ex) when (OutcomeClassifier.Classify(ex, CancellationToken.None) is { } classified)
-                {
-                    outcome = classified;
-                    // A point read of a seeded entity answered 404: storage does not hold what was seeded.
-                    wrong += ex is RequestFailedException { Status: 404 } && !reads.IsQuery ? 1 : 0;
-                }
-                recorder.Record(outcome, start, answer.Entities, schedule.IsWarmup(read, start), first ? due : start);
-                breaker.Observe(outcome);
-                failed |= outcome != Outcome.Succeeded;
-                returned += answer.Entities;
-                wrong += answer.Wrong;
-                more = outcome == Outcome.Succeeded && answer.More;
-                first = false;
-            }
-            bool whole = !failed && !more;
-            // A query that ended with fewer entities than its range holds missed some.
-            wrong += whole ? Math.Max(0, expected - returned) : 0;
-            tally.Mismatches += wrong;
-            tally.Matched += whole && wrong == 0 && returned == expected ? 1 : 0;
-        }
-    }
+    protected override Task<SliceResult> RunSliceAsync(TableReadSlicePlan plan, StorageTarget target, TimeProvider time, CancellationToken ct, LiveSlice? live, ILogger? logger) =>
+        TableReadSlice.RunAsync(plan, target, time, ct, live, logger);
 
     protected override TableReadVerifyOrder VerifyOrderOf(TableReadSpec section, StepPlan stepPlan, IReadOnlyList<SliceResult> slices) =>
         new(stepPlan.TargetName, section.EntityCount, slices.Sum(s => s.Mismatches), slices.Sum(s => s.Planned), slices.Sum(s => s.MatchedReads));
@@ -355,8 +236,8 @@ public sealed class TableReadRoom : Workload<TableReadSpec, TableReadSlicePlan, 
         string latency = spec.TargetOperationsPerSecond > 0
             ? "latency = successful requests, from each read's slot in the open loop's schedule (a query's later pages from their send); service time = from the send"
             : "latency = successful requests";
-        var w = SummaryCalculator.Summarize(Name, $"operation = {op} ({spec.EntitySizeBytes} B entities); units = entities returned; {latency}",
-            slices, verified, unitsAreEntities: true, entitySizeBytes: spec.EntitySizeBytes);
+        var w = SummaryCalculator.Summarize(Kind, $"operation = {op} ({spec.EntitySizeBytes} B entities); units = entities returned; {latency}",
+            slices, verified, spec.EntitySizeBytes);
         long planned = spec.DurationSeconds > 0 ? slices.Sum(s => s.Planned) : spec.ReadCount;
         return SummaryCalculator.Complete(w, planned, slices.Sum(s => s.MatchedReads)) with
         {
@@ -402,45 +283,5 @@ public sealed class TableReadRoom : Workload<TableReadSpec, TableReadSlicePlan, 
         yield return ("concurrency", I(t.Concurrency));
         yield return ("slices", I(t.Slices));
         yield return ("targetOperationsPerSecond", I(t.TargetOperationsPerSecond));
-    }
-
-    /// <summary>What one worker loop's reads met; summed by the slice.</summary>
-    private sealed class ReadTally
-    {
-        public long Reads, Mismatches, Matched;
-    }
-
-    /// <summary>Which entities a slice's read r asks for: deterministic, spread over the slice's partitions and their entities.</summary>
-    private sealed class SliceReads(TableReadSlicePlan plan, SeededEntities seeded)
-    {
-        private readonly (string Key, long First, long Count)[] _partitions =
-            [.. PartitionsOf(plan.Partitions).Select(p => (Planner.PartitionKey(p), seeded.RangeOf(p).First, seeded.RangeOf(p).Count))];
-
-        public bool IsQuery { get; } = plan.Workload.Operation == TableReadSpec.Query;
-
-        /// <summary>Prepares read r on the driver; returns the entities it must return.</summary>
-        public long Prepare(ITableReads driver, long r)
-        {
-            var (key, first, count) = _partitions[r % _partitions.Length];
-            ulong mix = Mix((ulong)r ^ ((ulong)plan.SliceIndex << 48));
-            if (!IsQuery)
-            {
-                driver.PreparePoint(key, first + (long)(mix % (ulong)count));
-                return 1;
-            }
-            int q = plan.Workload.QueryEntities;
-            long lo = first + (long)(mix % (ulong)(count - q + 1));
-            driver.PrepareQuery(key, lo, lo + q, Math.Min(q, MaxPageEntities));
-            return q;
-        }
-
-        /// <summary>SplitMix64's finalizer: consecutive reads land on scattered entities.</summary>
-        private static ulong Mix(ulong x)
-        {
-            x += 0x9E3779B97F4A7C15UL;
-            x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9UL;
-            x = (x ^ (x >> 27)) * 0x94D049BB133111EBUL;
-            return x ^ (x >> 31);
-        }
     }
 }

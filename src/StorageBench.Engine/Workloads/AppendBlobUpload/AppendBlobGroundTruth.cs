@@ -1,0 +1,66 @@
+using Azure;
+using Azure.Storage.Blobs.Specialized;
+using StorageBench.Engine.Statistics;
+using StorageBench.Engine.Targets;
+using StorageBench.Engine.Verification;
+
+namespace StorageBench.Engine.Workloads.AppendBlobUpload;
+
+/// <summary>
+/// The append blob upload's ground truth, in every target account (<see cref="BlobListing"/>): each accepted blob's length,
+/// its committed block count (x-ms-blob-committed-block-count: an append landed twice or lost shows there even when the
+/// lengths add up), and with verifyContent its MD5 against what its attempt sent.
+/// </summary>
+internal static class AppendBlobGroundTruth
+{
+    public static async Task<VerificationResult> VerifyAsync(IReadOnlyList<StorageTarget> targets, AppendVerifyOrder order, CancellationToken ct)
+    {
+        long blobs = 0, whole = 0, wholeBytes = 0, wrongLength = 0, wrongBlocks = 0, wrongContent = 0, notFound = 0, reads = 0, propertyReads = 0;
+        var listed = await BlobListing.EachAcceptedAsync(targets, order.ContainerName, order.AcceptedAttempts, async (container, item, attempt, wire) =>
+        {
+            blobs++;
+            long length = item.Properties.ContentLength ?? 0;
+            long before = wire.Sent;
+            var blob = container.GetAppendBlobClient(item.Name);
+            int? blocks = await CommittedBlocksAsync(blob, ct).ConfigureAwait(false);
+            propertyReads += wire.Sent - before;
+            bool? matches = blocks is not null && order.ContentMd5ByAttempt is not null && length == order.BlobSizeBytes
+                ? await BlobListing.ContentMatchesAsync(blob, order.ContentMd5ByAttempt.GetValueOrDefault(attempt), ct).ConfigureAwait(false)
+                : true;
+            reads += wire.Sent - before;
+            (notFound, wrongLength, wrongBlocks, wrongContent, whole) = (blocks, matches) switch
+            {
+                (null, _) or (_, null) => (notFound + 1, wrongLength, wrongBlocks, wrongContent, whole),
+                _ when length != order.BlobSizeBytes => (notFound, wrongLength + 1, wrongBlocks, wrongContent, whole),
+                _ when blocks != order.Appends => (notFound, wrongLength, wrongBlocks + 1, wrongContent, whole),
+                (_, false) => (notFound, wrongLength, wrongBlocks, wrongContent + 1, whole),
+                _ => (notFound, wrongLength, wrongBlocks, wrongContent, whole + 1),
+            };
+            wholeBytes += blocks == order.Appends && length == order.BlobSizeBytes && matches == true ? length : 0;
+        }, ct).ConfigureAwait(false);
+        string content = order.ContentMd5ByAttempt is null ? "content not checked" : $"{wrongContent} whose MD5 differs from what was sent";
+        return new VerificationResult(whole == order.ReportedBlobs && wrongLength + wrongBlocks + wrongContent + notFound + listed.Foreign == 0,
+            order.ReportedBlobs * order.BlobSizeBytes, wholeBytes, "bytes",
+            $"{whole} append blobs wholly appended (reported {order.ReportedBlobs}) of {blobs}, {wrongLength} with a length other than {order.BlobSizeBytes}, " +
+            $"{wrongBlocks} with a committed block count other than {order.Appends}, {content}, in container {order.ContainerName}{GroundTruth.Across(targets)}" +
+            (notFound > 0 ? $"; {notFound} blobs not found when read (listed, then 404)" : "") + GroundTruth.Discarded(listed.Discarded, "blobs") + GroundTruth.Foreign(listed.Foreign, "blobs"))
+        {
+            Discarded = listed.Discarded,
+            // Every other request these clients sent was a List Blobs page.
+            Requests = new VerificationRequests(listed.Sent - reads - listed.Deletes, reads, listed.Deletes, 0) { PageRangeReads = propertyReads },
+        };
+    }
+
+    /// <summary>The blob's committed block count (Get Blob Properties); null when it was not found (404).</summary>
+    private static async Task<int?> CommittedBlocksAsync(AppendBlobClient blob, CancellationToken ct)
+    {
+        try
+        {
+            return (await blob.GetPropertiesAsync(cancellationToken: ct).ConfigureAwait(false)).Value.BlobCommittedBlockCount;
+        }
+        catch (RequestFailedException ex) when (ex.Status == 404)
+        {
+            return null;
+        }
+    }
+}

@@ -1,0 +1,148 @@
+using Microsoft.Extensions.Logging;
+using StorageBench.Engine.Capacity;
+using StorageBench.Engine.Cost;
+using StorageBench.Engine.Measurement;
+using StorageBench.Engine.Planning;
+using StorageBench.Engine.Spec;
+using StorageBench.Engine.Statistics;
+using StorageBench.Engine.Targets;
+
+namespace StorageBench.Engine.Workloads.AppendBlobUpload;
+
+/// <summary>One appendBlobUpload slice's share of a step: its blobs.</summary>
+public sealed record AppendSlicePlan(string RunId, string StepId, string ContainerName, int SliceIndex, int BlobCount, AppendBlobUploadSpec Workload,
+    ClientSettings Client, DateTime StartAtUtc, int TargetIndex = 0);
+
+/// <summary>What its verification needs: the container, the accepted attempts, the blobs they report, the size and appends per blob, and the content MD5s.</summary>
+public sealed record AppendVerifyOrder(string ContainerName, string[] AcceptedAttempts, long ReportedBlobs, long BlobSizeBytes, long Appends,
+    Dictionary<string, string>? ContentMd5ByAttempt);
+
+/// <summary>
+/// The append blob upload's room: each blob created empty, then grown by Append Block, one append in flight per blob and
+/// parallelBlobs blobs at once per slice, in the step's own container — its rules (the Append Block and block count limits),
+/// its plan, its writes (<see cref="AppendBlobSlice"/>), its ground truth (<see cref="AppendBlobGroundTruth"/>: length,
+/// committed block count, MD5), its goodput in MB/s with latency per Append Block, and its request lines and plan.
+/// </summary>
+public sealed class AppendBlobUploadRoom : Workload<AppendBlobUploadSpec, AppendSlicePlan, AppendVerifyOrder>
+{
+    public static AppendBlobUploadRoom Instance { get; } = new();
+
+    /// <summary>The most bytes one Append Block carries at x-ms-version 2022-11-02 and later (4 MiB before); this tool sends 2026-10-06.</summary>
+    public const int MaxAppendBytes = 100 * 1024 * 1024;
+
+    public override WorkloadKind Kind { get; } = new("appendBlobUpload", "MB", "MB", "#,0.00", "bytes", 1e6, "megabytesPerSecond")
+    {
+        ColumnPrefix = "AppendBlob",
+        Done = "appended",
+        PlannedUnit = "blobs",
+        Request = "Append Block",
+        RateOf = t => t.MegabytesPerSecond,
+    };
+
+    public override TargetService Service => TargetService.Blob;
+
+    /// <summary>Its own container beside the other blob uploads'.</summary>
+    public override string TargetSuffix => "a";
+
+    public override string CountField => "blobCount";
+
+    public override WorkloadSpec? SectionOf(RunSpec spec) => spec.AppendBlobUpload;
+
+    public override CapacityModel Capacity { get; } = new AppendBlobCapacity();
+
+    /// <summary>Appends per blob: the last one shorter when the size is not a multiple.</summary>
+    public static long AppendsOf(AppendBlobUploadSpec s) => BlobWrites<int>.PartsOf(s.BlobSizeBytes, s.AppendSizeBytes);
+
+    protected override void Validate(AppendBlobUploadSpec section, SpecChecks errors)
+    {
+        const string p = "appendBlobUpload.";
+        int before = errors.Count;
+        errors.Range(p + "blobCount", section.BlobCount, 1, 100_000);
+        errors.Range(p + "appendSizeBytes", section.AppendSizeBytes, 1, MaxAppendBytes, "(the service's limit per Append Block at the x-ms-version this tool sends, 100 MiB)");
+        errors.Range(p + "blobSizeBytes", section.BlobSizeBytes, 1, (double)ServiceLimits.MaxBlocksPerBlob * MaxAppendBytes);
+        if (errors.Count == before && AppendsOf(section) > ServiceLimits.MaxBlocksPerBlob)
+        {
+            errors.Add(new(p + "blobSizeBytes", Num(section.BlobSizeBytes), $"needs {Num(AppendsOf(section))} appends of appendSizeBytes {Num(section.AppendSizeBytes)}, " +
+                $"over the service limit of {ServiceLimits.MaxBlocksPerBlob} blocks per append blob"));
+        }
+        errors.Range(p + "parallelBlobs", section.ParallelBlobs, 1, 1_024);
+        errors.Range(p + "slices", section.Slices, 1, ServiceLimits.MaxSlices);
+        errors.RunLength(section, p);
+        if (section.Slices > section.BlobCount && section.BlobCount >= 1)
+        {
+            errors.Add(new(p + "slices", Num(section.Slices), $"exceeds blobCount {Num(section.BlobCount)}: every slice needs at least one blob"));
+        }
+        long fewest = section.BlobCount / Math.Max(1, section.Slices) * AppendsOf(section with { AppendSizeBytes = Math.Max(1, section.AppendSizeBytes) });
+        if (errors.Count == before && section.DurationSeconds == 0 && section.WarmupOperations >= fewest)
+        {
+            errors.Add(new(p + "warmupOperations", Num(section.WarmupOperations), $"must be less than the {Num(fewest)} Append Blocks the smallest slice sends, or nothing is measured"));
+        }
+    }
+
+    protected override IReadOnlyList<AppendSlicePlan> Plan(StepPlan stepPlan, AppendBlobUploadSpec section, ClientSettings client) =>
+        [.. Enumerable.Range(0, section.Slices).Select(i => new AppendSlicePlan(stepPlan.RunId, stepPlan.StepId, stepPlan.TargetName, i,
+            (int)Planner.Share(section.BlobCount, i, section.Slices), section, client, stepPlan.StartAtUtc, i % stepPlan.TargetAccounts))];
+
+    protected override SliceHeader HeaderOf(AppendSlicePlan plan) => new(plan.RunId, plan.StepId, plan.SliceIndex, plan.StartAtUtc, plan.TargetIndex);
+
+    protected override SliceProgress ProgressOf(SliceOrder order, AppendSlicePlan plan) => new(plan.StepId, Name, plan.SliceIndex, default, 0,
+        plan.Workload.DurationSeconds > 0 ? 0 : plan.BlobCount * plan.Workload.BlobSizeBytes, plan.Workload.DurationSeconds, plan.StartAtUtc, default, false);
+
+    protected override Task<SliceResult> RunSliceAsync(AppendSlicePlan plan, StorageTarget target, TimeProvider time, CancellationToken ct, LiveSlice? live, ILogger? logger) =>
+        AppendBlobSlice.RunAsync(plan, target, time, ct, live, logger);
+
+    protected override AppendVerifyOrder VerifyOrderOf(AppendBlobUploadSpec section, StepPlan stepPlan, IReadOnlyList<SliceResult> slices) =>
+        new(stepPlan.TargetName, Attempts(slices), slices.Sum(s => s.Objects), section.BlobSizeBytes, AppendsOf(section),
+            section.VerifyContent ? slices.ToDictionary(s => s.AttemptId, s => s.ContentMd5 ?? "") : null);
+
+    protected override Task<VerificationResult> VerifyAsync(AppendVerifyOrder order, IReadOnlyList<StorageTarget> targets, CancellationToken ct) =>
+        AppendBlobGroundTruth.VerifyAsync(targets, order, ct);
+
+    protected override WorkloadSummary Summarize(AppendBlobUploadSpec section, IReadOnlyList<SliceResult> slices, VerificationResult verified) =>
+        BlobWriteSummary.Of(Kind,
+            $"operation = one Append Block (up to {section.AppendSizeBytes} B) or the Put Blob that creates an append blob; latency = successful Append Block requests; " +
+            "throughput = bytes of append blobs whose every append landed per second (goodput); per-second figures = bytes appended by successful Append Blocks",
+            section, section.BlobCount, section.BlobSizeBytes, slices, verified, Words, failedBlobsHoldBytes: true);
+
+    private static readonly BlobWriteWords Words = new("Append Block", "Put Blob (append blob create)", "priming Put Blob (append blob create) and Append Block", "Get Blob Properties");
+
+    protected override IEnumerable<(string Name, string Value)> Parameters(AppendBlobUploadSpec section) =>
+    [
+        ("blobSizeBytes", I(section.BlobSizeBytes)), ("appendSizeBytes", I(section.AppendSizeBytes)), ("parallelBlobs", I(section.ParallelBlobs)), ("slices", I(section.Slices)),
+    ];
+
+    /// <summary>Its capacity model: slices and accounts for MB/s of append blobs, each blob one append at a time.</summary>
+    private sealed class AppendBlobCapacity : CapacityModel
+    {
+        public override int Slices(RunSpec spec) => spec.AppendBlobUpload!.Slices;
+
+        public override int InFlight(RunSpec spec) => spec.AppendBlobUpload!.ParallelBlobs;
+
+        public override PlanOutcome Plan(List<MeasuredStep> sustained, MeasuredStep op, PlanRequest request, ScalabilityTargets targets, PriceTable prices)
+        {
+            var a = op.Spec.AppendBlobUpload!;
+            double appendMb = Math.Min(a.AppendSizeBytes, a.BlobSizeBytes) / 1e6, target = request.Target;
+            // An Append Block per append, and one create per blob.
+            double requestsPerHour = (target / appendMb + target * 1e6 / a.BlobSizeBytes) * 3600;
+            return CapacityPlanner.PlanBlobs(Instance, sustained, op, request, targets, prices,
+                new("append blob uploads", appendMb, $"{appendMb:0.###} MB appends", 1, a.ParallelBlobs, $"{a.ParallelBlobs} Append Blocks", requestsPerHour,
+                    prices.BlobWriteOperationsPer10k, target * 3600 / 1e3, 0),
+                (slices, duration) => op.Spec with
+                {
+                    AppendBlobUpload = a with
+                    {
+                        Slices = slices, DurationSeconds = duration, WarmupSeconds = a.WarmupSeconds < duration ? a.WarmupSeconds : 0, WarmupOperations = 0,
+                        BlobCount = Math.Max(a.BlobCount, slices),
+                    },
+                });
+        }
+
+        public override string Describe(RunSpec spec) => $"{spec.AppendBlobUpload!.BlobSizeBytes:N0}-byte append blobs in {spec.AppendBlobUpload.AppendSizeBytes:N0}-byte Append Blocks";
+
+        public override string InFlightLabel => "blobs in flight/slice";
+
+        public override string ExpectedNote(CapacityPlan plan) => " (closed loop: at least this)";
+
+        public override string RequestsName => "blob write operations";
+    }
+}

@@ -1,0 +1,82 @@
+using Azure;
+using Azure.Storage.Blobs;
+using Azure.Storage.Blobs.Models;
+using Azure.Storage.Blobs.Specialized;
+using StorageBench.Engine.Measurement;
+using StorageBench.Engine.Targets;
+
+namespace StorageBench.Engine.Workloads;
+
+/// <summary>
+/// What verifying every blob upload does alike, in every target account: list the step's container, delete the blobs of an
+/// execution whose result was not used (discarded; the primer's are not counted), count blobs without an attempt id as
+/// foreign, and hand each accepted blob to the room's own check. A missing container is a container nothing landed in.
+/// </summary>
+internal static class BlobListing
+{
+    /// <param name="Sent">Every request the listing's clients sent, the room's checks and the deletes included.</param>
+    public sealed record Listed(long Discarded, long Foreign, long Sent, long Deletes);
+
+    /// <param name="check">The room's check of one accepted blob: its container, its listing entry, its attempt, and the wire its requests count on.</param>
+    public static async Task<Listed> EachAcceptedAsync(IReadOnlyList<StorageTarget> targets, string containerName, IReadOnlyCollection<string> acceptedAttempts,
+        Func<BlobContainerClient, BlobItem, string, WireCounter, Task> check, CancellationToken ct)
+    {
+        var accepted = acceptedAttempts.ToHashSet(StringComparer.Ordinal);
+        long discarded = 0, foreign = 0, sent = 0, deletes = 0;
+        foreach (var target in targets)
+        {
+            using var clients = target.CreateSideCallClients();
+            var wire = clients.BlobWire;
+            var container = clients.Blobs.GetBlobContainerClient(containerName);
+            try
+            {
+                await foreach (var item in container.GetBlobsAsync(BlobTraits.None, BlobStates.None, prefix: null, ct))
+                {
+                    string attempt = BlobUploadWorkload.AttemptOf(item.Name);
+                    if (attempt.Length == 0)
+                    {
+                        foreign++;
+                    }
+                    else if (!accepted.Contains(attempt))
+                    {
+                        discarded += attempt == TableInsertWorkload.PrimerAttempt ? 0 : 1;
+                        long before = wire.Sent;
+                        await container.DeleteBlobIfExistsAsync(item.Name, cancellationToken: ct).ConfigureAwait(false);
+                        deletes += wire.Sent - before;
+                    }
+                    else
+                    {
+                        await check(container, item, attempt, wire).ConfigureAwait(false);
+                    }
+                }
+            }
+            catch (RequestFailedException ex) when (ex.Status == 404)
+            {
+                // No container: nothing landed there.
+            }
+            sent += wire.Sent;
+        }
+        return new Listed(discarded, foreign, sent, deletes);
+    }
+
+    /// <summary>Whether the blob's MD5 is what was sent; null when the blob could not be found when read (404).</summary>
+    public static async Task<bool?> ContentMatchesAsync(BlobBaseClient blob, string? expectedMd5, CancellationToken ct)
+    {
+        if (expectedMd5 is null)
+        {
+            return false;
+        }
+        try
+        {
+            using var stream = await blob.OpenReadAsync(cancellationToken: ct).ConfigureAwait(false);
+#pragma warning disable CA5351 // Content-MD5 is the storage service's integrity header, compared as stored: not a security use.
+            using var md5 = System.Security.Cryptography.MD5.Create();
+#pragma warning restore CA5351
+            return Convert.ToBase64String(await md5.ComputeHashAsync(stream, ct).ConfigureAwait(false)) == expectedMd5;
+        }
+        catch (RequestFailedException ex) when (ex.Status == 404)
+        {
+            return null;
+        }
+    }
+}

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# BENCHMARKS.md section 10: a 200-entity run's whole process beside the JS SDK peer's (insert.mjs), on one in-memory
+# Azurite, alternated round by round: the peer, then each CLI from a cold hub store (a fresh folder), then each CLI with
+# its hub store already up. Two CLIs (a before and an after build's storagebench.dll) or one.
+#   npm ci --prefix tests/StorageBench.Benchmarks/js-peer-tables    (once)
+#   tests/StorageBench.Benchmarks/js-peer-tables/alternate.sh ROUNDS CLI_DLL [CLI_DLL]
+# A CLI whose store stops with its last process (before section 10's change) is kept warm by a process that holds the
+# store's lock, as another storagebench process would. Connection strings go by environment, never on a command line.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)"
+cd "$root"
+rounds=$1; shift
+work=$(mktemp -d)
+free_port() { python3 -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1])'; }
+bp=$(free_port); qp=$(free_port); tp=$(free_port)
+node_modules/.bin/azurite --inMemoryPersistence --disableTelemetry --loose --silent --skipApiVersionCheck --blobHost 127.0.0.1 \
+  --blobPort "$bp" --queueHost 127.0.0.1 --queuePort "$qp" --tableHost 127.0.0.1 --tablePort "$tp" >/dev/null 2>&1 &
+target=$!
+holders=()
+stop() {
+  kill "$target" "${holders[@]}" 2>/dev/null || true
+  # A store that outlives its last process (section 10) is stopped here; one that stops by itself may be gone already.
+  for state in "$work"/warm*/azurite.json; do
+    pid=$(python3 -c 'import json,sys;print(json.load(open(sys.argv[1]))["Pid"])' "$state" 2>/dev/null) && kill -- "-$pid" 2>/dev/null || true
+  done
+}
+trap stop EXIT
+sleep 3
+account="AccountName=devstoreaccount1;AccountKey=Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=="
+export STORAGEBENCH_TARGET_CONNECTION_STRING="DefaultEndpointsProtocol=http;$account;BlobEndpoint=http://127.0.0.1:$bp/devstoreaccount1;QueueEndpoint=http://127.0.0.1:$qp/devstoreaccount1;TableEndpoint=http://127.0.0.1:$tp/devstoreaccount1;"
+export PEER_CONNECTION_STRING="$STORAGEBENCH_TARGET_CONNECTION_STRING"
+spec="$work/spec.json"
+echo '{ "scenario": "short", "startDelaySeconds": 1, "tableInsert": { "entityCount": 200, "batchSize": 100 } }' > "$spec"
+
+# seconds of one command's whole process
+timed() { local s e; s=$(date +%s.%N); "$@" >/dev/null 2>&1 || echo "failed: $*" >&2; e=$(date +%s.%N); echo "$e - $s" | bc; }
+run() { STORAGEBENCH_HUB_DIR=$1 STORAGEBENCH_HUB_IDLE_SECONDS=$2 timed dotnet "$3" run --spec "$spec" --out "$work/out" --force; }
+
+# Warm stores: started once; held open by a lock holder so a store that stops with its last process stays up too.
+i=0
+for cli in "$@"; do
+  run "$work/warm$i" 900 "$cli" >/dev/null
+  python3 -c 'import fcntl, sys, time; f = open(sys.argv[1], "a"); fcntl.flock(f, fcntl.LOCK_SH); time.sleep(1e9)' "$work/warm$i/users.lock" &
+  holders+=($!)
+  i=$((i + 1))
+done
+for r in $(seq 1 "$rounds"); do
+  line="round $r load $(cut -d' ' -f1 /proc/loadavg) peer $(timed node tests/StorageBench.Benchmarks/js-peer-tables/insert.mjs 200)"
+  i=0
+  for cli in "$@"; do
+    line+=" | cli$i cold $(run "$work/cold$r-$i" 0 "$cli") warm $(run "$work/warm$i" 900 "$cli")"
+    i=$((i + 1))
+  done
+  echo "$line"
+done
