@@ -23,7 +23,16 @@ restore() {
   fi
 }
 
+# One build of the CLI at a time (publish or pack): two started together, say two bench.sh on a fresh clone, would
+# compile into the same folders; the second waits here, and finds the CLI the first published.
+lock() {
+  mkdir -p "$root/.build"
+  exec 9>"$root/.build/build.lock"
+  flock 9
+}
+
 if [ "${1:-}" = "--pack" ]; then
+  lock
   packages="$root/.build/packages"
   # A new version each time: `dotnet tool update` replaces the installed tool only with a higher version, and
   # NuGet's cache would hand back an older package of the same version.
@@ -49,8 +58,16 @@ stamp="$out/.published-from"
 # version command prints: a new commit publishes again.
 inputs=("$root/src" "$root/Directory.Build.props" "$root/Directory.Packages.props" "$root/global.json" "$root/scripts/build-cli.sh")
 commit=$(git -C "$root" rev-parse HEAD 2>/dev/null || true)
-if [ -f "$out/storagebench.dll" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$commit" ] && \
-   [ -z "$(find "${inputs[@]}" \( -name bin -o -name obj \) -prune -o -newer "$stamp" -print -quit 2>/dev/null)" ]; then
+published() {
+  [ -f "$out/storagebench.dll" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$commit" ] && \
+    [ -z "$(find "${inputs[@]}" \( -name bin -o -name obj \) -prune -o -newer "$stamp" -print -quit 2>/dev/null)" ]
+}
+if published; then
+  echo "$out/storagebench.dll"
+  exit 0
+fi
+lock
+if published; then
   echo "$out/storagebench.dll"
   exit 0
 fi

@@ -15,26 +15,41 @@ internal static class HubStoreFolder
 
     public const UnixFileMode PrivateFile = UnixFileMode.UserRead | UnixFileMode.UserWrite;
 
+    /// <summary>The files the store keeps beside its data folder: only these (and data/) are closed in a store from before.</summary>
+    private static readonly string[] Files = ["start.lock", "users.lock", "azurite.json", "azurite.log", KeyFileName, "opened", "idle.mark"];
+
     /// <summary>
     /// Creates the folder (and its data folder) 0700. A folder that others could read (a store from before it was private)
-    /// is closed, with everything in it: returns true then, so the caller can say so once.
+    /// is closed, with the store's files and data in it (nothing else: STORAGEBENCH_HUB_DIR may name a folder that holds
+    /// more): returns true then, so the caller can say so once.
     /// </summary>
     public static bool Prepare(string folder)
     {
         bool existed = Directory.Exists(folder);
         Directory.CreateDirectory(folder);
         bool opened = existed && !OperatingSystem.IsWindows() && (File.GetUnixFileMode(folder) & ~PrivateFolder) != 0;
+        try
+        {
+            Close(folder, PrivateFolder);
+        }
+        catch (UnauthorizedAccessException ex)
+        {
+            throw new LocalSetupException($"the hub store's folder {folder} is not yours to make private (0700): {ex.Message}; set STORAGEBENCH_HUB_DIR to a folder of your own", ex);
+        }
+        string data = Path.Combine(folder, "data");
+        Directory.CreateDirectory(data);
         if (opened)
         {
             // Its data stays: the account keeps its name, only its key changes.
-            foreach (var entry in new DirectoryInfo(folder).EnumerateFileSystemInfos("*", SearchOption.AllDirectories))
+            foreach (var entry in new DirectoryInfo(data).EnumerateFileSystemInfos("*", SearchOption.AllDirectories))
             {
                 Close(entry.FullName, entry is DirectoryInfo ? PrivateFolder : PrivateFile);
             }
+            foreach (string file in Files.Select(f => Path.Combine(folder, f)).Where(File.Exists))
+            {
+                Close(file, PrivateFile);
+            }
         }
-        Close(folder, PrivateFolder);
-        string data = Path.Combine(folder, "data");
-        Directory.CreateDirectory(data);
         Close(data, PrivateFolder);
         return opened;
     }

@@ -93,7 +93,7 @@ public static partial class RunCommand
         {
             // Other processes write to the target: an in-memory Azurite started here would be a new, empty one that none of them reaches.
             await stderr.WriteLineAsync($"error: {(options.Resume is not null ? "--resume" : "--external-workers")}: needs the account the run writes to: " +
-                "pass --connection-string CS (or set STORAGEBENCH_TARGET_*); nothing was started").ConfigureAwait(false);
+                "pass --connection-string-file FILE (or set STORAGEBENCH_TARGET_*); nothing was started").ConfigureAwait(false);
             return CliApp.UsageError;
         }
         if (options.Resume is { } resumeId)

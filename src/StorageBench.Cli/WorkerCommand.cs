@@ -38,7 +38,7 @@ public static class WorkerCommand
     {
         if (CliTargets.GivenTargets(connectionString, out var bad) is not { Count: > 0 })
         {
-            await stderr.WriteLineAsync("error: " + (bad ?? "worker: needs the account the run writes to: pass --connection-string CS (or set STORAGEBENCH_TARGET_*)"))
+            await stderr.WriteLineAsync("error: " + (bad ?? "worker: needs the account the run writes to: pass --connection-string-file FILE (or set STORAGEBENCH_TARGET_*)"))
                 .ConfigureAwait(false);
             return CliApp.UsageError;
         }

@@ -41,14 +41,23 @@ public sealed record MemoryBudget(long Bytes, string Source, int SlicesPerProces
         return new MemoryBudget(available / 2, source, slicesPerProcess);
     }
 
-    /// <summary>The refusal when the spec plans more than the budget; null when it fits.</summary>
+    /// <summary>
+    /// The refusal when the spec, or the largest step of its sweep or saturation search, plans more than the budget; null
+    /// when every step fits.
+    /// </summary>
     public ValidationError? Refusal(RunSpec spec)
     {
-        var parts = Planned(spec).Where(p => p.Bytes > 0).ToList();
-        long total = parts.Sum(p => p.Bytes);
+        var (parts, total) = Steps(spec).Select(step => Planned(step).Where(p => p.Bytes > 0).ToList())
+            .Select(parts => (Parts: parts, Total: parts.Sum(p => p.Bytes))).MaxBy(s => s.Total);
         return total <= Bytes ? null : new ValidationError("(spec)", $"{total / MiB:N0} MiB of payload memory",
             $"exceeds the memory budget of {Bytes / MiB:N0} MiB ({Source}): {string.Join("; ", parts.Select(p => p.Why))}; lower them, or give the slices more workers");
     }
+
+    /// <summary>The spec each step runs: the spec itself, or one per value of its sweep or search.</summary>
+    private static IEnumerable<RunSpec> Steps(RunSpec spec) =>
+        spec.Sweep is { } sweep ? sweep.Values.Select(v => SpecVariants.Apply(spec, sweep.Parameter, v))
+        : spec.Saturation is { } search ? search.Values().Select(v => SpecVariants.Apply(spec, search.Parameter, v))
+        : [spec];
 
     private IEnumerable<(long Bytes, string Why)> Planned(RunSpec spec)
     {
@@ -67,6 +76,10 @@ public sealed record MemoryBudget(long Bytes, string Source, int SlicesPerProces
         if (spec.PageBlobUpload is { } p)
         {
             yield return (Math.Min(p.PageRangeBytes, p.BlobSizeBytes), $"pageBlobUpload.pageRangeBytes {p.PageRangeBytes:N0} (one buffer, shared by every slice)");
+        }
+        if (spec.AppendBlobUpload is { } a)
+        {
+            yield return (Math.Min(a.AppendSizeBytes, a.BlobSizeBytes), $"appendBlobUpload.appendSizeBytes {a.AppendSizeBytes:N0} (one buffer, shared by every slice)");
         }
         if (spec.BlobDownload is { } d)
         {

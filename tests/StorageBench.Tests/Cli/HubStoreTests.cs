@@ -64,6 +64,10 @@ public class HubStoreTests(ITestOutputHelper output)
             entry.UnixFileMode = entry is DirectoryInfo ? (UnixFileMode)0b111_101_101 : (UnixFileMode)0b110_100_100;
         }
         File.Delete(Path.Combine(folder, "account.key"));
+        // A file that is not the store's, in a folder STORAGEBENCH_HUB_DIR named: left as it is.
+        string theirs = Path.Combine(folder, "theirs.txt");
+        await File.WriteAllTextAsync(theirs, "not the store's");
+        File.SetUnixFileMode(theirs, (UnixFileMode)0b110_100_100);
 
         using (var second = await HubAzurite.OpenAsync(folder, default))
         {
@@ -74,7 +78,7 @@ public class HubStoreTests(ITestOutputHelper output)
             var row = await new TableServiceClient(second.ConnectionString).GetTableClient("carried").GetEntityAsync<TableEntity>("run", "1");
             Assert.Equal("Completed", row.Value.GetString("Status"));
             Assert.Equal(PrivateFolder, File.GetUnixFileMode(folder));
-            Assert.Empty(OpenToOthers(folder));
+            Assert.Equal([$"{theirs} 644"], OpenToOthers(folder));
             // Said once: a process that joins it now has nothing to say.
             using var third = await HubAzurite.OpenAsync(folder, default);
             Assert.Null(third.Notice);

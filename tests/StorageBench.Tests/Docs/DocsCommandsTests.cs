@@ -43,8 +43,9 @@ public class DocsCommandsTests(ITestOutputHelper output)
         public const string Builds = "builds";
         /// <summary>Commands of their own: help, version, a run, cleanup.</summary>
         public const string Cli = "cli";
-        /// <summary>bench.sh, one at a time: the first publishes .build/cli, which two at once would both build.</summary>
-        public const string Bench = "bench";
+        /// <summary>Each command a lane of its own: bench.sh (the first to build .build/cli holds build-cli.sh's lock, and the
+        /// others then find it built).</summary>
+        public const string Own = "own";
         /// <summary>The two runs and the compare that reads them.</summary>
         public const string Compare = "compare";
         /// <summary>serve, and the curls to it, which use the run the POST started.</summary>
@@ -62,13 +63,13 @@ public class DocsCommandsTests(ITestOutputHelper output)
     [
         new(@"^\./scripts/test\.sh(\s+#.*)?$", Skip: "it is the command that runs this test"),
         new(@"^\./scripts/test\.sh --unit(\s+#.*)?$", Skip: "its dotnet test would rebuild the test assembly this test runs in; every full run runs the same unit tests, and TestCategoryTests checks each test class has its category"),
-        new(@"^\./scripts/bench\.sh\s+--spec (?!specs/)(?![^#]*--prices)", Expect: @"# StorageBench run \S+ — Completed[\s\S]*Wrote summary\.json, summary\.md, summary\.html to \S+/", Lane: Lanes.Bench),
+        new(@"^\./scripts/bench\.sh\s+--spec (?!specs/)(?![^#]*--prices)", Expect: @"# StorageBench run \S+ — Completed[\s\S]*Wrote summary\.json, summary\.md, summary\.html to \S+/", Lane: Lanes.Own),
         new(@"^\./scripts/bench\.sh\s+--spec specs/", Skip: "a seed experiment runs for minutes; every spec in specs/ is validated by RunSpecValidationTests, and bench.sh itself is run by the README's commands"),
         new(@"^\./scripts/bench\.sh\s+--spec \S+ --prices \S+ --verbose", Expect: @"# StorageBench run \S+ — Completed[\s\S]*Cost estimate: USD [\d.,]+ for the storage requests of this run \(an estimate, not a bill\), priced with pricing/azure-storage-prices\.json[\s\S]*\| tableInsert \| run \| 10 \| entity group transactions \|[\s\S]*Wrote summary\.json, summary\.md, summary\.html to \S+/", UserOut: true,
-            Lane: Lanes.Bench),
-        new(@"^\./scripts/bench\.sh\s+--connection-string-file ", Expect: @"# StorageBench run \S+ — Completed[\s\S]*Wrote summary\.json, summary\.md, summary\.html to \S+/out/", UserOut: true, Lane: Lanes.Bench),
+            Lane: Lanes.Own),
+        new(@"^\./scripts/bench\.sh\s+--connection-string-file ", Expect: @"# StorageBench run \S+ — Completed[\s\S]*Wrote summary\.json, summary\.md, summary\.html to \S+/out/", UserOut: true, Lane: Lanes.Own),
         new(@"^\./scripts/bench\.sh(\s+#.*)?$", Expect: @"Starting Azurite[\s\S]*# StorageBench run \S+ — Completed[\s\S]*Wrote summary\.json, summary\.md, summary\.html to \S+/out/\S+/", UserOut: true,
-            Lane: Lanes.Bench),
+            Lane: Lanes.Own),
         new(@"^\./scripts/query\.sh ", Expect: @"over \d+ run\(s\) in .*/sb-docs-\w+/out:\s*\n\|", UserOut: true, Lane: Lanes.Listings),
         new(@"^\./scripts/build-cli\.sh --pack && dotnet tool update --global StorageBench\.Cli --add-source \.build/packages$",
             Once: true, Lane: Lanes.Builds,
@@ -123,10 +124,11 @@ public class DocsCommandsTests(ITestOutputHelper output)
         var planned = commands.Select(c => (Command: c, Rule: Rules.Single(r => r.Regex.IsMatch(c.Text)))).ToList();
         var failures = new ConcurrentBag<(DocCommands.Command Command, string Problem)>();
         var ranOnce = new ConcurrentDictionary<string, (int Exit, string Output)>();
-        Task Lane(Func<string, bool> lanes) => RunLaneAsync([.. planned.Where(p => lanes(p.Rule.Lane))], shell, ranOnce, failures);
-        await Lane(l => l == Lanes.Builds);
-        await Task.WhenAll(planned.Select(p => p.Rule.Lane).Where(l => l is not (Lanes.Builds or Lanes.Listings)).Distinct().Select(l => Lane(x => x == l)));
-        await Lane(l => l == Lanes.Listings);
+        var lanes = planned.GroupBy(p => p.Rule.Lane == Lanes.Own ? p.Command.Where : p.Rule.Lane).ToDictionary(g => g.Key, g => g.ToList());
+        Task Lane(string lane) => lanes.TryGetValue(lane, out var commands) ? RunLaneAsync(commands, shell, ranOnce, failures) : Task.CompletedTask;
+        await Lane(Lanes.Builds);
+        await Task.WhenAll(lanes.Keys.Where(l => l is not (Lanes.Builds or Lanes.Listings)).Select(Lane));
+        await Lane(Lanes.Listings);
         Assert.True(failures.IsEmpty, string.Join("\n\n", failures.OrderBy(f => f.Command.File, StringComparer.Ordinal).ThenBy(f => f.Command.Line).Select(f => f.Problem)));
         Assert.Equal(userRunsBefore, UserRuns());
         Assert.Empty(Rules.Where(r => !planned.Any(p => p.Rule == r)).Select(r => "rule matches no documented command (remove it): " + r.Pattern));

@@ -52,6 +52,19 @@ public class MemoryBudgetTests
     }
 
     [Fact]
+    public void ASweepIsJudgedByItsLargestStep()
+    {
+        var budget = new MemoryBudget(100 * MiB, "a test's");
+        var spec = Table(slices: 1, concurrency: 1, batchSize: 100, entitySize: 16_384) with { Sweep = new SweepSpec("tableInsert.concurrency", [1, 8, 64]) };
+
+        var refused = budget.Refusal(spec);
+
+        Assert.NotNull(refused);
+        Assert.Contains("tableInsert.concurrency 64 ", refused.Rule, StringComparison.Ordinal);
+        Assert.Null(budget.Refusal(spec with { Sweep = new SweepSpec("tableInsert.concurrency", [1, 8]) }));
+    }
+
+    [Fact]
     public void AnInstanceLimitSmallerThanTheMachineIsTheBudget()
     {
         var budget = MemoryBudget.OfThisProcess(name => name == MemoryBudget.InstanceLimitSetting ? "512" : null, slicesPerProcess: 32);

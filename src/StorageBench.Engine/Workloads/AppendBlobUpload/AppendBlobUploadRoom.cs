@@ -39,6 +39,8 @@ public sealed class AppendBlobUploadRoom : Workload<AppendBlobUploadSpec, Append
         RateOf = t => t.MegabytesPerSecond,
     };
 
+    public override string CountField => "blobCount";
+
     public override TargetService Service => TargetService.Blob;
 
     /// <summary>Its own container beside the other blob uploads'.</summary>
@@ -48,7 +50,8 @@ public sealed class AppendBlobUploadRoom : Workload<AppendBlobUploadSpec, Append
 
     public override WorkloadSpec? SectionOf(RunSpec spec) => spec.AppendBlobUpload;
 
-    public override CapacityModel Capacity { get; } = new AppendBlobCapacity();
+    public override CapacityModel Capacity { get; } = new BlobCapacityModel(s => s.AppendBlobUpload!.Slices, s => s.AppendBlobUpload!.ParallelBlobs, PlanAppends,
+        s => $"{s.AppendBlobUpload!.BlobSizeBytes:N0}-byte append blobs in {s.AppendBlobUpload.AppendSizeBytes:N0}-byte Append Blocks", "blobs in flight/slice", "blob write operations");
 
     /// <summary>Appends per blob: the last one shorter when the size is not a multiple.</summary>
     public static long AppendsOf(AppendBlobUploadSpec s) => BlobWrites<int>.PartsOf(s.BlobSizeBytes, s.AppendSizeBytes);
@@ -111,38 +114,23 @@ public sealed class AppendBlobUploadRoom : Workload<AppendBlobUploadSpec, Append
         ("blobSizeBytes", I(section.BlobSizeBytes)), ("appendSizeBytes", I(section.AppendSizeBytes)), ("parallelBlobs", I(section.ParallelBlobs)), ("slices", I(section.Slices)),
     ];
 
-    /// <summary>Its capacity model: slices and accounts for MB/s of append blobs, each blob one append at a time.</summary>
-    private sealed class AppendBlobCapacity : CapacityModel
+    /// <summary>Its plan: slices and accounts for MB/s of append blobs, each blob one append at a time.</summary>
+    private static PlanOutcome PlanAppends(List<MeasuredStep> sustained, MeasuredStep op, PlanRequest request, ScalabilityTargets targets, PriceTable prices)
     {
-        public override int Slices(RunSpec spec) => spec.AppendBlobUpload!.Slices;
-
-        public override int InFlight(RunSpec spec) => spec.AppendBlobUpload!.ParallelBlobs;
-
-        public override PlanOutcome Plan(List<MeasuredStep> sustained, MeasuredStep op, PlanRequest request, ScalabilityTargets targets, PriceTable prices)
-        {
-            var a = op.Spec.AppendBlobUpload!;
-            double appendMb = Math.Min(a.AppendSizeBytes, a.BlobSizeBytes) / 1e6, target = request.Target;
-            // An Append Block per append, and one create per blob.
-            double requestsPerHour = (target / appendMb + target * 1e6 / a.BlobSizeBytes) * 3600;
-            return CapacityPlanner.PlanBlobs(Instance, sustained, op, request, targets, prices,
-                new("append blob uploads", appendMb, $"{appendMb:0.###} MB appends", 1, a.ParallelBlobs, $"{a.ParallelBlobs} Append Blocks", requestsPerHour,
-                    prices.BlobWriteOperationsPer10k, target * 3600 / 1e3, 0),
-                (slices, duration) => op.Spec with
+        var a = op.Spec.AppendBlobUpload!;
+        double appendMb = Math.Min(a.AppendSizeBytes, a.BlobSizeBytes) / 1e6, target = request.Target;
+        // An Append Block per append, and one create per blob.
+        double requestsPerHour = (target / appendMb + target * 1e6 / a.BlobSizeBytes) * 3600;
+        return CapacityPlanner.PlanBlobs(Instance, sustained, op, request, targets, prices,
+            new("append blob uploads", appendMb, $"{appendMb:0.###} MB appends", a.ParallelBlobs, a.ParallelBlobs, $"{a.ParallelBlobs} Append Blocks", requestsPerHour,
+                prices.BlobWriteOperationsPer10k, target * 3600 / 1e3, 0),
+            (slices, duration) => op.Spec with
+            {
+                AppendBlobUpload = a with
                 {
-                    AppendBlobUpload = a with
-                    {
-                        Slices = slices, DurationSeconds = duration, WarmupSeconds = a.WarmupSeconds < duration ? a.WarmupSeconds : 0, WarmupOperations = 0,
-                        BlobCount = Math.Max(a.BlobCount, slices),
-                    },
-                });
-        }
-
-        public override string Describe(RunSpec spec) => $"{spec.AppendBlobUpload!.BlobSizeBytes:N0}-byte append blobs in {spec.AppendBlobUpload.AppendSizeBytes:N0}-byte Append Blocks";
-
-        public override string InFlightLabel => "blobs in flight/slice";
-
-        public override string ExpectedNote(CapacityPlan plan) => " (closed loop: at least this)";
-
-        public override string RequestsName => "blob write operations";
+                    Slices = slices, DurationSeconds = duration, WarmupSeconds = a.WarmupSeconds < duration ? a.WarmupSeconds : 0, WarmupOperations = 0,
+                    BlobCount = Math.Max(a.BlobCount, slices),
+                },
+            });
     }
 }

@@ -21,7 +21,7 @@ public sealed class LeanAppendBlocks : IDisposable
     {
         _transport = transport;
         _wire = wire;
-        _container = $"{transport.Account.BlobEndpoint ?? throw new InvalidOperationException("the lean blob driver needs a blob endpoint")}/{containerName}/";
+        _container = LeanBlob.ContainerUrl(transport, containerName);
         _appends = [.. Enumerable.Range(0, loops).Select(_ => NewRequest("application/octet-stream"))];
         // The SDK sends a create with an empty body and no Content-Type.
         _creates = [.. Enumerable.Range(0, loops).Select(_ => NewRequest(null))];
@@ -32,22 +32,10 @@ public sealed class LeanAppendBlocks : IDisposable
         }
     }
 
-    private LeanRequest NewRequest(string? contentType)
-    {
-        var request = new LeanRequest(_transport, HttpMethod.Put, contentType, 0);
-        request.Set("Accept", "application/xml");
-        request.Set("User-Agent", LeanBlockUploads.UserAgent);
-        request.Set("x-ms-version", _transport.Account.BlobVersion);
-        request.Set("x-ms-return-client-request-id", "true");
-        return request;
-    }
+    private LeanRequest NewRequest(string? contentType) => LeanBlob.Request(_transport, HttpMethod.Put, contentType);
 
     /// <summary>A blob's address and its canonicalized resource path, once per blob.</summary>
-    public LeanBlob Blob(string blobName)
-    {
-        string url = _container + blobName;
-        return new(url, "/" + _transport.Account.Name + new Uri(url).AbsolutePath);
-    }
+    public LeanBlob Blob(string blobName) => LeanBlob.In(_transport, _container, blobName);
 
     /// <summary>Put Blob on loop <paramref name="loop"/>: the append blob, created empty.</summary>
     public Task CreateAsync(int loop, LeanBlob blob) => SendAsync(_creates[loop], blob, "", "");

@@ -43,7 +43,11 @@ public sealed partial class BlobDownloadRoom : Workload<BlobDownloadSpec, BlobDo
 
     public override string CountField => "downloadCount";
 
-    public override Capacity.CapacityModel Capacity { get; } = new Capacity.BlobDownloadCapacity();
+    public override Capacity.CapacityModel Capacity { get; } = new Capacity.BlobCapacityModel(s => s.BlobDownload!.Slices, s => s.BlobDownload!.ParallelRanges,
+        Engine.Capacity.CapacityPlanner.PlanBlobDownload, s => s.BlobDownload!.RangeSizeBytes > 0
+            ? $"{s.BlobDownload.BlobSizeBytes:N0}-byte blobs read in {s.BlobDownload.RangeSizeBytes:N0}-byte ranges"
+            : $"{s.BlobDownload.BlobSizeBytes:N0}-byte blobs read whole",
+        "ranges in flight/slice", "blob read operations");
 
     public override TargetService Service => TargetService.Blob;
 

@@ -24,7 +24,7 @@ public sealed class LeanBlobDownloads : IDisposable
     {
         _transport = transport;
         _wire = wire;
-        _container = $"{transport.Account.BlobEndpoint ?? throw new InvalidOperationException("the lean blob driver needs a blob endpoint")}/{containerName}/";
+        _container = LeanBlob.ContainerUrl(transport, containerName);
         _sas = transport.Account.Sas is { } s ? "?" + s : "";
         _workers = [.. Enumerable.Range(0, workers).Select(_ => NewRequest())];
         _sign = SignAsync;
@@ -32,22 +32,14 @@ public sealed class LeanBlobDownloads : IDisposable
 
     private LeanRequest NewRequest()
     {
-        var request = new LeanRequest(_transport, HttpMethod.Get, "", 0);
+        var request = LeanBlob.Request(_transport, HttpMethod.Get, "");
         // A GET has no body: no Content-Length, no Content-Type (as the SDK sends it).
         request.Message.Content = null;
-        request.Set("Accept", "application/xml");
-        request.Set("User-Agent", LeanBlockUploads.UserAgent);
-        request.Set("x-ms-version", _transport.Account.BlobVersion);
-        request.Set("x-ms-return-client-request-id", "true");
         return request;
     }
 
     /// <summary>A blob's address and its canonicalized resource path, once per blob.</summary>
-    public LeanBlob Blob(string blobName)
-    {
-        string url = _container + blobName;
-        return new(url + _sas, "/" + _transport.Account.Name + new Uri(url).AbsolutePath);
-    }
+    public LeanBlob Blob(string blobName) => LeanBlob.In(_transport, _container, blobName, _sas);
 
     /// <summary>
     /// Get Blob: the whole blob (<paramref name="length"/> 0) or <paramref name="length"/> bytes from <paramref name="offset"/>,

@@ -26,7 +26,9 @@ public sealed class BlobUploadRoom : Workload<BlobUploadSpec, BlobSlicePlan, Ver
 
     public override WorkloadSpec? SectionOf(RunSpec spec) => spec.BlobUpload;
 
-    public override Capacity.CapacityModel Capacity { get; } = new Capacity.BlobUploadCapacity();
+    public override Capacity.CapacityModel Capacity { get; } = new Capacity.BlobCapacityModel(s => s.BlobUpload!.Slices, s => s.BlobUpload!.ParallelBlocks,
+        Engine.Capacity.CapacityPlanner.PlanBlob, s => $"{s.BlobUpload!.BlobSizeBytes:N0}-byte blobs in {s.BlobUpload.BlockSizeBytes:N0}-byte blocks", "blocks in flight/slice",
+        "blob write operations");
 
     protected override IReadOnlyList<BlobSlicePlan> Plan(StepPlan stepPlan, BlobUploadSpec section, ClientSettings client) =>
         PlanSlices(stepPlan.RunId, stepPlan.StepId, stepPlan.TargetName, section, client, stepPlan.StartAtUtc, stepPlan.TargetAccounts);

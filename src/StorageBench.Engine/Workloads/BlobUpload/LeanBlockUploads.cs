@@ -35,7 +35,7 @@ public sealed class LeanBlockUploads : IDisposable
     {
         _transport = transport;
         _wire = wire;
-        _container = $"{transport.Account.BlobEndpoint ?? throw new InvalidOperationException("the lean blob driver needs a blob endpoint")}/{containerName}/";
+        _container = LeanBlob.ContainerUrl(transport, containerName);
         string sas = transport.Account.Sas is { } s ? "&" + s : "";
         _blockQueries = [.. blockIds.Select(id => "?comp=block&blockid=" + Uri.EscapeDataString(id) + sas)];
         _blockCanonical = [.. blockIds.Select(id => $"\nblockid:{id}\ncomp:block")];
@@ -46,22 +46,10 @@ public sealed class LeanBlockUploads : IDisposable
         _sign = SignAsync;
     }
 
-    private LeanRequest NewRequest(string contentType, int capacity)
-    {
-        var request = new LeanRequest(_transport, HttpMethod.Put, contentType, capacity);
-        request.Set("Accept", "application/xml");
-        request.Set("User-Agent", UserAgent);
-        request.Set("x-ms-version", _transport.Account.BlobVersion);
-        request.Set("x-ms-return-client-request-id", "true");
-        return request;
-    }
+    private LeanRequest NewRequest(string contentType, int capacity) => LeanBlob.Request(_transport, HttpMethod.Put, contentType, capacity);
 
     /// <summary>A blob's address and its canonicalized resource path, once per blob.</summary>
-    public LeanBlob Blob(string blobName)
-    {
-        string url = _container + blobName;
-        return new(url, "/" + _transport.Account.Name + new Uri(url).AbsolutePath);
-    }
+    public LeanBlob Blob(string blobName) => LeanBlob.In(_transport, _container, blobName);
 
     /// <summary>Put Block <paramref name="index"/> of a blob: the first <paramref name="size"/> bytes of the shared <paramref name="block"/>.</summary>
     public async Task StageBlockAsync(int worker, LeanBlob blob, int index, byte[] block, int size)

@@ -111,4 +111,27 @@ public sealed class LeanRequest : IDisposable
 }
 
 /// <summary>A blob as the lean driver addresses it: its URL, and "/account/container/name" for Shared Key.</summary>
-public sealed record LeanBlob(string Url, string CanonicalPath);
+public sealed record LeanBlob(string Url, string CanonicalPath)
+{
+    /// <summary>Blob <paramref name="blobName"/> under <paramref name="containerUrl"/> ("…/container/"), its URL ending in <paramref name="query"/>: once per blob.</summary>
+    public static LeanBlob In(LeanTransport transport, string containerUrl, string blobName, string query = "")
+    {
+        string url = containerUrl + blobName;
+        return new(url + query, "/" + transport.Account.Name + new Uri(url).AbsolutePath);
+    }
+
+    /// <summary>"{blob endpoint}/{container}/": where a lean blob driver's blobs are.</summary>
+    public static string ContainerUrl(LeanTransport transport, string containerName) =>
+        $"{transport.Account.BlobEndpoint ?? throw new InvalidOperationException("the lean blob driver needs a blob endpoint")}/{containerName}/";
+
+    /// <summary>A reusable blob request with the headers the SDK sends on every one (Accept, User-Agent, x-ms-version, x-ms-return-client-request-id).</summary>
+    public static LeanRequest Request(LeanTransport transport, HttpMethod method, string? contentType, int capacity = 0)
+    {
+        var request = new LeanRequest(transport, method, contentType, capacity);
+        request.Set("Accept", "application/xml");
+        request.Set("User-Agent", LeanBlockUploads.UserAgent);
+        request.Set("x-ms-version", transport.Account.BlobVersion);
+        request.Set("x-ms-return-client-request-id", "true");
+        return request;
+    }
+}

@@ -29,7 +29,7 @@ public sealed class LeanPageUploads : IDisposable
     {
         _transport = transport;
         _wire = wire;
-        _container = $"{transport.Account.BlobEndpoint ?? throw new InvalidOperationException("the lean blob driver needs a blob endpoint")}/{containerName}/";
+        _container = LeanBlob.ContainerUrl(transport, containerName);
         string sas = transport.Account.Sas is { } s ? "&" + s : "";
         _pageQuery = "?comp=page" + sas;
         _blobSize = blobSizeBytes.ToString(CultureInfo.InvariantCulture);
@@ -54,22 +54,10 @@ public sealed class LeanPageUploads : IDisposable
     /// <summary>"bytes=first-last" (inclusive), as x-ms-range carries a page range.</summary>
     public static string Range(long offset, long length) => string.Create(CultureInfo.InvariantCulture, $"bytes={offset}-{offset + length - 1}");
 
-    private LeanRequest NewRequest(string? contentType)
-    {
-        var request = new LeanRequest(_transport, HttpMethod.Put, contentType, 0);
-        request.Set("Accept", "application/xml");
-        request.Set("User-Agent", LeanBlockUploads.UserAgent);
-        request.Set("x-ms-version", _transport.Account.BlobVersion);
-        request.Set("x-ms-return-client-request-id", "true");
-        return request;
-    }
+    private LeanRequest NewRequest(string? contentType) => LeanBlob.Request(_transport, HttpMethod.Put, contentType);
 
     /// <summary>A blob's address and its canonicalized resource path, once per blob.</summary>
-    public LeanBlob Blob(string blobName)
-    {
-        string url = _container + blobName;
-        return new(url, "/" + _transport.Account.Name + new Uri(url).AbsolutePath);
-    }
+    public LeanBlob Blob(string blobName) => LeanBlob.In(_transport, _container, blobName);
 
     /// <summary>Put Blob on loop <paramref name="worker"/>: the page blob, created at its full size (every page reads as zeros until written).</summary>
     public async Task CreateAsync(int worker, LeanBlob blob)

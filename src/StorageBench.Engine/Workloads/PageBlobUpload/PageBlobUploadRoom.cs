@@ -30,7 +30,9 @@ public sealed class PageBlobUploadRoom : Workload<PageBlobUploadSpec, PageBlobSl
 
     public override string CountField => "blobCount";
 
-    public override Capacity.CapacityModel Capacity { get; } = new Capacity.PageBlobUploadCapacity();
+    public override Capacity.CapacityModel Capacity { get; } = new Capacity.BlobCapacityModel(s => s.PageBlobUpload!.Slices, s => s.PageBlobUpload!.ParallelRanges,
+        Engine.Capacity.CapacityPlanner.PlanPageBlob, s => $"{s.PageBlobUpload!.BlobSizeBytes:N0}-byte page blobs in {s.PageBlobUpload.PageRangeBytes:N0}-byte Put Pages",
+        "pages in flight/slice", "blob write operations");
 
     public override TargetService Service => TargetService.Blob;
 
