@@ -46,8 +46,6 @@ public sealed class AppendBlobUploadRoom : Workload<AppendBlobUploadSpec, Append
     /// <summary>Its own container beside the other blob uploads'.</summary>
     public override string TargetSuffix => "a";
 
-    public override string CountField => "blobCount";
-
     public override WorkloadSpec? SectionOf(RunSpec spec) => spec.AppendBlobUpload;
 
     public override CapacityModel Capacity { get; } = new BlobCapacityModel(s => s.AppendBlobUpload!.Slices, s => s.AppendBlobUpload!.ParallelBlobs, PlanAppends,
