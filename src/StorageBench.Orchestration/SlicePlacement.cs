@@ -81,7 +81,7 @@ public static class SlicePlacement
                 // Past its time without a placement, the slice runs wherever it lands (and the step says it was not spread).
                 bool lift = now >= giveUpAt;
                 orders[i] = orders[i] with { SlicesPerWorker = lift ? null : cap, HandBacks = orders[i].HandBacks + 1 };
-                calls[i] = Call(context, orders[i]);
+                calls[i] = lift ? Call(context, orders[i]) : CallAfterAsync(context, orders[i]);
                 open.Add(i);
                 refusals++;
                 if (lift)
@@ -99,6 +99,19 @@ public static class SlicePlacement
         }
         return new Dispatch(calls, failure, refusals, cap, uncapped.Count > 0 ? Lifted(orders[0].Workload, uncapped, cap) : null);
     }
+
+    /// <summary>
+    /// A handed-back order queued again after <see cref="HandBackPause"/>: by then every worker polls at its idle pace, so the one that
+    /// just refused it is not the first to poll again, and the step's history grows by a few events a second, not hundreds.
+    /// </summary>
+    private static async Task<SliceOutcome> CallAfterAsync(TaskOrchestrationContext context, SliceOrder order)
+    {
+        await context.CreateTimer(HandBackPause, CancellationToken.None);
+        return await Call(context, order);
+    }
+
+    /// <summary>How long a handed-back order waits before it is queued again.</summary>
+    public static readonly TimeSpan HandBackPause = TimeSpan.FromMilliseconds(500);
 
     private static Task<SliceOutcome> Call(TaskOrchestrationContext context, SliceOrder order) =>
         ActivityList.RunSlice.CallAsync(context, order);
