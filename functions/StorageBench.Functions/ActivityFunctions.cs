@@ -1,6 +1,5 @@
 using Microsoft.Azure.Functions.Worker;
 using StorageBench.Engine.Cost;
-using StorageBench.Engine.Measurement;
 using StorageBench.Engine.ResultsStore;
 using StorageBench.Engine.Statistics;
 using StorageBench.Engine.Workloads;
@@ -29,7 +28,13 @@ public sealed class ActivityFunctions(BenchmarkActivities a)
     public Task<SeedResult> SeedSlice([ActivityTrigger] SliceOrder order, FunctionContext context) => ActivityList.SeedSlice.RunAsync(a, order, context.CancellationToken);
 
     [Function(ActivityNames.RunSlice)]
-    public Task<SliceResult> RunSlice([ActivityTrigger] SliceOrder order, FunctionContext context) => ActivityList.RunSlice.RunAsync(a, order, context.CancellationToken);
+    public Task<SliceOutcome> RunSlice([ActivityTrigger] SliceOrder order, FunctionContext context) => ActivityList.RunSlice.RunAsync(a, order, context.CancellationToken);
+
+    [Function(ActivityNames.ListWorkers)]
+    public Task<WorkerSeen[]> ListWorkers([ActivityTrigger] object? none, FunctionContext context) => ActivityList.ListWorkers.RunAsync(a, none, context.CancellationToken);
+
+    [Function(ActivityNames.StopRun)]
+    public Task<bool> StopRun([ActivityTrigger] string runId, FunctionContext context) => ActivityList.StopRun.RunAsync(a, runId, context.CancellationToken);
 
     [Function(ActivityNames.Verify)]
     public Task<VerificationResult> Verify([ActivityTrigger] VerifyOrder order, FunctionContext context) => ActivityList.Verify.RunAsync(a, order, context.CancellationToken);

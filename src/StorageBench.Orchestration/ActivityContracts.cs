@@ -23,6 +23,8 @@ public static class ActivityNames
     public const string StoreRun = "StoreRun";
     public const string EmitRunTelemetry = "EmitRunTelemetry";
     public const string CleanupLeftovers = "CleanupLeftovers";
+    public const string ListWorkers = "ListWorkers";
+    public const string StopRun = "StopRun";
 }
 
 /// <summary>The run orchestrator's input. Host names what started it (local-cli, http, timer).</summary>
@@ -56,9 +58,14 @@ public sealed record EnvironmentInfo(string TargetKind, string Machine, string R
     public IReadOnlyDictionary<string, string>? AzureSdk { get; init; }
     public string? GarbageCollector { get; init; }
 
+    /// <summary>The run's environment, with the workers (machine/process) that ran its slices: instances are their distinct machines.</summary>
+    public RunEnvironment ToRun(IReadOnlyCollection<string> workers, string host, EnvironmentInfo? end) =>
+        ToRun(Math.Max(1, workers.Select(WorkerFigures.MachineOf).Distinct(StringComparer.Ordinal).Count()), host, end) with { Workers = Math.Max(1, workers.Count) };
+
     /// <summary>The run's environment: these (the start's) figures, and the load and other processes' CPU share from start to <paramref name="end"/>.</summary>
     public RunEnvironment ToRun(int instances, string host, EnvironmentInfo? end) => new(TargetKind, instances, host, Machine, Runtime, ProcessorCount, TargetAccounts)
     {
+        Workers = instances,
         LoadAverageStart = MachineState?.LoadAverage1m,
         LoadAverageEnd = end?.MachineState?.LoadAverage1m,
         OtherProcessesCpuShare = MachineState is { } a && end?.MachineState is { } b ? MachineSnapshot.OtherProcessesShare(a, b) : null,
@@ -119,3 +126,16 @@ public static class WorkloadPayloads
 {
     public static WorkloadSummary Headline(WorkloadSummary w) => w with { Timeline = Timeline.Empty, LatencyDistribution = [], SliceAttempts = [], PerSlice = [] };
 }
+
+/// <summary>What a RunSlice call hands back: the slice's figures, or (placement) that this worker had no seat for it.</summary>
+public sealed record SliceOutcome(SliceResult? Result, SeatRefusal? Refused = null);
+
+/// <summary>
+/// A slice that would have broken its cap on <paramref name="Worker"/> (<paramref name="Running"/> slices of its step ran
+/// there): it did not run, and the step calls it again for another worker. <paramref name="Rerun"/>: an earlier execution
+/// of it reported progress (its worker died or stopped), so it is past its first placement.
+/// </summary>
+public sealed record SeatRefusal(string Worker, int Running, bool Rerun);
+
+/// <summary>A worker process up on the task hub (its last heartbeat within <see cref="WorkerRoster.Fresh"/>) and its activity limit.</summary>
+public sealed record WorkerSeen(string Worker, int? ActivityLimit);

@@ -1,6 +1,5 @@
 using Microsoft.DurableTask;
 using StorageBench.Engine.Cost;
-using StorageBench.Engine.Measurement;
 using StorageBench.Engine.ResultsStore;
 using StorageBench.Engine.Statistics;
 using StorageBench.Engine.Workloads;
@@ -18,7 +17,9 @@ public static class ActivityList
     public static readonly TypedActivity<object?, EnvironmentInfo> DescribeEnvironment = new(ActivityNames.DescribeEnvironment, (a, _, _) => a.DescribeEnvironmentAsync());
     public static readonly TypedActivity<StepTargets, TargetRequests> PrepareTargets = new(ActivityNames.PrepareTargets, (a, targets, ct) => a.PrepareTargetsAsync(targets, ct));
     public static readonly TypedActivity<SliceOrder, SeedResult> SeedSlice = new(ActivityNames.SeedSlice, (a, order, ct) => a.SeedSliceAsync(order, ct));
-    public static readonly TypedActivity<SliceOrder, SliceResult> RunSlice = new(ActivityNames.RunSlice, (a, order, ct) => a.RunSliceAsync(order, ct));
+    public static readonly TypedActivity<SliceOrder, SliceOutcome> RunSlice = new(ActivityNames.RunSlice, (a, order, ct) => a.RunSliceAsync(order, ct));
+    public static readonly TypedActivity<object?, WorkerSeen[]> ListWorkers = new(ActivityNames.ListWorkers, (a, _, ct) => a.ListWorkersAsync(ct));
+    public static readonly TypedActivity<string, bool> StopRun = new(ActivityNames.StopRun, (a, runId, ct) => a.StopRunAsync(runId, ct));
     public static readonly TypedActivity<VerifyOrder, VerificationResult> Verify = new(ActivityNames.Verify, (a, order, ct) => a.VerifyAsync(order, ct));
     public static readonly TypedActivity<StepTargets, TargetRequests> DeleteTargets = new(ActivityNames.DeleteTargets, (a, targets, ct) => a.DeleteTargetsAsync(targets, ct));
     public static readonly TypedActivity<StoreStepInput, bool> StoreStep = new(ActivityNames.StoreStep, (a, input, ct) => a.StoreStepAsync(input, ct));
@@ -30,8 +31,8 @@ public static class ActivityList
     /// <summary>The list a host binds (after the entries above: static fields are set in the order they are written).</summary>
     public static IReadOnlyList<IBindableActivity> All { get; } =
     [
-        CleanupLeftovers, DescribeEnvironment, PrepareTargets, SeedSlice, RunSlice, Verify, DeleteTargets, StoreStep, EmitStepTelemetry, CheckRegression,
-        StoreRun, EmitRunTelemetry,
+        CleanupLeftovers, DescribeEnvironment, PrepareTargets, SeedSlice, RunSlice, ListWorkers, StopRun, Verify, DeleteTargets, StoreStep, EmitStepTelemetry,
+        CheckRegression, StoreRun, EmitRunTelemetry,
     ];
 }
 

@@ -26,14 +26,16 @@ namespace StorageBench.Orchestration;
 /// <param name="policy">Deadlines of the storage calls outside the measured path (default: the results store's).</param>
 /// <param name="loggers">Where failures the run survives are logged (docs/faults.md, "Logs"); none when not given.</param>
 public sealed class BenchmarkActivities(IReadOnlyList<StorageTarget> targets, ResultsTableStore results, TimeProvider time, TelemetryEmitter? telemetry = null,
-    RegressionRule? regressionRule = null, StorageCallPolicy? policy = null, ILoggerFactory? loggers = null)
+    RegressionRule? regressionRule = null, StorageCallPolicy? policy = null, ILoggerFactory? loggers = null, WorkerSeats? seats = null, WorkerRoster? roster = null)
 {
+    private readonly WorkerSeats _seats = seats ?? new WorkerSeats(WorkerSeats.ProcessWorker);
+
     private readonly RegressionRule _rule = regressionRule ?? new RegressionRule();
     private readonly ILogger _logger = (loggers ?? NullLoggerFactory.Instance).CreateLogger<BenchmarkActivities>();
 
     private StorageCallPolicy Policy => policy ?? results.Policy;
 
-    private SliceRunner Slices => new(results, time, Policy, _logger);
+    private SliceRunner Slices => new(results, time, Policy, _logger, _seats);
 
     /// <summary>Deletes this tool's tables and containers (by the naming rule only) created more than the given hours ago.</summary>
     public async Task<CleanupResult> CleanupLeftoversAsync(double olderThanHours, CancellationToken ct)
@@ -63,12 +65,30 @@ public sealed class BenchmarkActivities(IReadOnlyList<StorageTarget> targets, Re
     public Task<TargetRequests> PrepareTargetsAsync(StepTargets input, CancellationToken ct) =>
         StorageCall.RunAsync("creating the step's table and container", Policy.Setup, t => StepStorage.CreateAsync(targets, input, t), ct);
 
-    /// <summary>A slice of any workload, with its cancel polls, progress and slice row (<see cref="SliceRunner"/>); its room runs it.</summary>
-    public Task<SliceResult> RunSliceAsync(SliceOrder order, CancellationToken ct)
+    /// <summary>
+    /// A slice of any workload, with its cancel polls, progress and slice row (<see cref="SliceRunner"/>); its room runs it.
+    /// Refused, running nothing, when this worker already runs the order's cap of the step's slices (placement).
+    /// </summary>
+    public Task<SliceOutcome> RunSliceAsync(SliceOrder order, CancellationToken ct)
     {
         var room = WorkloadList.Of(order.Workload);
-        return Slices.RunAsync(room.ProgressOf(order), order.RunId, (stop, live) => room.RunSliceAsync(order, targets[order.TargetIndex], time, stop, live, _logger), ct);
+        return Slices.RunAsync(order, room.ProgressOf(order), (stop, live) => room.RunSliceAsync(order, targets[order.TargetIndex], time, stop, live, _logger), ct);
     }
+
+    /// <summary>
+    /// Writes the run's stop signal, which its running slices poll about once a second: a step whose placement cannot be met
+    /// stops the slices that did start, so nothing is left running.
+    /// </summary>
+    public Task<bool> StopRunAsync(string runId, CancellationToken ct) =>
+        StorageCall.RunAsync("stopping the run's slices", Policy.Results, async t =>
+        {
+            await results.RequestCancelAsync(runId, t).ConfigureAwait(false);
+            return true;
+        }, ct);
+
+    /// <summary>The worker processes up on this task hub (their heartbeats in the control plane); none where workers do not register (the Function App).</summary>
+    public async Task<WorkerSeen[]> ListWorkersAsync(CancellationToken ct) =>
+        roster is null ? [] : [.. await StorageCall.RunAsync("listing the hub's workers", Policy.Quick, roster.ListAsync, ct).ConfigureAwait(false)];
 
     /// <summary>Writes what a reading workload's slice will read, outside the measured window; safe to run twice; stopped by the run's cancel.</summary>
     public Task<SeedResult> SeedSliceAsync(SliceOrder order, CancellationToken ct)

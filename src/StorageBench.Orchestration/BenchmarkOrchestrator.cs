@@ -40,82 +40,15 @@ public static class BenchmarkOrchestrator
                 Environment = new RunEnvironment("", 0, request.Host, "", "", 0), Errors = invalid,
             };
         }
-
-        var errors = new List<string>();
-        var notes = new List<string>();
-        var unmeasured = new List<UnmeasuredWorkload>();
         // Everything sent to the targets outside the measured windows: the preflight before the start, then each step's.
-        var side = TargetSideRequests.None with { Preflight = request.PreflightRequests };
-        if (request.CleanupOlderThanHours is { } hours)
-        {
-            // A driver killed mid-run leaves its step's table and container behind; the nightly run clears them first.
-            context.SetCustomStatus(new RunProgress("cleaning up leftovers", null, 0));
-            try
-            {
-                var cleaned = await ActivityList.CleanupLeftovers.CallAsync(context, hours);
-                side = side with { Cleanup = cleaned.Requests };
-            }
-            catch (Exception ex)
-            {
-                errors.Add("cleaning up leftovers: " + TaskFailures.Describe(ex));
-                side = side.Missing(TargetSideRequests.CleanupPhase);
-            }
-        }
+        var run = new RunSoFar { Side = TargetSideRequests.None with { Preflight = request.PreflightRequests } };
+        await CleanupAsync(context, request, run);
         var env = await ActivityList.DescribeEnvironment.CallAsync(context, null);
         var search = spec.Saturation is { } sat ? new SaturationSearch(sat) : null;
         var (parameter, values) = spec.Sweep is { } sweep ? (sweep.Parameter, sweep.Values)
             : search is not null ? (search.Parameter, search.Values)
             : ((string?)null, new[] { 0.0 });
-        var valueList = values.ToList();
-
-        var steps = new List<string>();
-        var hosts = new SortedSet<string>(StringComparer.Ordinal);
-        StepResult? last = null;
-        string? server = null;
-        string status = RunStatus.Completed;
-        for (int index = 0; index < valueList.Count; index++)
-        {
-            double value = valueList[index];
-            var stepSpec = parameter is null ? spec : SpecVariants.Apply(spec, parameter, value);
-            string stepId = Planner.StepId(runId, index);
-            steps.Add(stepId);
-            context.SetCustomStatus(new RunProgress("step", null, 0, index, valueList.Count));
-            string label = parameter is null ? "" : $"step {parameter}={value:0.###}: ";
-            try
-            {
-                last = await context.CallSubOrchestratorAsync<StepResult>(StepOrchestrator.Name,
-                    new StepInput(runId, index, startedUtc, stepSpec, parameter, parameter is null ? null : value, env, request.Host, JudgeStoredShare: search is null),
-                    new SubOrchestrationOptions { InstanceId = stepId });
-            }
-            catch (Exception ex)
-            {
-                errors.Add(label + TaskFailures.Report(ex));
-                side = side.Missing(TargetSideRequests.PreparePhase, TargetSideRequests.PrimingPhase, TargetSideRequests.VerifyPhase, TargetSideRequests.CleanupPhase);
-                status = ex is TaskFailedException stopped && stopped.IsCancellation() ? RunStatus.Canceled : RunStatus.Failed;
-                search?.Stop(value, "the step failed");
-                unmeasured.AddRange(WorkloadList.In(stepSpec).Select(w => w.Room.Name).Select(w => new UnmeasuredWorkload(w, parameter, parameter is null ? null : value,
-                    status == RunStatus.Canceled ? "canceled: the step ended without a result" : "the step ended without a result (see the errors)")));
-                NotStartedSteps(spec, parameter, valueList, index, status, unmeasured);
-                break;
-            }
-            hosts.UnionWith(last.Hosts);
-            server ??= last.Server;
-            side = last.SideRequests is { } stepSide ? side.Add(stepSide) : side;
-            errors.AddRange(last.Errors.Select(e => label + e));
-            notes.AddRange(last.Notes.Select(n => label + n));
-            unmeasured.AddRange(last.Unmeasured);
-            if (last.Status != RunStatus.Completed)
-            {
-                status = last.Status;
-                search?.Stop(value, last.Status == RunStatus.Canceled ? "the run was canceled" : "the step failed");
-                NotStartedSteps(spec, parameter, valueList, index, status, unmeasured);
-                break;
-            }
-            if (search is not null && !search.Continue(value, last.Workloads))
-            {
-                break;
-            }
-        }
+        await RunStepsAsync(context, request, startedUtc, env, search, parameter, [.. values], run);
 
         EnvironmentInfo? endEnv = null;
         try
@@ -125,33 +58,127 @@ public static class BenchmarkOrchestrator
         }
         catch (Exception ex)
         {
-            errors.Add("describing the machine at the end: " + TaskFailures.Describe(ex));
+            run.Errors.Add("describing the machine at the end: " + TaskFailures.Describe(ex));
         }
         var summary = new RunSummary
         {
             RunId = runId,
-            Status = status,
+            Status = run.Status,
             StartedUtc = startedUtc,
             EndedUtc = context.CurrentUtcDateTime,
             Spec = spec,
-            Environment = (env with { EmulatorVersion = env.TargetKind == "Azurite" ? server : null }).ToRun(Math.Max(1, hosts.Count), request.Host, endEnv),
-            Errors = errors,
-            Notes = notes,
-            Unmeasured = unmeasured,
+            Environment = (env with { EmulatorVersion = env.TargetKind == "Azurite" ? run.Server : null }).ToRun(run.Hosts, request.Host, endEnv),
+            Errors = run.Errors,
+            Notes = run.Notes,
+            Unmeasured = run.Unmeasured,
             Saturation = search?.Result(),
-            Steps = steps,
-            TargetSideRequests = side,
+            Steps = run.Steps,
+            TargetSideRequests = run.Side,
         };
-        // Only verified figures are judged: a run whose storage could not be counted (it stays Completed) gets no verdict.
-        if (request.CheckRegression && status == RunStatus.Completed && parameter is null && last is not null && last.Workloads.All(w => w.Verified.Matched))
+        return await FinishAsync(context, request, summary, parameter is null ? run.Last : null);
+    }
+
+    /// <summary>What the run has gathered so far, step by step: its errors, notes, workers and the requests outside its measured windows.</summary>
+    private sealed class RunSoFar
+    {
+        public List<string> Errors { get; } = [];
+        public List<string> Notes { get; } = [];
+        public List<UnmeasuredWorkload> Unmeasured { get; } = [];
+        public List<string> Steps { get; } = [];
+        public SortedSet<string> Hosts { get; } = new(StringComparer.Ordinal);
+        public TargetSideRequests Side { get; set; } = TargetSideRequests.None;
+        public StepResult? Last { get; set; }
+        public string? Server { get; set; }
+        public string Status { get; set; } = RunStatus.Completed;
+    }
+
+    /// <summary>A driver killed mid-run leaves its step's table and container behind; the nightly run clears them first.</summary>
+    private static async Task CleanupAsync(TaskOrchestrationContext context, RunRequest request, RunSoFar run)
+    {
+        if (request.CleanupOlderThanHours is not { } hours)
+        {
+            return;
+        }
+        context.SetCustomStatus(new RunProgress("cleaning up leftovers", null, 0));
+        try
+        {
+            var cleaned = await ActivityList.CleanupLeftovers.CallAsync(context, hours);
+            run.Side = run.Side with { Cleanup = cleaned.Requests };
+        }
+        catch (Exception ex)
+        {
+            run.Errors.Add("cleaning up leftovers: " + TaskFailures.Describe(ex));
+            run.Side = run.Side.Missing(TargetSideRequests.CleanupPhase);
+        }
+    }
+
+    /// <summary>Each step as a sub-orchestration, in order, until one does not complete or the search stops.</summary>
+    private static async Task RunStepsAsync(TaskOrchestrationContext context, RunRequest request, DateTime startedUtc, EnvironmentInfo env, SaturationSearch? search,
+        string? parameter, List<double> values, RunSoFar run)
+    {
+        var spec = request.Spec;
+        for (int index = 0; index < values.Count; index++)
+        {
+            double value = values[index];
+            var stepSpec = parameter is null ? spec : SpecVariants.Apply(spec, parameter, value);
+            string stepId = Planner.StepId(context.InstanceId, index);
+            run.Steps.Add(stepId);
+            context.SetCustomStatus(new RunProgress("step", null, 0, index, values.Count));
+            string label = parameter is null ? "" : $"step {parameter}={value:0.###}: ";
+            StepResult last;
+            try
+            {
+                last = await context.CallSubOrchestratorAsync<StepResult>(StepOrchestrator.Name,
+                    new StepInput(context.InstanceId, index, startedUtc, stepSpec, parameter, parameter is null ? null : value, env, request.Host, JudgeStoredShare: search is null),
+                    new SubOrchestrationOptions { InstanceId = stepId });
+            }
+            catch (Exception ex)
+            {
+                run.Errors.Add(label + TaskFailures.Report(ex));
+                run.Side = run.Side.Missing(TargetSideRequests.PreparePhase, TargetSideRequests.PrimingPhase, TargetSideRequests.VerifyPhase, TargetSideRequests.CleanupPhase);
+                run.Status = ex is TaskFailedException stopped && stopped.IsCancellation() ? RunStatus.Canceled : RunStatus.Failed;
+                search?.Stop(value, "the step failed");
+                run.Unmeasured.AddRange(WorkloadList.In(stepSpec).Select(w => w.Room.Name).Select(w => new UnmeasuredWorkload(w, parameter, parameter is null ? null : value,
+                    run.Status == RunStatus.Canceled ? "canceled: the step ended without a result" : "the step ended without a result (see the errors)")));
+                NotStartedSteps(spec, parameter, values, index, run.Status, run.Unmeasured);
+                return;
+            }
+            run.Last = last;
+            run.Hosts.UnionWith(last.Hosts);
+            run.Server ??= last.Server;
+            run.Side = last.SideRequests is { } stepSide ? run.Side.Add(stepSide) : run.Side;
+            run.Errors.AddRange(last.Errors.Select(e => label + e));
+            run.Notes.AddRange(last.Notes.Select(n => label + n));
+            run.Unmeasured.AddRange(last.Unmeasured);
+            if (last.Status != RunStatus.Completed)
+            {
+                run.Status = last.Status;
+                search?.Stop(value, last.Status == RunStatus.Canceled ? "the run was canceled" : "the step failed");
+                NotStartedSteps(spec, parameter, values, index, run.Status, run.Unmeasured);
+                return;
+            }
+            if (search is not null && !search.Continue(value, last.Workloads))
+            {
+                return;
+            }
+        }
+    }
+
+    /// <summary>
+    /// Judges a plain run against its baseline if asked (only verified figures are judged), then stores the run's row and sends its
+    /// telemetry. <paramref name="plain"/> is the only step of a run without a sweep or search (null otherwise).
+    /// </summary>
+    private static async Task<RunSummary> FinishAsync(TaskOrchestrationContext context, RunRequest request, RunSummary summary, StepResult? plain)
+    {
+        // A run whose storage could not be counted (it stays Completed) gets no verdict.
+        if (request.CheckRegression && summary.Status == RunStatus.Completed && plain is not null && plain.Workloads.All(w => w.Verified.Matched))
         {
             context.SetCustomStatus(new RunProgress("checking regression", null, 0));
             try
             {
                 summary = summary with
                 {
-                    Regression = await ActivityList.CheckRegression.CallAsync(context,
-                        RegressionInput.From(spec.Scenario, runId, startedUtc, last.Workloads)),
+                    Regression = await ActivityList.CheckRegression.CallAsync(context, RegressionInput.From(request.Spec.Scenario, summary.RunId, summary.StartedUtc, plain.Workloads)),
                 };
             }
             catch (Exception ex)
@@ -168,7 +195,7 @@ public static class BenchmarkOrchestrator
         catch (Exception ex)
         {
             // One rule for steps and runs: a result that could not be stored is Failed (its figures are in the local summary only).
-            summary = summary with { Status = status == RunStatus.Canceled ? RunStatus.Canceled : RunStatus.Failed, Errors = [.. summary.Errors, "storing result: " + TaskFailures.Describe(ex)] };
+            summary = summary with { Status = summary.Status == RunStatus.Canceled ? RunStatus.Canceled : RunStatus.Failed, Errors = [.. summary.Errors, "storing result: " + TaskFailures.Describe(ex)] };
         }
         try
         {

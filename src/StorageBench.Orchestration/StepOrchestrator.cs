@@ -32,134 +32,169 @@ public static class StepOrchestrator
         var created = context.CurrentUtcDateTime;
         var rooms = WorkloadList.In(spec).Select(w => w.Room).ToList();
         var targets = StepTargets.For(stepId, created, rooms);
-        var workloads = new List<WorkloadSummary>();
-        var accepted = new List<AcceptedSlices>();
-        var errors = new List<string>();
-        // What lost nothing measured (a slice that ran again; progress, cancel polls or slice rows that missed; verification that
-        // could not read storage): reported as notes, not errors, and the status stands.
-        var notes = new List<string>();
-        var hosts = new SortedSet<string>(StringComparer.Ordinal);
-        bool canceled = false;
-        // When the step saw the cancel (its slices poll for it about once a second), and the workloads it sent slices for.
-        DateTime? canceledAt = null;
-        var fannedOut = new List<string>();
-        TargetRequests? made = null, deleted = null;
-        // What the step sends the targets outside its measured window; a phase that could not report its count is named.
-        var side = TargetSideRequests.None;
+        var step = new StepSoFar();
         try
         {
             context.SetCustomStatus(new RunProgress("preparing", null, 0, input.Index));
-            made = await ActivityList.PrepareTargets.CallAsync(context, targets);
-            foreach (var room in rooms)
+            step.Made = await ActivityList.PrepareTargets.CallAsync(context, targets);
+            var roster = await SlicePlacement.WorkersAsync(context);
+            // A later workload starts only when the ones before it ran whole.
+            for (int i = 0; i < rooms.Count && !step.Canceled && step.Errors.Count == 0; i++)
             {
-                if (canceled || errors.Count > 0)
-                {
-                    break;   // a later workload starts only when the ones before it ran whole
-                }
-                string target = Planner.TargetName(room, stepId, created);
-                SeedResult[] seeds = [];
-                if (room.Seeds)
-                {
-                    (side, seeds) = await SeedAsync(context, room, spec, new StepPlan(input.RunId, stepId, target, context.CurrentUtcDateTime, input.Environment.TargetAccounts),
-                        input.Index, side, errors);
-                    if (errors.Count > 0)
-                    {
-                        break;
-                    }
-                }
-                var stepPlan = new StepPlan(input.RunId, stepId, target, StartAt(context, spec), input.Environment.TargetAccounts);
-                var orders = room.Plan(stepPlan, spec);
-                var (slices, stopped) = await FanOutAsync(context, orders, room.Name, input.Index, errors, notes);
-                fannedOut.Add(room.Name);
-                canceled |= stopped;
-                canceledAt ??= canceled ? context.CurrentUtcDateTime : null;
-                side = Primed(side, slices, orders.Count);
-                if (slices.Count > 0)
-                {
-                    var verified = await VerifyAsync(context, room.VerifyOrderOf(spec, stepPlan, slices), room.Name, orders.Count, input.Index, errors, notes);
-                    side = Verified(side, verified);
-                    var summary = TransactionCounts.WithSeeding(room.Summarize(spec, slices, verified), room.SeedingLine(seeds));
-                    workloads.Add(summary);
-                    accepted.Add(new AcceptedSlices(room.Name, Attempts(slices)));
-                    hosts.UnionWith(slices.Select(s => s.Worker));
-                }
+                await RunWorkloadAsync(context, input, rooms[i], created, roster, step);
             }
         }
         catch (Exception ex)
         {
-            canceled |= ex is TaskFailedException stoppedTask && stoppedTask.IsCancellation();
-            canceledAt ??= canceled ? context.CurrentUtcDateTime : null;
-            errors.Add(TaskFailures.Report(ex));
+            step.Canceled |= ex is TaskFailedException stoppedTask && stoppedTask.IsCancellation();
+            step.CanceledAt ??= step.Canceled ? context.CurrentUtcDateTime : null;
+            step.Errors.Add(TaskFailures.Report(ex));
         }
         finally
         {
             context.SetCustomStatus(new RunProgress("cleaning up", null, 0, input.Index));
             try
             {
-                deleted = await ActivityList.DeleteTargets.CallAsync(context, targets);
+                step.Deleted = await ActivityList.DeleteTargets.CallAsync(context, targets);
             }
             catch (Exception ex)
             {
-                errors.Add("cleanup: " + TaskFailures.Describe(ex));
+                step.Errors.Add("cleanup: " + TaskFailures.Describe(ex));
             }
         }
         // Creating and deleting the table and container are requests too: the cost estimate counts them.
-        workloads = [.. workloads.Select(w => TransactionCounts.WithTargets(w, WorkloadList.Of(w.Workload).Service, Planner.TargetName(WorkloadList.Of(w.Workload), stepId, created), made, deleted))];
-        side = made is null ? side.Missing(TargetSideRequests.PreparePhase) : side with { Prepare = made.Tables + made.Containers };
-        side = deleted is null ? side.Missing(TargetSideRequests.CleanupPhase) : side with { Cleanup = deleted.Tables + deleted.Containers };
+        var workloads = step.Workloads.Select(w => TransactionCounts.WithTargets(w, WorkloadList.Of(w.Workload).Service,
+            Planner.TargetName(WorkloadList.Of(w.Workload), stepId, created), step.Made, step.Deleted)).ToList();
+        var side = step.Made is null ? step.Side.Missing(TargetSideRequests.PreparePhase) : step.Side with { Prepare = step.Made.Tables + step.Made.Containers };
+        side = step.Deleted is null ? side.Missing(TargetSideRequests.CleanupPhase) : side with { Cleanup = step.Deleted.Tables + step.Deleted.Containers };
+        var (status, unmeasured) = Judge(input, rooms, workloads, step);
+        var env = (input.Environment with { EmulatorVersion = input.Environment.TargetKind == "Azurite" ? step.Made?.Server : null }).ToRun(step.Hosts, input.Host, null);
+        // A step's workloads name their step in everything that leaves it (row, telemetry, result): sweep-curve.kql selects on it.
+        var stepped = input.Parameter is null ? workloads : [.. workloads.Select(w => w with { StepParameter = input.Parameter, StepValue = input.Value })];
+        status = await StoreAsync(context, input, status, env, stepped, unmeasured, step);
+        return new StepResult(stepId, input.Index, input.Parameter, input.Value, status, step.Errors, stepped, [.. step.Hosts])
+        {
+            Server = step.Made?.Server, SideRequests = side, Notes = step.Notes, Unmeasured = unmeasured,
+        };
+    }
 
-        if (input.JudgeStoredShare && !canceled)
+    /// <summary>What the step has gathered so far, workload by workload.</summary>
+    private sealed class StepSoFar
+    {
+        public List<WorkloadSummary> Workloads { get; } = [];
+        public List<AcceptedSlices> Accepted { get; } = [];
+        public List<string> Errors { get; } = [];
+        // What lost nothing measured (a slice that ran again; progress, cancel polls or slice rows that missed; verification that
+        // could not read storage): reported as notes, not errors, and the status stands.
+        public List<string> Notes { get; } = [];
+        public SortedSet<string> Hosts { get; } = new(StringComparer.Ordinal);
+        public bool Canceled { get; set; }
+        // When the step saw the cancel (its slices poll for it about once a second), and the workloads it sent slices for.
+        public DateTime? CanceledAt { get; set; }
+        public List<string> FannedOut { get; } = [];
+        public TargetRequests? Made { get; set; }
+        public TargetRequests? Deleted { get; set; }
+        // What the step sends the targets outside its measured window; a phase that could not report its count is named.
+        public TargetSideRequests Side { get; set; } = TargetSideRequests.None;
+    }
+
+    /// <summary>One workload of the step: seed what it reads, place and run its slices, verify and summarize what they handed back.</summary>
+    private static async Task RunWorkloadAsync(TaskOrchestrationContext context, StepInput input, Workload room, DateTime created, WorkerSeen[] roster, StepSoFar step)
+    {
+        var spec = input.Spec;
+        string target = Planner.TargetName(room, context.InstanceId, created);
+        SeedResult[] seeds = [];
+        if (room.Seeds)
+        {
+            (step.Side, seeds) = await SeedAsync(context, room, spec, new StepPlan(input.RunId, context.InstanceId, target, context.CurrentUtcDateTime, input.Environment.TargetAccounts),
+                input.Index, step.Side, step.Errors);
+            if (step.Errors.Count > 0)
+            {
+                return;
+            }
+        }
+        var stepPlan = new StepPlan(input.RunId, context.InstanceId, target, StartAt(context, spec), input.Environment.TargetAccounts);
+        var orders = room.Plan(stepPlan, spec);
+        var (slices, stopped, unplaced) = await StepFanOut.RunAsync(context, orders, room.Name, input.Index, spec, roster, step.Errors, step.Notes);
+        step.FannedOut.Add(room.Name);
+        if (unplaced is not null)
+        {
+            // Its slices were stopped before they measured together: no figures, and no later workload.
+            step.Errors.Add(unplaced);
+            return;
+        }
+        step.Canceled |= stopped;
+        step.CanceledAt ??= step.Canceled ? context.CurrentUtcDateTime : null;
+        step.Side = Primed(step.Side, slices, orders.Count);
+        if (slices.Count > 0)
+        {
+            var verified = await VerifyAsync(context, room.VerifyOrderOf(spec, stepPlan, slices), room.Name, orders.Count, input.Index, step.Errors, step.Notes);
+            step.Side = Verified(step.Side, verified);
+            step.Workloads.Add(TransactionCounts.WithSeeding(room.Summarize(spec, slices, verified), room.SeedingLine(seeds)) with
+            {
+                PerWorker = WorkerFigures.Of(slices, room.Kind),
+            });
+            step.Accepted.Add(new AcceptedSlices(room.Name, Attempts(slices)));
+            step.Hosts.UnionWith(slices.Select(s => s.Worker));
+        }
+    }
+
+    /// <summary>The step's status from its errors and cancel, and every workload of the spec that has no figures, with why.</summary>
+    private static (string Status, UnmeasuredWorkload[] Unmeasured) Judge(StepInput input, List<Workload> rooms, List<WorkloadSummary> workloads, StepSoFar step)
+    {
+        var spec = input.Spec;
+        if (input.JudgeStoredShare && !step.Canceled)
         {
             // A run that lost a significant share of its work must not look like a success.
-            errors.AddRange(workloads.Where(w => w.UnstoredShare > spec.MaxUnstoredShare).Select(w =>
+            step.Errors.AddRange(workloads.Where(w => w.UnstoredShare > spec.MaxUnstoredShare).Select(w =>
                 $"{w.Workload}: {w.Planned - w.Stored:N0} of {w.Planned:N0} planned {WorkloadKind.Of(w.Workload).PlannedUnit} " +
                 $"({w.UnstoredShare * 100:0.0}%) were not stored, over maxUnstoredShare {spec.MaxUnstoredShare * 100:0.###}%"));
         }
         // A workload that measured nothing (all warm-up, nothing sent) is not a result: the step fails, naming it.
-        errors.AddRange(SummaryCalculator.NothingMeasured(workloads, canceled));
-        string status = canceled ? RunStatus.Canceled : errors.Count > 0 ? RunStatus.Failed : RunStatus.Completed;
-        // Every workload of the spec is in the summary: with figures, or here with why it has none.
+        step.Errors.AddRange(SummaryCalculator.NothingMeasured(workloads, step.Canceled));
+        string status = step.Canceled ? RunStatus.Canceled : step.Errors.Count > 0 ? RunStatus.Failed : RunStatus.Completed;
         UnmeasuredWorkload[] unmeasured = [.. rooms.Select(r => r.Name).Where(name => !workloads.Any(w => w.Workload == name)).Select(name => new UnmeasuredWorkload(name, input.Parameter, input.Value,
-            !fannedOut.Contains(name) ? NotStarted(canceledAt, "an earlier part of the step failed (see the errors)")
-            : canceledAt is { } at ? $"canceled at {Utc(at)} before any slice handed back figures"
+            !step.FannedOut.Contains(name) ? NotStarted(step.CanceledAt, "an earlier part of the step failed (see the errors)")
+            : step.CanceledAt is { } at ? $"canceled at {Utc(at)} before any slice handed back figures"
             : "no slice handed back figures (see the errors)"))];
+        return (status, unmeasured);
+    }
+
+    /// <summary>Stores the step's row and sends its telemetry; a row that could not be stored makes the step Failed (its figures stay in the result).</summary>
+    private static async Task<string> StoreAsync(TaskOrchestrationContext context, StepInput input, string status, RunEnvironment env, List<WorkloadSummary> workloads,
+        UnmeasuredWorkload[] unmeasured, StepSoFar step)
+    {
         var ended = context.CurrentUtcDateTime;
-        var env = (input.Environment with { EmulatorVersion = input.Environment.TargetKind == "Azurite" ? made?.Server : null }).ToRun(Math.Max(1, hosts.Count), input.Host, null);
-        // A step's workloads name their step in everything that leaves it (row, telemetry, result): sweep-curve.kql selects on it.
-        var stepped = input.Parameter is null ? workloads : [.. workloads.Select(w => w with { StepParameter = input.Parameter, StepValue = input.Value })];
-        WorkloadSummary[] headlines = [.. stepped.Select(WorkloadPayloads.Headline)];
+        WorkloadSummary[] headlines = [.. workloads.Select(WorkloadPayloads.Headline)];
         try
         {
             await ActivityList.StoreStep.CallAsync(context, new StoreStepInput(
-                new StepRecord(input.RunId, spec.Scenario, input.RunStartedUtc, ended, env, input.Index, input.Parameter, input.Value, status, errors, headlines)
+                new StepRecord(input.RunId, input.Spec.Scenario, input.RunStartedUtc, ended, env, input.Index, input.Parameter, input.Value, status, step.Errors, headlines)
                 {
-                    Notes = notes, Unmeasured = unmeasured,
+                    Notes = step.Notes, Unmeasured = unmeasured,
                 },
-                [.. accepted]));
+                [.. step.Accepted]));
         }
         catch (Exception ex)
         {
             // One rule for steps and runs: a result that could not be stored is Failed (its figures are in the local summary only).
-            status = canceled ? RunStatus.Canceled : RunStatus.Failed;
-            errors.Add("storing the step's result: " + TaskFailures.Describe(ex));
+            status = step.Canceled ? RunStatus.Canceled : RunStatus.Failed;
+            step.Errors.Add("storing the step's result: " + TaskFailures.Describe(ex));
         }
         try
         {
             var run = new RunSummary
             {
-                RunId = input.RunId, Status = status, StartedUtc = input.RunStartedUtc, EndedUtc = ended, Spec = spec, Environment = env,
+                RunId = input.RunId, Status = status, StartedUtc = input.RunStartedUtc, EndedUtc = ended, Spec = input.Spec, Environment = env,
             };
             await ActivityList.EmitStepTelemetry.CallAsync(context, new StepTelemetryInput(run, headlines));
         }
         catch (Exception ex)
         {
             // The benchmark itself stands; the missing telemetry is reported, not hidden.
-            errors.Add("telemetry: " + TaskFailures.Describe(ex));
+            step.Errors.Add("telemetry: " + TaskFailures.Describe(ex));
         }
-        return new StepResult(stepId, input.Index, input.Parameter, input.Value, status, errors, stepped, [.. hosts])
-        {
-            Server = made?.Server, SideRequests = side, Notes = notes, Unmeasured = unmeasured,
-        };
+        return status;
     }
 
     /// <summary>
@@ -233,70 +268,4 @@ public static class StepOrchestrator
     /// <summary>All slices of a workload begin at one instant chosen here, so they really run together.</summary>
     private static DateTime StartAt(TaskOrchestrationContext context, RunSpec spec) =>
         context.CurrentUtcDateTime.AddSeconds(spec.StartDelaySeconds);
-
-    /// <summary>
-    /// One activity per slice, all awaited: a slice that fails is named in the errors, and the figures
-    /// of the slices that completed are kept. Stopped is true when the run was canceled under them.
-    /// </summary>
-    private static async Task<(List<SliceResult> Done, bool Stopped)> FanOutAsync(TaskOrchestrationContext context,
-        IReadOnlyList<SliceOrder> plans, string workload, int step, List<string> errors, List<string> notes)
-    {
-        context.SetCustomStatus(new RunProgress(RunningPhase, workload, plans.Count, step));
-        var calls = plans.Select(p => ActivityList.RunSlice.CallAsync(context, p)).ToList();
-        try
-        {
-            await Task.WhenAll(calls);
-        }
-        catch
-        {
-            // Each call is looked at below; WhenAll only reports the first failure.
-        }
-        var done = new List<SliceResult>();
-        bool stopped = false;
-        // One line per kind of note across the slices, and a failure's stack once: a step's errors stay small
-        // (they are its output, within the payload budget) however many slices there are.
-        var noted = new OrderedDictionary<string, List<(int Slice, string Detail)>>(StringComparer.Ordinal);
-        var detailed = new HashSet<string>(StringComparer.Ordinal);
-        for (int i = 0; i < calls.Count; i++)
-        {
-            if (calls[i].IsCompletedSuccessfully)
-            {
-                done.Add(calls[i].Result);
-                stopped |= calls[i].Result.Canceled;
-                if (calls[i].Result.StopReason is { } reason)
-                {
-                    errors.Add($"{workload} slice {i} stopped early: {reason}");
-                }
-                foreach (string note in calls[i].Result.Notes)
-                {
-                    int colon = note.IndexOf(": ", StringComparison.Ordinal);
-                    string kind = colon < 0 ? note : note[..colon];
-                    if (!noted.TryGetValue(kind, out var slices))
-                    {
-                        noted[kind] = slices = [];
-                    }
-                    slices.Add((i, colon < 0 ? "" : note[(colon + 2)..]));
-                }
-            }
-            else if (calls[i].Exception?.InnerException is TaskFailedException canceledSlice && canceledSlice.IsCancellation())
-            {
-                stopped = true;
-            }
-            else
-            {
-                var failure = calls[i].Exception?.InnerException;
-                errors.Add($"{workload} slice {i}: " + (failure is TaskFailedException failed && detailed.Add(failed.FailureDetails.ErrorType + "\n" + failed.FailureDetails.ErrorMessage)
-                    ? failed.Report()
-                    : failure?.Message));
-            }
-        }
-        foreach (var (kind, slices) in noted)
-        {
-            var (first, detail) = slices[0];
-            notes.Add(slices.Count == 1
-                ? $"{workload} slice {first}: {kind}: {detail}"
-                : $"{workload}, {slices.Count} of {plans.Count} slices: {kind} (slice {first}: {detail})");
-        }
-        return (done, stopped);
-    }
 }

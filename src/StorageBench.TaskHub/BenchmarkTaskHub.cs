@@ -4,6 +4,7 @@ using StorageBench.Engine.Statistics;
 using StorageBench.Engine.Telemetry;
 using StorageBench.Engine.Targets;
 using StorageBench.Orchestration;
+using StorageBench.Orchestration.Activities;
 
 namespace StorageBench.TaskHub;
 
@@ -36,11 +37,26 @@ public static class BenchmarkTaskHub
     /// to account i mod count).
     /// </summary>
     /// <param name="configure">Changes the registry before the worker starts (tests: an activity that crashes or runs twice).</param>
-    public static Task<LocalTaskHub> StartAsync(StorageTarget hubStore, IReadOnlyList<StorageTarget> targets, ResultsTableStore results, TaskHubSettings settings,
+    /// <remarks>The worker is on the hub's roster (<see cref="WorkerRoster"/>) before it takes work, and off it when disposed.</remarks>
+    public static async Task<LocalTaskHub> StartAsync(StorageTarget hubStore, IReadOnlyList<StorageTarget> targets, ResultsTableStore results, TaskHubSettings settings,
         TelemetryEmitter? telemetry = null, ILoggerFactory? loggers = null, Action<TaskRegistry>? configure = null, CancellationToken ct = default)
     {
-        var registry = Registry(new BenchmarkActivities(targets, results, TimeProvider.System, telemetry, loggers: loggers), loggers?.CreateLogger<TaskRegistry>());
+        var logger = (loggers ?? Microsoft.Extensions.Logging.Abstractions.NullLoggerFactory.Instance).CreateLogger<WorkerRoster>();
+        var roster = new WorkerRoster(results, settings.HubName, settings.WorkerName, settings.MaxConcurrentActivities, TimeProvider.System, logger);
+        var activities = new BenchmarkActivities(targets, results, TimeProvider.System, telemetry, loggers: loggers, seats: new WorkerSeats(settings.WorkerName), roster: roster);
+        var registry = Registry(activities, loggers?.CreateLogger<TaskRegistry>());
         configure?.Invoke(registry);
-        return LocalTaskHub.StartAsync(hubStore, settings, registry, ct);
+        await roster.StartAsync(ct).ConfigureAwait(false);
+        try
+        {
+            var hub = await LocalTaskHub.StartAsync(hubStore, settings, registry, ct).ConfigureAwait(false);
+            hub.DisposeWith(roster);
+            return hub;
+        }
+        catch
+        {
+            await roster.DisposeAsync().ConfigureAwait(false);
+            throw;
+        }
     }
 }

@@ -48,6 +48,11 @@ public sealed class LocalTaskHub : IRunOrchestrationClient, IAsyncDisposable
 
     public TaskHubSettings Settings { get; }
 
+    private readonly List<IAsyncDisposable> _companions = [];
+
+    /// <summary>Something that lives as long as this hub's worker (its roster entry): disposed first when the hub stops.</summary>
+    public void DisposeWith(IAsyncDisposable companion) => _companions.Add(companion);
+
     /// <summary>
     /// Creates the hub's queues, tables and containers where missing, and (with a registry) starts a worker that runs
     /// its orchestrations and activities until disposed. Without one it is a client only: it starts and watches runs
@@ -175,6 +180,10 @@ public sealed class LocalTaskHub : IRunOrchestrationClient, IAsyncDisposable
         if (Interlocked.Exchange(ref _disposed, 1) == 1)
         {
             return;
+        }
+        foreach (var companion in _companions)
+        {
+            await companion.DisposeAsync().ConfigureAwait(false);
         }
         await _stopping.CancelAsync().ConfigureAwait(false);
         if (_worker is not null)

@@ -46,6 +46,9 @@ public sealed record TaskHubSettings
     /// <summary>The worker's name in the hub's leases and in each slice's row (default: machine and process id).</summary>
     public string WorkerId { get; init; } = $"{Environment.MachineName}-{Environment.ProcessId}";
 
+    /// <summary>The worker's name in slice results and on the hub's roster: machine and process id, as a Function App instance's is (tests give each in-process worker its own).</summary>
+    public string WorkerName { get; init; } = Orchestration.Activities.WorkerSeats.ProcessWorker;
+
     /// <summary>The engine's own logs (DurableTask.Core, DurableTask.AzureStorage): warnings and above are worth reading.</summary>
     public ILoggerFactory? Loggers { get; init; }
 

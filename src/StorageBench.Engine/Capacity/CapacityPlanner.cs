@@ -114,7 +114,9 @@ public static partial class CapacityPlanner
     /// <summary>The written spec keeps only the planned workload and must pass the validator the run command applies, or the plan is not one.</summary>
     private static PlanOutcome Finish(CapacityPlan planned)
     {
-        var plan = planned with { Spec = Only(planned.Spec, planned.Workload) };
+        // The plan's instances are machines: at most slices ÷ instances of its slices share one worker, so the run spreads over that many.
+        var placement = new PlacementSpec { SlicesPerWorker = (planned.Slices + planned.Instances - 1) / Math.Max(1, planned.Instances) };
+        var plan = planned with { Spec = Only(planned.Spec, planned.Workload) with { Placement = placement } };
         var errors = RunSpecValidator.Validate(plan.Spec);
         return errors.Count == 0 ? new(plan, null) : Refuse("the spec that would carry the plan out is invalid: " + string.Join("; ", errors));
     }

@@ -75,7 +75,12 @@ public sealed record SliceResult
     public int ProcessId { get; init; }
 
     /// <summary>The worker that ran this execution: machine and process, as a Function App instance or a `storagebench worker` is one.</summary>
-    public string Worker => $"{Host}/{ProcessId}";
+    public string Worker { get => _worker ?? $"{Host}/{ProcessId}"; init => _worker = value; }
+
+    private readonly string? _worker;
+
+    /// <summary>It started late because its worker was running other slices of the step up to its activity limit (not because of startDelaySeconds).</summary>
+    public bool WaitedForWorker { get; init; }
     public double ProcessCpuSecondsAtStart { get; init; }
     public double ProcessCpuSecondsAtEnd { get; init; }
     /// <summary>Blob only: MD5 (base64) of the content every blob of this slice was given.</summary>

@@ -26,7 +26,7 @@ public static class ReportWriter
         var b = new StringBuilder();
         b.AppendLine(CultureInfo.InvariantCulture, $"# StorageBench run {s.RunId} — {s.Status}");
         b.AppendLine();
-        b.AppendLine(CultureInfo.InvariantCulture, $"Scenario `{s.Spec?.Scenario}` · target {s.Environment.TargetKind} · host {s.Environment.Host} on {s.Environment.Machine} ({s.Environment.ProcessorCount} cores, {s.Environment.Runtime}) · {s.Environment.Instances} instance(s)");
+        b.AppendLine(CultureInfo.InvariantCulture, $"Scenario `{s.Spec?.Scenario}` · target {s.Environment.TargetKind} · host {s.Environment.Host} on {s.Environment.Machine} ({s.Environment.ProcessorCount} cores, {s.Environment.Runtime}) · {s.Environment.Instances} instance(s), {s.Environment.Workers} worker(s)");
         b.AppendLine(CultureInfo.InvariantCulture, $"Started {s.StartedUtc:u}, ended {s.EndedUtc:u}");
         var env = s.Environment;
         // How busy the machine was and which build ran: what explains two runs that differ.
@@ -103,6 +103,7 @@ public static class ReportWriter
             string schedule = w.ScheduleLag is { } lagged ? " " + Schedule(lagged) : "";
             b.AppendLine(CultureInfo.InvariantCulture, $"- {Label(w)}: {w.Measures}.{blobs}{warmup}{LateStart(w)}{schedule}{priming} Driver CPU {F(w.ClientCpuSeconds, "0.00")} s ({cpu}). Verified: {w.Verified.Detail}.");
         }
+        WorkerTable.AppendMarkdown(b, s);
         if (withCost)
         {
             CostReport.AppendMarkdown(b, s);
@@ -133,8 +134,13 @@ public static class ReportWriter
         {
             return "";
         }
-        double firstRuns = spread.RerunSlices > 0 ? spread.FirstRunsMaxStartLagSeconds : spread.MaxStartLagSeconds;
+        double firstRuns = spread.RerunSlices + spread.WaitedSlices > 0 ? spread.FirstRunsMaxStartLagSeconds : spread.MaxStartLagSeconds;
         string late = firstRuns > LateStartSeconds ? $" WARNING: slices passed the synchronized start up to {F(firstRuns * 1000, "0")} ms late; raise startDelaySeconds." : "";
+        if (spread.WaitedSlices > 0)
+        {
+            late += $" WARNING: {spread.WaitedSlices} slice(s) waited for a worker: their workers were running other slices of the step up to their activity limit, " +
+                "so they started when those ended (see the notes); startDelaySeconds cannot change that.";
+        }
         if (spread.RerunSlices > 0 && spread.MaxStartLagSeconds > Math.Max(firstRuns, LateStartSeconds))
         {
             late += $" WARNING: {spread.RerunSlices} slice(s) ran again after an earlier execution was lost (a worker stopped, or the run was resumed) and passed " +

@@ -39,6 +39,18 @@ public sealed record RunSpec
 
     /// <summary>Step one parameter up until throttling or p99 passes a bound; report the highest sustainable value.</summary>
     public SaturationSpec? Saturation { get; init; }
+
+    /// <summary>How many of a step's slices one worker process may run at once; null: every worker up takes an even share (docs/architecture.md, "Placement").</summary>
+    public PlacementSpec? Placement { get; init; }
+}
+
+/// <summary>
+/// Where a step's slices run: at most <see cref="SlicesPerWorker"/> of them at once in one worker process (a
+/// `storagebench worker`, the CLI's own worker, or a Function App instance's worker), so a run asking for 8 machines gets 8.
+/// </summary>
+public sealed record PlacementSpec
+{
+    public int SlicesPerWorker { get; init; } = 1;
 }
 
 /// <param name="Parameter">A numeric field's path in the spec, e.g. "tableInsert.batchSize".</param>

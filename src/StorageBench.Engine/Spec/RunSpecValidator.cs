@@ -34,6 +34,10 @@ public static partial class RunSpecValidator
                 errors.Add(new("client.driver", SpecChecks.Quote(spec.Client.Driver), "must be \"lean\" (hand-written requests, the default) or \"sdk\" (the Azure SDK clients)"));
             }
         }
+        if (spec.Placement is { } placement)
+        {
+            errors.Range("placement.slicesPerWorker", placement.SlicesPerWorker, 1, ServiceLimits.MaxSlices, "(slices of a step one worker runs at once)");
+        }
         var sections = Workloads.WorkloadList.In(spec).ToList();
         if (sections.Count == 0)
         {

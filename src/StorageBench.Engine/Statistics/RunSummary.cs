@@ -77,6 +77,9 @@ public sealed record SaturationResult(string Parameter, double? HighestSustainab
 /// <param name="TargetAccounts">Storage accounts the slices were spread over.</param>
 public sealed record RunEnvironment(string TargetKind, int Instances, string Host, string Machine, string Runtime, int ProcessorCount, int TargetAccounts = 1)
 {
+    /// <summary>Distinct worker processes that ran slices (`storagebench worker`s, the CLI's own, Function App instances' workers); 0 in rows from before it was kept.</summary>
+    public int Workers { get; init; }
+
     /// <summary>The driver machine's 1-minute load average when the run started and when it ended (null off Linux).</summary>
     public double? LoadAverageStart { get; init; }
     public double? LoadAverageEnd { get; init; }
@@ -118,7 +121,10 @@ public sealed record SliceSpread(double MinUnitsPerSecond, double MedianUnitsPer
     /// <summary>Slices whose accepted execution was a re-run (an earlier one was lost: its worker stopped, or the run was resumed).</summary>
     public int RerunSlices { get; init; }
 
-    /// <summary>The latest start of the slices that ran once: what startDelaySeconds governs (a re-run starts whenever it can).</summary>
+    /// <summary>Slices that started late because their worker ran other slices of the step up to its activity limit (not the start delay's doing).</summary>
+    public int WaitedSlices { get; init; }
+
+    /// <summary>The latest start of the slices that ran once and did not wait for a worker: what startDelaySeconds governs.</summary>
     public double FirstRunsMaxStartLagSeconds { get; init; }
 }
 

@@ -112,7 +112,8 @@ public static class SummaryCalculator
             LatencyDistribution = Distribution(histogram, HistogramBins),
             SliceSpread = new SliceSpread(rates[0], Robust.Median(rates), rates[^1], slices.Max(s => s.StartLagSeconds))
             {
-                RerunSlices = slices.Count(s => s.Rerun), FirstRunsMaxStartLagSeconds = slices.Where(s => !s.Rerun).Select(s => s.StartLagSeconds).DefaultIfEmpty().Max(),
+                RerunSlices = slices.Count(s => s.Rerun), WaitedSlices = slices.Count(s => s.WaitedForWorker),
+                FirstRunsMaxStartLagSeconds = slices.Where(s => !s.Rerun && !s.WaitedForWorker).Select(s => s.StartLagSeconds).DefaultIfEmpty().Max(),
             },
             SliceAttempts = [.. slices.OrderBy(s => s.SliceIndex).Select(s => s.AttemptId)],
             DurationSeconds = duration,

@@ -102,6 +102,9 @@ public sealed record WorkloadSummary
     /// together (they are too many to travel through the orchestration); empty when it was unreachable.
     /// </summary>
     public IReadOnlyList<SliceSummary> PerSlice { get; init; } = [];
+
+    /// <summary>Per worker process: its slices, rate and CPU per unit (WorkerFigures); reports show them when more than one worker ran slices.</summary>
+    public IReadOnlyList<WorkerFigures> PerWorker { get; init; } = [];
     /// <summary>Every request the workload's step sent for it, by kind, as counted (the cost estimate prices these).</summary>
     public IReadOnlyList<TransactionLine> Transactions { get; init; } = [];
     /// <summary>Bytes the service held: entities stored × entity size (payload only), or committed blobs × blob size; warm-up included.</summary>

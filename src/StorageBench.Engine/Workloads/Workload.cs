@@ -155,7 +155,14 @@ public sealed record SliceHeader(string RunId, string StepId, int SliceIndex, Da
 public sealed record StepPlan(string RunId, string StepId, string TargetName, DateTime StartAtUtc, int TargetAccounts = 1);
 
 /// <summary>One slice of a workload's step as it crosses the orchestration boundary: what every slice has, and its room's own plan.</summary>
-public sealed record SliceOrder(string Workload, string RunId, string StepId, int SliceIndex, DateTime StartAtUtc, int TargetIndex, JsonElement Plan);
+public sealed record SliceOrder(string Workload, string RunId, string StepId, int SliceIndex, DateTime StartAtUtc, int TargetIndex, JsonElement Plan)
+{
+    /// <summary>At most this many slices of the step run at once on one worker (placement); null: no cap.</summary>
+    public int? SlicesPerWorker { get; init; }
+
+    /// <summary>How many times a worker with no room handed this order back before this call (placement).</summary>
+    public int HandBacks { get; init; }
+}
 
 /// <summary>A workload's verification input as it crosses the orchestration boundary.</summary>
 public sealed record VerifyOrder(string Workload, JsonElement Input);

@@ -2,6 +2,7 @@ using Microsoft.Extensions.Logging;
 using StorageBench.Engine.Measurement;
 using StorageBench.Engine.ResultsStore;
 using StorageBench.Engine.StorageCalls;
+using StorageBench.Engine.Workloads;
 
 namespace StorageBench.Orchestration.Activities;
 
@@ -14,15 +15,34 @@ namespace StorageBench.Orchestration.Activities;
 /// back no figures: it throws <see cref="HostStoppingException"/>, so the host abandons the work item and Durable runs the
 /// slice again (that execution's note says re-run). Only the run's cancel signal makes partial figures a result.
 /// </summary>
-internal sealed class SliceRunner(ResultsTableStore results, TimeProvider time, StorageCallPolicy policy, ILogger logger)
+internal sealed class SliceRunner(ResultsTableStore results, TimeProvider time, StorageCallPolicy policy, ILogger logger, WorkerSeats seats)
 {
-    public async Task<SliceResult> RunAsync(SliceProgress progress, string runId, Func<CancellationToken, LiveSlice, Task<SliceResult>> run, CancellationToken ct)
+    /// <summary>
+    /// The slice, if this worker has a seat for it under the order's cap (placement); otherwise it runs nothing here and
+    /// hands the order back, saying whether an earlier execution of it ran (the step then calls it again).
+    /// </summary>
+    public async Task<SliceOutcome> RunAsync(SliceOrder order, SliceProgress progress, Func<CancellationToken, LiveSlice, Task<SliceResult>> run, CancellationToken ct)
+    {
+        using var seat = seats.TryTake(order.StepId, order.Workload, order.SliceIndex, order.SlicesPerWorker);
+        if (seat is null)
+        {
+            var (earlier, _) = await StorageCall.TryAsync("earlier execution", policy.Quick,
+                t => results.SliceProgressAsync(order.RunId, order.StepId, order.Workload, order.SliceIndex, t), CancellationToken.None, logger).ConfigureAwait(false);
+            return new SliceOutcome(null, new SeatRefusal(seats.Worker, seats.Running(order.StepId, order.Workload), earlier is not null));
+        }
+        // Taken after the start instant, never handed back, behind slices of its own step that ended here: this worker's activity
+        // limit held it in the queue (a slice handed back was late for its placement, which a longer start delay helps).
+        bool waited = seat.WaitedForWorker && order.HandBacks == 0 && time.GetUtcNow().UtcDateTime > order.StartAtUtc;
+        var result = await RunAsync(progress with { Worker = seats.Worker }, order.RunId, run, ct).ConfigureAwait(false);
+        return new SliceOutcome(result with { WaitedForWorker = waited });
+    }
+
+    private async Task<SliceResult> RunAsync(SliceProgress progress, string runId, Func<CancellationToken, LiveSlice, Task<SliceResult>> run, CancellationToken ct)
     {
         using var stop = CancellationTokenSource.CreateLinkedTokenSource(ct);
         using var done = new CancellationTokenSource();
         var live = new LiveSlice();
         var misses = new BookkeepingMisses();
-        progress = progress with { Worker = $"{Environment.MachineName}/{Environment.ProcessId}" };
         bool rerun = await ClaimAsync(runId, progress, misses).ConfigureAwait(false);
         var watch = WatchAsync(runId, progress, live, stop, done.Token, misses);
         SliceResult? result = null;
@@ -47,6 +67,8 @@ internal sealed class SliceRunner(ResultsTableStore results, TimeProvider time, 
             logger.SliceLeftToRerun(progress.Slice, progress.StepId, live.Read().Units, why);
             throw new HostStoppingException($"slice {progress.Slice} of {progress.StepId} was stopped by its host's shutdown {why}: it hands back no figures, and Durable runs it again");
         }
+        // Its row and its result name the worker it ran on (in tests, one of several in one process).
+        result = result with { Worker = seats.Worker };
         await BookkeepingAsync(progress, misses, "final progress update skipped", policy.Quick,
             t => results.SaveProgressAsync(runId, progress with { Counts = live.Read(), UpdatedUtc = time.GetUtcNow().UtcDateTime, Done = true, Latency = live.ReadLatency() }, t)).ConfigureAwait(false);
         // When this fails, the figures still travel back in the result; only the per-slice row is missing (the notes say so).

@@ -110,6 +110,11 @@ public class CapacityPlannerTests
         Assert.Equal(5, small.DriverCores!.Value, 3);
         Assert.Equal((5, 3), (small.Instances, large.Instances));
         Assert.True(large.Cost.ComputePerHour > small.Cost.ComputePerHour);   // 3 × 4 GB costs more than 5 × 2 GB
+        // The written spec places the slices so no worker runs more than its instance's share of them.
+        foreach (var plan in new[] { small, large })
+        {
+            Assert.Equal((plan.Slices + plan.Instances - 1) / plan.Instances, plan.Spec.Placement!.SlicesPerWorker);
+        }
     }
 
     [Fact]

@@ -113,9 +113,10 @@ public class ResumeAndScaleOutTests(ITestOutputHelper output)
             Assert.True(table.Verified.Matched, table.Verified.Detail);
             var workers = table.PerSlice.Select(s => s.Worker).ToList();
             output.WriteLine("slices ran on: " + string.Join(", ", table.PerSlice.Select(s => $"{s.SliceIndex}→{s.Worker}")));
-            // Both workers ran slices, none ran here, and the run counts them as two instances.
+            // Both workers ran slices, none ran here: two worker processes, on one machine (one instance).
             Assert.Equal([$"{Environment.MachineName}/{a.Id}", $"{Environment.MachineName}/{b.Id}"], workers.Distinct().Order());
-            Assert.Equal(2, summary.Environment.Instances);
+            Assert.Equal(2, summary.Environment.Workers);
+            Assert.Equal(1, summary.Environment.Instances);
         }
         finally
         {

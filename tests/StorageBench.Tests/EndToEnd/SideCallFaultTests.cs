@@ -241,7 +241,7 @@ public class SideCallFaultTests(AzuriteFixture azurite, ITestOutputHelper output
             """);
         var plan = TableInsertRoom.PlanSlices(runId, Planner.StepId(runId, 0), table, spec.TableInsert!, spec.Client, DateTime.UtcNow, 1).Single();
 
-        var slice = await activities.RunSliceAsync(TableInsertRoom.Instance.Pack(plan), default).WaitAsync(TimeSpan.FromMinutes(2));
+        var slice = (await activities.RunSliceAsync(TableInsertRoom.Instance.Pack(plan), default).WaitAsync(TimeSpan.FromMinutes(2))).Result!;
 
         output.WriteLine($"no token for the results store: {slice.Units} entities, {slice.Counts.Failed} failed; notes: {string.Join(" | ", slice.Notes)}");
         Assert.True(slice.Units > 0 && slice.Counts.Failed == 0, "the slice measured its writes");
@@ -290,7 +290,7 @@ public class SideCallFaultTests(AzuriteFixture azurite, ITestOutputHelper output
         var plan = TableInsertRoom.PlanSlices(runId, stepId, "sbtauth", spec.TableInsert!, spec.Client, DateTime.UtcNow, 1).Single();
 
         var clock = Stopwatch.StartNew();
-        var slice = await activities.RunSliceAsync(TableInsertRoom.Instance.Pack(plan), default).WaitAsync(TimeSpan.FromMinutes(2));
+        var slice = (await activities.RunSliceAsync(TableInsertRoom.Instance.Pack(plan), default).WaitAsync(TimeSpan.FromMinutes(2))).Result!;
 
         output.WriteLine($"auth failure: slice result after {clock.Elapsed.TotalSeconds:0.0} s: {slice.Counts.Operations} operations, {slice.Counts.Failed} failed");
         Assert.Equal(4, slice.Counts.Operations);

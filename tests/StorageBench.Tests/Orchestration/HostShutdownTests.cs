@@ -4,7 +4,6 @@ using DurableTask.Core;
 using Microsoft.DurableTask.Worker.Shims;
 using Microsoft.DurableTask.Worker;
 using Microsoft.Extensions.Logging.Abstractions;
-using StorageBench.Engine.Measurement;
 using StorageBench.Engine.Planning;
 using StorageBench.Engine.Spec;
 using StorageBench.Engine.Workloads;
@@ -45,7 +44,7 @@ public class HostShutdownTests(AzuriteFixture azurite, ITestOutputHelper output)
 
         // Durable runs it again: that execution says it is a re-run, and only its own writes are counted.
         var again = await functions.RunSlice(TableInsertRoom.Instance.Pack(plan with { Workload = plan.Workload with { DurationSeconds = 1 }, StartAtUtc = DateTime.UtcNow }),
-            new TestFunctionContext(CancellationToken.None)).WaitAsync(TimeSpan.FromMinutes(2));
+            new TestFunctionContext(CancellationToken.None)).WaitAsync(TimeSpan.FromMinutes(2)) is { Result: { } ran } ? ran : throw new Xunit.Sdk.XunitException("refused");
         Assert.False(again.Canceled);
         Assert.Contains(again.Notes, n => n.StartsWith("re-run: an earlier execution on worker ", StringComparison.Ordinal));
         var verified = await Engine.Verification.GroundTruth.VerifyTableAsync([azurite.Target], table, [again.AttemptId], again.Units + again.WarmupUnits, default);
@@ -63,7 +62,7 @@ public class HostShutdownTests(AzuriteFixture azurite, ITestOutputHelper output)
         var slice = functions.RunSlice(TableInsertRoom.Instance.Pack(plan), new TestFunctionContext(host.Token));
         await StopWhenStoredAsync(table, host, cancelRun: plan.RunId);
 
-        var result = await slice.WaitAsync(TimeSpan.FromMinutes(2));
+        var result = (await slice.WaitAsync(TimeSpan.FromMinutes(2))).Result!;
         output.WriteLine($"canceled run, host stopped: {result.Units} entities, canceled {result.Canceled}");
         Assert.True(result.Canceled);
         Assert.True(result.Units > 0, "the slice hands back what it stored");
@@ -97,7 +96,7 @@ public class HostShutdownTests(AzuriteFixture azurite, ITestOutputHelper output)
         await StopWhenStoredAsync(table, stopping, cancelRun: plan.RunId);
 
         string? output = await slice.WaitAsync(TimeSpan.FromMinutes(2));
-        var result = (SliceResult)new PayloadConverter().Deserialize(output, typeof(SliceResult))!;
+        var result = ((SliceOutcome)new PayloadConverter().Deserialize(output, typeof(SliceOutcome))!).Result!;
         Assert.True(result.Canceled);
         Assert.True(result.Units > 0, "the slice hands back what it stored");
         await azurite.Tables.DeleteTableAsync(table);
