@@ -130,14 +130,16 @@ public class StopSignalTests(ITestOutputHelper output)
               "tableInsert": { "entitySizeBytes": 128, "batchSize": 20, "partitionCount": 2, "concurrency": 2, "slices": 2, "durationSeconds": 30,
                                "targetOperationsPerSecond": 10 } }
             """);
-        await using var first = Cli.Start(output, "worker", "--connection-string", storage.ConnectionString, "--max-activities", "2");
+        // A hub of its own: a worker of another test on the shared hub would take this run's slices to its own target.
+        string hub = "sigterm" + Guid.NewGuid().ToString("N")[..8];
+        await using var first = Cli.Start(output, "worker", "--connection-string", storage.ConnectionString, "--task-hub", hub, "--max-activities", "2");
         await Waits.UntilAsync(() => Task.FromResult(first.Output.Contains("Worker ", StringComparison.Ordinal)), TimeSpan.FromMinutes(2), "the first worker's line");
         var stdout = new StringWriter();
-        var run = Task.Run(() => CliApp.RunAsync(["run", "--external-workers", "--spec", spec, "--connection-string", storage.ConnectionString, "--out", Path.Combine(dir, "out")],
+        var run = Task.Run(() => CliApp.RunAsync(["run", "--external-workers", "--task-hub", hub, "--spec", spec, "--connection-string", storage.ConnectionString, "--out", Path.Combine(dir, "out")],
             stdout, new StringWriter(), default));
         // Both slices are writing on the first worker, the only one; then a second joins and the first is sent SIGTERM.
         await Waits.ForEntitiesAsync(target, null, 200, TimeSpan.FromSeconds(120));
-        await using var second = Cli.Start(output, "worker", "--connection-string", storage.ConnectionString, "--max-activities", "2");
+        await using var second = Cli.Start(output, "worker", "--connection-string", storage.ConnectionString, "--task-hub", hub, "--max-activities", "2");
         await Waits.UntilAsync(() => Task.FromResult(second.Output.Contains("Worker ", StringComparison.Ordinal)), TimeSpan.FromMinutes(2), "the second worker's line");
 
         var signaled = Stopwatch.StartNew();
