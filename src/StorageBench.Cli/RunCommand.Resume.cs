@@ -15,6 +15,21 @@ public static partial class RunCommand
     /// from their start (each says so in the step's errors; only the accepted executions' writes are counted, the others'
     /// deleted). Then its reports are written as `run` writes them; exit codes as `run`'s.
     /// </summary>
+    /// <summary>
+    /// <c>--resume</c> with no target given (no option, no setting): the file the run's target was read from when it was started,
+    /// if it was one. Only its path was kept, so the key is given once, in its file.
+    /// </summary>
+    private static async Task<RunOptions> WithRememberedTargetAsync(RunOptions options, TextWriter stdout)
+    {
+        if (options.Resume is not { } runId || options.ConnectionString is not null || CliTargets.GivenTargets(null, out _).Count > 0
+            || RunTargetFiles.Recall(runId) is not { } file)
+        {
+            return options;
+        }
+        await Human(options, stdout).WriteLineAsync($"Target: the connection string in {file}, as run {runId} was started.").ConfigureAwait(false);
+        return options with { ConnectionString = (await File.ReadAllTextAsync(file).ConfigureAwait(false)).Trim(), ConnectionStringFile = file };
+    }
+
     private static async Task<int> ResumeAsync(string runId, RunOptions options, TextWriter stdout, TextWriter stderr, bool terminal, CancellationToken ct)
     {
         if (await OutputsAsync(options, stderr).ConfigureAwait(false) is not { } prices)

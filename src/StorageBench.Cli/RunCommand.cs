@@ -21,7 +21,8 @@ public enum RunOutput { Default, Verbose, Quiet, Json }
 /// <param name="TaskHub">The task hub (null: a hub of the run's own, or with --external-workers the shared default one).</param>
 /// <param name="HubConnectionString">The control plane's account (null: the STORAGEBENCH_HUB_CONNECTION_STRING setting, else the hub store's Azurite).</param>
 public sealed record RunOptions(string? Spec, string? Out, string? ConnectionString, string? Prices, RunOutput Output = RunOutput.Default, bool Force = false,
-    bool Nightly = false, string? TaskHub = null, string? Resume = null, bool ExternalWorkers = false, string? HubConnectionString = null)
+    bool Nightly = false, string? TaskHub = null, string? Resume = null, bool ExternalWorkers = false, string? HubConnectionString = null,
+    string? ConnectionStringFile = null)
 {
     /// <summary>
     /// The hub a run goes through: --task-hub, else with --external-workers the shared default (the workers must find it
@@ -82,13 +83,15 @@ public static partial class RunCommand
         command.SetAction((r, ct) => RunAsync(
             new RunOptions(r.GetValue(spec), r.GetValue(outDir), r.GetValue(connectionString), r.GetValue(prices),
                 r.GetValue(json) ? RunOutput.Json : r.GetValue(quiet) ? RunOutput.Quiet : r.GetValue(verbose) ? RunOutput.Verbose : RunOutput.Default,
-                r.GetValue(force), r.GetValue(nightly), r.GetValue(taskHub), r.GetValue(resume), r.GetValue(externalWorkers), r.GetValue(hubConnectionString)),
+                r.GetValue(force), r.GetValue(nightly), r.GetValue(taskHub), r.GetValue(resume), r.GetValue(externalWorkers), r.GetValue(hubConnectionString),
+                r.GetValue(((SecretOption)connectionString).File)),
             cli.Stdout, cli.Stderr, cli.Terminal, ct));
         return command;
     }
 
     public static async Task<int> RunAsync(RunOptions options, TextWriter stdout, TextWriter stderr, bool terminal, CancellationToken ct)
     {
+        options = await WithRememberedTargetAsync(options, stdout).ConfigureAwait(false);
         if ((options.Resume is not null || options.ExternalWorkers) && CliTargets.GivenTargets(options.ConnectionString, out _).Count == 0)
         {
             // Other processes write to the target: an in-memory Azurite started here would be a new, empty one that none of them reaches.
@@ -197,6 +200,10 @@ public static partial class RunCommand
         var startedUtc = DateTime.UtcNow;
         string runId = Engine.Planning.Planner.NewRunId(startedUtc);
         string hubName = options.HubFor(runId);
+        if (options.ConnectionStringFile is { } targetFile)
+        {
+            RunTargetFiles.Remember(runId, targetFile);
+        }
         await using var hub = await CliTargets.StartHubAsync(targets, plane, results, hubName, telemetry, loggers, ct, worker: !options.ExternalWorkers).ConfigureAwait(false);
         var started = await NightlyCheck.StartAsync(new RunStarter(hub, TimeProvider.System) { PreflightRequests = preflightRequests }, spec, options.Nightly, runId, ct).ConfigureAwait(false);
         // Two lines, each within the 120 columns the console output keeps to: the hub store's folder is a long path.
@@ -220,6 +227,7 @@ public static partial class RunCommand
         try
         {
             summary = await LocalRun.WaitAsync(hub, results, runId, prices, log, ct, display).ConfigureAwait(false);
+            RunTargetFiles.Forget(runId);
             if (ownHub)
             {
                 hub.DeleteWhenDisposed();

@@ -36,7 +36,10 @@ public class ResumeAndScaleOutTests(ITestOutputHelper output)
         // killed executions' writes) is quick on a busy machine.
         var ownStore = new Dictionary<string, string> { [HubAzurite.FolderSetting] = Path.Combine(dir, "hub") };
         string runId;
-        using (var first = CliProcess.Start(ownStore, "run", "--spec", spec, "--connection-string", storage.ConnectionString, "--out", Path.Combine(dir, "first")))
+        // The account in a file, as the docs say keys are given: the resume is then given no target at all and finds this file again.
+        string account = Path.Combine(dir, "account.cs");
+        await File.WriteAllTextAsync(account, storage.ConnectionString);
+        using (var first = CliProcess.Start(ownStore, "run", "--spec", spec, "--connection-string-file", account, "--out", Path.Combine(dir, "first")))
         {
             runId = await CliOutput.RunIdAsync(first);
             await Waits.ForEntitiesAsync(target, runId, 1000, TimeSpan.FromSeconds(90));
@@ -46,7 +49,14 @@ public class ResumeAndScaleOutTests(ITestOutputHelper output)
         }
         var killed = Stopwatch.StartNew();
 
-        using var resume = CliProcess.Start(ownStore, "run", "--resume", runId, "--connection-string", storage.ConnectionString, "--out", Path.Combine(dir, "resumed"));
+        // Only the file's path was kept for the resume, never the key.
+        string kept = Path.Combine(dir, "hub", "run-targets", runId + ".path");
+        Assert.Equal(account, (await File.ReadAllTextAsync(kept)).Trim());
+        if (!OperatingSystem.IsWindows())
+        {
+            Assert.Equal(UnixFileMode.UserRead | UnixFileMode.UserWrite | UnixFileMode.UserExecute, File.GetUnixFileMode(Path.GetDirectoryName(kept)!));
+        }
+        using var resume = CliProcess.Start(ownStore, "run", "--resume", runId, "--out", Path.Combine(dir, "resumed"));
         var said = resume.StandardOutput.ReadToEndAsync();
         var errors = resume.StandardError.ReadToEndAsync();
         await resume.WaitForExitAsync().WaitAsync(TimeSpan.FromMinutes(6));
@@ -58,6 +68,8 @@ public class ResumeAndScaleOutTests(ITestOutputHelper output)
 
         Assert.Equal(0, exit);
         Assert.Contains($"Resuming run {runId}", stdout.ToString());
+        Assert.Contains($"Target: the connection string in {account}, as run {runId} was started.", stdout.ToString());
+        Assert.False(File.Exists(kept), "the ended run still has its target's record");
         var summary = JsonSerializer.Deserialize<RunSummary>(await File.ReadAllTextAsync(Path.Combine(dir, "resumed", "summary.json")), JsonDefaults.Options)!;
         Assert.Equal(RunStatus.Completed, summary.Status);
         var table = summary.Workloads.Single();
