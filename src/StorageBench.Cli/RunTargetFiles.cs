@@ -27,5 +27,11 @@ internal static class RunTargetFiles
     public static string? Recall(string runId) =>
         File.Exists(RecordOf(runId)) && File.ReadAllText(RecordOf(runId)).Trim() is { Length: > 0 } file && File.Exists(file) ? file : null;
 
-    public static void Forget(string runId) => File.Delete(RecordOf(runId));
+    public static void Forget(string runId)
+    {
+        if (File.Exists(RecordOf(runId)))
+        {
+            File.Delete(RecordOf(runId));
+        }
+    }
 }

@@ -46,6 +46,10 @@ public sealed class WorkerRoster(ResultsTableStore results, string hub, string w
             {
                 return;
             }
+            catch (ObjectDisposedException)
+            {
+                return; // the results store went first (its owner's order): the row goes stale, as a killed worker's does
+            }
         }
     }
 
@@ -57,11 +61,18 @@ public sealed class WorkerRoster(ResultsTableStore results, string hub, string w
         {
             await _beating.ConfigureAwait(false);
         }
-        await StorageCall.TryAsync("worker leaving the roster", results.Policy.Quick, async t =>
+        try
         {
-            await results.RemoveWorkerAsync(hub, worker, t).ConfigureAwait(false);
-            return true;
-        }, CancellationToken.None, logger).ConfigureAwait(false);
+            await StorageCall.TryAsync("worker leaving the roster", results.Policy.Quick, async t =>
+            {
+                await results.RemoveWorkerAsync(hub, worker, t).ConfigureAwait(false);
+                return true;
+            }, CancellationToken.None, logger).ConfigureAwait(false);
+        }
+        catch (ObjectDisposedException)
+        {
+            // The results store was disposed before this hub: leaving the roster is best effort, the row goes stale in Fresh.
+        }
         _stop.Dispose();
     }
 }
