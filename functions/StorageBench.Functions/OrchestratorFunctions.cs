@@ -5,7 +5,7 @@ using StorageBench.Orchestration;
 
 namespace StorageBench.Functions;
 
-/// <summary>The two orchestrators, called with Durable's own <see cref="TaskOrchestrationContext"/>. Replay-safe: nothing here but forwarding.</summary>
+/// <summary>The orchestrators, called with Durable's own <see cref="TaskOrchestrationContext"/>. Replay-safe: nothing here but forwarding.</summary>
 public static class OrchestratorFunctions
 {
     [Function(BenchmarkOrchestrator.Name)]
@@ -15,6 +15,10 @@ public static class OrchestratorFunctions
     [Function(StepOrchestrator.Name)]
     public static Task<StepResult> BenchmarkStep([OrchestrationTrigger] TaskOrchestrationContext context) =>
         StepOrchestrator.RunAsync(context, Input<StepInput>(context));
+
+    [Function(SegmentedSlice.Name)]
+    public static Task<SliceOutcome> BenchmarkSlice([OrchestrationTrigger] TaskOrchestrationContext context) =>
+        SegmentedSlice.RunAsync(context, Input<SegmentedSliceInput>(context));
 
     private static T Input<T>(TaskOrchestrationContext context) where T : class =>
         context.GetInput<T>() ?? throw new InvalidOperationException($"{context.InstanceId} was started without a {typeof(T).Name}");
