@@ -1,6 +1,7 @@
 using Microsoft.Azure.Functions.Worker;
 using Microsoft.DurableTask;
 using StorageBench.Engine.Statistics;
+using StorageBench.Engine.Workloads;
 using StorageBench.Orchestration;
 
 namespace StorageBench.Functions;
@@ -19,6 +20,10 @@ public static class OrchestratorFunctions
     [Function(SegmentedSlice.Name)]
     public static Task<SliceOutcome> BenchmarkSlice([OrchestrationTrigger] TaskOrchestrationContext context) =>
         SegmentedSlice.RunAsync(context, Input<SegmentedSliceInput>(context));
+
+    [Function(HandedBackSlice.Name)]
+    public static Task<SliceOutcome> HandedBackSliceCall([OrchestrationTrigger] TaskOrchestrationContext context) =>
+        HandedBackSlice.RunAsync(context, Input<SliceOrder>(context));
 
     private static T Input<T>(TaskOrchestrationContext context) where T : class =>
         context.GetInput<T>() ?? throw new InvalidOperationException($"{context.InstanceId} was started without a {typeof(T).Name}");

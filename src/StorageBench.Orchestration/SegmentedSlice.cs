@@ -30,6 +30,7 @@ public static class SegmentedSlice
         var plan = order.Segments ?? throw new InvalidOperationException($"slice {order.SliceIndex} of {order.StepId} has no segments");
         var soFar = input.SoFar;
         DateTime? firstRefused = null;
+        bool handedBack = false;
         for (int index = input.Next, ran = 0; index < plan.Count;)
         {
             if (ran == SegmentsPerGeneration)
@@ -38,22 +39,24 @@ public static class SegmentedSlice
                 return null!;
             }
             var segment = plan.Segment(index, soFar?.Continuation);
-            var outcome = await ActivityList.RunSlice.CallAsync(context, order with { Segment = segment, SegmentsSoFar = segment.IsLast ? soFar : null });
+            var call = order with { Segment = segment, SegmentsSoFar = segment.IsLast ? soFar : null };
+            var outcome = await (handedBack ? HandedBackSlice.CallAsync(context, call) : ActivityList.RunSlice.CallAsync(context, call));
             if (outcome.Refused is not null)
             {
                 if (soFar is null)
                 {
                     return outcome;   // the first segment is placed as a whole slice is: the step hands it to another worker
                 }
-                // A later segment found no room on the worker that took it (its worker was recycled, or another slice took the seat):
-                // it waits for one, as a re-run slice does, then runs wherever a worker takes it.
+                // A later segment found no room on the worker that took it (its worker was recycled, or other slices hold its seats):
+                // handed back as a re-run slice is, then, past the re-run's wait, run wherever a worker takes it.
                 firstRefused ??= context.CurrentUtcDateTime;
-                await context.CreateTimer(SlicePlacement.HandBackPause, CancellationToken.None);
                 bool lift = context.CurrentUtcDateTime - firstRefused >= SlicePlacement.RerunWait;
                 order = order with { HandBacks = order.HandBacks + 1, SlicesPerWorker = lift ? null : order.SlicesPerWorker };
+                await context.CreateTimer(SlicePlacement.HandBackPause(order.HandBacks), CancellationToken.None);
+                handedBack = true;
                 continue;
             }
-            firstRefused = null;
+            (firstRefused, handedBack) = (null, false);
             soFar = SegmentMerge.Add(soFar, outcome.Result!, index, plan.Count);
             index++;
             ran++;

@@ -3,6 +3,7 @@ using StorageBench.Engine.ResultsStore;
 using StorageBench.Engine.Statistics;
 using StorageBench.Engine.Telemetry;
 using StorageBench.Engine.Targets;
+using StorageBench.Engine.Workloads;
 using StorageBench.Orchestration;
 using StorageBench.Orchestration.Activities;
 
@@ -17,7 +18,8 @@ public static class BenchmarkTaskHub
         var registry = new TaskRegistry(logger)
             .AddOrchestrator<RunRequest, RunSummary>(BenchmarkOrchestrator.Name, BenchmarkOrchestrator.RunAsync)
             .AddOrchestrator<StepInput, StepResult>(StepOrchestrator.Name, StepOrchestrator.RunAsync)
-            .AddOrchestrator<SegmentedSliceInput, SliceOutcome>(SegmentedSlice.Name, SegmentedSlice.RunAsync);
+            .AddOrchestrator<SegmentedSliceInput, SliceOutcome>(SegmentedSlice.Name, SegmentedSlice.RunAsync)
+            .AddOrchestrator<SliceOrder, SliceOutcome>(HandedBackSlice.Name, HandedBackSlice.RunAsync);
         var binder = new RegistryBinder(registry, a);
         foreach (var activity in ActivityList.All)
         {
