@@ -56,6 +56,13 @@ public sealed record TaskHubSettings
     /// <summary>The longest an idle worker waits between queue polls: how long a new run may wait to be picked up.</summary>
     public TimeSpan MaxPollingInterval { get; init; } = TimeSpan.FromSeconds(1);
 
+    /// <summary>
+    /// How often a worker looks at the hub's partition table to share the control-queue partitions with the other workers
+    /// (the provider's default is 10 s). A handed-back slice reaches another worker through a partition that worker owns
+    /// (docs/architecture.md, "Placement"), so a worker that just joined should own its share within a few seconds.
+    /// </summary>
+    public TimeSpan PartitionBalanceInterval { get; init; } = TimeSpan.FromSeconds(2);
+
     /// <summary>The worker's name in the hub's leases and in each slice's row (default: machine and process id).</summary>
     public string WorkerId { get; init; } = $"{Environment.MachineName}-{Environment.ProcessId}";
 

@@ -88,7 +88,7 @@ if (args is ["driver", var driverCli, var driverOutput])
     int heading = section.IndexOf('\n') + 1;
     string dated = section[..heading] + $"\nMeasured by `./scripts/benchmark.sh --driver-only` on {DateTime.UtcNow:yyyy-MM-dd HH:mm} UTC; the sections outside 5 are from the full run the header names.\n" + section[heading..];
     string existing = File.Exists(driverOutput) ? await File.ReadAllTextAsync(driverOutput) : "";
-    await File.WriteAllTextAsync(driverOutput, Splice(existing, "## 5. ", dated));
+    await File.WriteAllTextAsync(driverOutput, BenchmarksFile.Splice(existing, dated));
     return;
 }
 if (args is ["blob-peers", var peersCli, var peersOutput])
@@ -97,7 +97,7 @@ if (args is ["blob-peers", var peersCli, var peersOutput])
     string section = await BlobPeersSection.WriteAsync(peersCli, azcopy ?? throw new InvalidOperationException("STORAGEBENCH_AZCOPY is not set: scripts/benchmark.sh installs AzCopy and sets it"));
     int heading = section.IndexOf('\n') + 1;
     string dated = section[..heading] + $"\nMeasured by `./scripts/benchmark.sh --blob-peers` on {DateTime.UtcNow:yyyy-MM-dd HH:mm} UTC.\n" + section[heading..];
-    await File.WriteAllTextAsync(peersOutput, Splice(File.Exists(peersOutput) ? await File.ReadAllTextAsync(peersOutput) : "", "### 5d. ", dated));
+    await File.WriteAllTextAsync(peersOutput, BenchmarksFile.Replace(File.Exists(peersOutput) ? await File.ReadAllTextAsync(peersOutput) : "", "### 5d. ", dated));
     return;
 }
 if (args is ["read-peers", var readCli, var readOutput])
@@ -105,12 +105,12 @@ if (args is ["read-peers", var readCli, var readOutput])
     // Sections 5e and 5f alone (./scripts/benchmark.sh --read-peers): the read and page paths, lean against SDK, and downloads beside AzCopy.
     string stamp = $"\nMeasured by `./scripts/benchmark.sh --read-peers` on {DateTime.UtcNow:yyyy-MM-dd HH:mm} UTC.\n";
     string reads = await ReadDriverSection.WriteAsync(readCli, AppContext.BaseDirectory, SpecsBeside(readOutput));
-    string updated = Splice(File.Exists(readOutput) ? await File.ReadAllTextAsync(readOutput) : "", "### 5e. ", reads.Insert(reads.IndexOf('\n') + 1, stamp));
+    string updated = BenchmarksFile.Replace(File.Exists(readOutput) ? await File.ReadAllTextAsync(readOutput) : "", "### 5e. ", reads.Insert(reads.IndexOf('\n') + 1, stamp));
     await File.WriteAllTextAsync(readOutput, updated);
     if (azcopy is not null)
     {
         string downloads = await DownloadPeersSection.WriteAsync(readCli, azcopy, Environment.GetEnvironmentVariable("STORAGEBENCH_JS_PEER"));
-        await File.WriteAllTextAsync(readOutput, Splice(updated, "### 5f. ", downloads.Insert(downloads.IndexOf('\n') + 1, stamp)));
+        await File.WriteAllTextAsync(readOutput, BenchmarksFile.Replace(updated, "### 5f. ", downloads.Insert(downloads.IndexOf('\n') + 1, stamp)));
     }
     return;
 }
@@ -119,7 +119,15 @@ if (args is ["download-peers", var downloadCli, var downloadOutput] && azcopy is
     // Section 5f alone (./scripts/benchmark.sh --download-peers): downloads beside AzCopy and the JS SDK.
     string downloads = await DownloadPeersSection.WriteAsync(downloadCli, azcopy, Environment.GetEnvironmentVariable("STORAGEBENCH_JS_PEER"));
     string stamp = $"\nMeasured by `./scripts/benchmark.sh --download-peers` on {DateTime.UtcNow:yyyy-MM-dd HH:mm} UTC.\n";
-    await File.WriteAllTextAsync(downloadOutput, Splice(await File.ReadAllTextAsync(downloadOutput), "### 5f. ", downloads.Insert(downloads.IndexOf('\n') + 1, stamp)));
+    await File.WriteAllTextAsync(downloadOutput, BenchmarksFile.Replace(await File.ReadAllTextAsync(downloadOutput), "### 5f. ", downloads.Insert(downloads.IndexOf('\n') + 1, stamp)));
+    return;
+}
+if (args is ["soak", var soakCli, var soakOutput, var soakMinutes, var soakEvery])
+{
+    // The soak alone (./scripts/benchmark.sh --soak [minutes]): its section replaces the file's own, the others stay.
+    string soak = await SoakSection.WriteAsync(soakCli, AppContext.BaseDirectory, double.Parse(soakMinutes, CultureInfo.InvariantCulture),
+        double.Parse(soakEvery, CultureInfo.InvariantCulture), Path.Combine(Path.GetDirectoryName(Path.GetFullPath(soakOutput))!, "out", "soak", "memory-samples.tsv"));
+    await File.WriteAllTextAsync(soakOutput, BenchmarksFile.Splice(File.Exists(soakOutput) ? await File.ReadAllTextAsync(soakOutput) : "", soak));
     return;
 }
 if (args is ["floor", var floorOutput])
@@ -320,32 +328,14 @@ string header = $"""
 
     Written by `./scripts/benchmark.sh` on {DateTime.UtcNow:yyyy-MM-dd HH:mm} UTC. Machine: {Environment.ProcessorCount} cores,
     {GC.GetGCMemoryInfo().TotalAvailableMemoryBytes / 1_073_741_824.0:0} GiB, {RuntimeInformation.OSDescription}, {RuntimeInformation.FrameworkDescription};
-    target: Azurite (in-memory, loopback) on the same machine. Every figure below comes from that run.
-
+    target: Azurite (in-memory, loopback) on the same machine. Every figure below comes from that run, except in the
+    sections that name another (measured by hand, or by one of the script's single-section modes): those are kept as they were.
 
     """;
-await File.WriteAllTextAsync(output, header + md + syncMd + await EngineSections.WriteAsync(cliDll, output));
+// Only the sections this run measured are replaced: hand-measured ones and the soak's stay where they are.
+string sections = md.ToString() + syncMd + await EngineSections.WriteAsync(cliDll, output);
+await File.WriteAllTextAsync(output, BenchmarksFile.Rewrite(File.Exists(output) ? await File.ReadAllTextAsync(output) : "", header, sections));
 Console.WriteLine($"Wrote {output}");
-
-// Replaces the part of a markdown file that starts with the heading line `heading` ("## 5. ", "### 5d. ") and runs
-// to the next heading of the same or a higher level; a missing "### 5d." goes at the end of its section 5.
-static string Splice(string existing, string heading, string replacement)
-{
-    string[] ends = heading.StartsWith("###", StringComparison.Ordinal) ? ["\n## ", "\n### "] : ["\n## "];
-    int at = existing.IndexOf("\n" + heading, StringComparison.Ordinal);
-    if (at < 0 && heading.StartsWith("###", StringComparison.Ordinal) && existing.IndexOf("\n## 5. ", StringComparison.Ordinal) is int parent and >= 0)
-    {
-        int next = existing.IndexOf("\n## ", parent + 1, StringComparison.Ordinal);
-        at = next < 0 ? existing.Length : next;
-        return existing[..at].TrimEnd() + "\n\n" + replacement.TrimEnd() + "\n" + existing[at..];
-    }
-    if (at < 0)
-    {
-        return existing.TrimEnd() + "\n\n" + replacement;
-    }
-    int end = ends.Select(e => existing.IndexOf(e, at + 1, StringComparison.Ordinal)).Where(i => i >= 0).DefaultIfEmpty(existing.Length).Min();
-    return existing[..(at + 1)] + replacement.TrimEnd() + "\n" + existing[end..];
-}
 
 // The repository's specs/ folder, beside the BENCHMARKS.md being written.
 static string SpecsBeside(string output) => Path.Combine(Path.GetDirectoryName(Path.GetFullPath(output))!, "specs");

@@ -129,8 +129,9 @@ public static class SummaryCalculator
             ScheduleLag = lag is null ? null : Lag(lag, slices.Sum(s => s.DroppedOperations)),
             Verified = verified,
             Timeline = timeline.Fit(MaxTimelineBuckets),
-            LatencyHistogram = LatencyHistograms.Encode(histogram),
-            ServiceTimeHistogram = LatencyHistograms.Encode(serviceTime),
+            LatencyHistogram = LatencyHistograms.Encode(histogram, LatencyHistograms.Compact),
+            // In a closed loop it is the latency histogram: carried once, so a long run's result stays within the payload budget.
+            ServiceTimeHistogram = slices.All(s => s.ServiceTimeHistogram is null) ? null : LatencyHistograms.Encode(serviceTime, LatencyHistograms.Compact),
         };
     }
 

@@ -91,7 +91,7 @@ public sealed record WorkloadSummary
     public IReadOnlyList<LatencyBin> LatencyDistribution { get; init; } = [];
     /// <summary>Merged HdrHistogram (µs), compressed base64, so percentiles can be recomputed later.</summary>
     public required string LatencyHistogram { get; init; }
-    /// <summary>The same for service time; in a closed loop the latency histogram itself.</summary>
+    /// <summary>The same for service time (open loop); null in a closed loop, where the latency histogram is the service time's.</summary>
     public string? ServiceTimeHistogram { get; init; }
     /// <summary>The spread of the slices' own rates and the latest synchronized start, to spot a slow instance or partition.</summary>
     public SliceSpread? SliceSpread { get; init; }

@@ -23,18 +23,25 @@ internal sealed class SliceRunner(ResultsTableStore results, TimeProvider time, 
     /// </summary>
     public async Task<SliceOutcome> RunAsync(SliceOrder order, SliceProgress progress, Func<CancellationToken, LiveSlice, Task<SliceResult>> run, CancellationToken ct)
     {
-        using var seat = seats.TryTake(order.StepId, order.Workload, order.SliceIndex, order.SlicesPerWorker);
+        // Only where the step's slices already started here does it matter whether this one ran before (a re-run may take a freed seat).
+        bool? rerun = seats.Spent(order.StepId, order.Workload, order.SlicesPerWorker) ? await EarlierExecutionAsync(order).ConfigureAwait(false) : null;
+        using var seat = seats.TryTake(order.StepId, order.Workload, order.SliceIndex, order.SlicesPerWorker, rerun == true);
         if (seat is null)
         {
-            var (earlier, _) = await StorageCall.TryAsync("earlier execution", policy.Quick,
-                t => results.SliceProgressAsync(order.RunId, order.StepId, order.Workload, order.SliceIndex, t), CancellationToken.None, logger).ConfigureAwait(false);
-            return new SliceOutcome(null, new SeatRefusal(seats.Worker, seats.Running(order.StepId, order.Workload), earlier is not null));
+            return new SliceOutcome(null, new SeatRefusal(seats.Worker, seats.Running(order.StepId, order.Workload), rerun ?? await EarlierExecutionAsync(order).ConfigureAwait(false)));
         }
         // Taken after the start instant, never handed back, behind slices of its own step that ended here: this worker's activity
         // limit held it in the queue (a slice handed back was late for its placement, which a longer start delay helps).
         bool waited = seat.WaitedForWorker && order.HandBacks == 0 && time.GetUtcNow().UtcDateTime > order.StartAtUtc;
         var result = await RunAsync(progress with { Worker = seats.Worker }, order.RunId, run, ct).ConfigureAwait(false);
         return new SliceOutcome(result with { WaitedForWorker = waited });
+    }
+
+    private async Task<bool> EarlierExecutionAsync(SliceOrder order)
+    {
+        var (earlier, _) = await StorageCall.TryAsync("earlier execution", policy.Quick,
+            t => results.SliceProgressAsync(order.RunId, order.StepId, order.Workload, order.SliceIndex, t), CancellationToken.None, logger).ConfigureAwait(false);
+        return earlier is not null;
     }
 
     private async Task<SliceResult> RunAsync(SliceProgress progress, string runId, Func<CancellationToken, LiveSlice, Task<SliceResult>> run, CancellationToken ct)
