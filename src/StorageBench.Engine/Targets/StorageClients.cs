@@ -72,7 +72,7 @@ public sealed class StorageClients : IDisposable
         }
         _lean = new(() => new LeanTransport(settings, LeanAccount.From(target.ConnectionString, _tables?.AccountName ?? _blobs?.AccountName ?? "", _tables?.Uri, _blobs?.Uri) with
         {
-            BlobVersion = emulator ? EmulatorVersions.Blob : LeanBlockUploads.ServiceVersion,
+            BlobVersion = emulator ? EmulatorVersions.Blob : LeanBlob.ServiceVersion,
         }, target.Credential ?? Credential));
     }
 

@@ -16,7 +16,7 @@ namespace StorageBench.Tests;
 /// controls — which worker ran each slice, how many at once, the step's status and line — never how fast the machine is.
 /// </summary>
 [Trait("Category", "Azurite")]
-[Collection(AzuriteCollection.Name)]
+[Collection(OrchestrationAzuriteCollection.Name)]
 public class PlacementTests(AzuriteFixture azurite, ITestOutputHelper output)
 {
     [Fact]

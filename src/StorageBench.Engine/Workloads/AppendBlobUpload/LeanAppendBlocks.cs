@@ -6,7 +6,7 @@ namespace StorageBench.Engine.Workloads.AppendBlobUpload;
 /// <summary>
 /// A slice's append blob requests on the lean driver: the Put Blob that creates an empty append blob, and Append Block
 /// (comp=appendblock) whose body is the slice's shared buffer; per loop one reusable request of each. On the wire it is what
-/// AppendBlobClient's CreateAsync and AppendBlockAsync send, signed by <see cref="LeanRequest.SignBlob"/>; LeanWireTests
+/// AppendBlobClient's CreateAsync and AppendBlockAsync send, signed by <see cref="BlobSharedKey"/>; LeanWireTests
 /// compares both.
 /// </summary>
 public sealed class LeanAppendBlocks : IDisposable
@@ -47,28 +47,11 @@ public sealed class LeanAppendBlocks : IDisposable
         return SendAsync(_appends[loop], blob, "?comp=appendblock", "\ncomp:appendblock");
     }
 
-    private async Task SendAsync(LeanRequest request, LeanBlob blob, string query, string canonicalQuery)
+    private Task SendAsync(LeanRequest request, LeanBlob blob, string query, string canonicalQuery)
     {
         string sas = _transport.Account.Sas is { } s ? (query.Length == 0 ? "?" : "&") + s : "";
         request.Message.RequestUri = new Uri(blob.Url + query + sas);
-        request.RequestId = Guid.NewGuid().ToString();
-        request.Set("x-ms-client-request-id", request.RequestId);
-        (request.CanonicalPath, request.CanonicalQuery) = (blob.CanonicalPath, canonicalQuery);
-        using var response = await _transport.SendAsync(request, _wire, SignAsync, 201).ConfigureAwait(false);
-        request.ResetTimer();
-    }
-
-    private async ValueTask SignAsync(LeanRequest request)
-    {
-        request.Set("x-ms-date", RequestDate.Now());
-        if (_transport.UsesToken)
-        {
-            request.Set("Authorization", await _transport.BearerAsync().ConfigureAwait(false));
-        }
-        else if (_transport.Account.Key is not null)
-        {
-            request.Set("Authorization", $"SharedKey {_transport.Account.Name}:{request.SignBlob()}");
-        }
+        return blob.PutAsync(request, _wire, canonicalQuery);
     }
 
     public void Dispose()

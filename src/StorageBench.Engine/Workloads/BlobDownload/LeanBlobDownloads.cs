@@ -1,5 +1,4 @@
 using System.Diagnostics;
-using System.Globalization;
 using StorageBench.Engine.Measurement;
 using StorageBench.Engine.Workloads.Lean;
 
@@ -7,7 +6,7 @@ namespace StorageBench.Engine.Workloads;
 
 /// <summary>
 /// A slice's Get Blob requests on the lean driver, in place of BlobClient.DownloadStreamingAsync: one reusable GET per loop
-/// (no body), signed with Shared Key as <see cref="LeanBlockUploads"/> signs, its response read to the end into the loop's
+/// (no body), signed by <see cref="BlobSharedKey"/>, its response read to the end into the loop's
 /// buffer. On the wire it is what Azure.Storage.Blobs sends (the same path, x-ms-range, x-ms-version and headers);
 /// LeanWireTests compares both on a loopback server.
 /// </summary>
@@ -18,7 +17,6 @@ public sealed class LeanBlobDownloads : IDisposable
     private readonly string _container;
     private readonly string _sas;
     private readonly LeanRequest[] _workers;
-    private readonly Func<LeanRequest, ValueTask> _sign;
 
     public LeanBlobDownloads(LeanTransport transport, WireCounter wire, string containerName, int workers)
     {
@@ -27,7 +25,6 @@ public sealed class LeanBlobDownloads : IDisposable
         _container = LeanBlob.ContainerUrl(transport, containerName);
         _sas = transport.Account.Sas is { } s ? "?" + s : "";
         _workers = [.. Enumerable.Range(0, workers).Select(_ => NewRequest())];
-        _sign = SignAsync;
     }
 
     private LeanRequest NewRequest()
@@ -49,7 +46,7 @@ public sealed class LeanBlobDownloads : IDisposable
     {
         var request = _workers[worker];
         request.Message.RequestUri = new Uri(blob.Url);
-        string? range = length > 0 ? string.Create(CultureInfo.InvariantCulture, $"bytes={offset}-{offset + length - 1}") : null;
+        string? range = length > 0 ? LeanBlob.Range(offset, length) : null;
         if (range is null)
         {
             request.Message.Headers.Remove("x-ms-range");
@@ -58,12 +55,10 @@ public sealed class LeanBlobDownloads : IDisposable
         {
             request.Set("x-ms-range", range);
         }
-        request.RequestId = Guid.NewGuid().ToString();
-        request.Set("x-ms-client-request-id", request.RequestId);
-        (request.CanonicalPath, request.CanonicalQuery) = (blob.CanonicalPath, "");
+        blob.Address(request, "");
         try
         {
-            using var response = await _transport.SendAsync(request, _wire, _sign, range is null ? 200 : 206).ConfigureAwait(false);
+            using var response = await _transport.SendAsync(request, _wire, BlobSharedKey.Signer, range is null ? 200 : 206).ConfigureAwait(false);
             long firstByte = Stopwatch.GetTimestamp();
             // The body is read under the same per-attempt timer as the headers (a stalled body times out like a stalled answer).
             using var body = await response.Content.ReadAsStreamAsync(request.Timer.Token).ConfigureAwait(false);
@@ -79,38 +74,6 @@ public sealed class LeanBlobDownloads : IDisposable
         {
             request.ResetTimer();
         }
-    }
-
-    private async ValueTask SignAsync(LeanRequest request)
-    {
-        string date = RequestDate.Now();
-        request.Set("x-ms-date", date);
-        if (_transport.UsesToken)
-        {
-            request.Set("Authorization", await _transport.BearerAsync().ConfigureAwait(false));
-        }
-        else if (_transport.Account.Key is not null)
-        {
-            request.Set("Authorization", $"SharedKey {_transport.Account.Name}:{SignGet(request, date)}");
-        }
-    }
-
-    /// <summary>
-    /// Shared Key for a Blob service GET: no standard header is set (a GET has no body), the x-ms-* headers sorted (x-ms-range,
-    /// when sent, between x-ms-date and x-ms-return-client-request-id), then "/account/container/blob"; no query is signed.
-    /// </summary>
-    internal static string SignGet(LeanRequest request, string date)
-    {
-        string range = request.Message.Headers.TryGetValues("x-ms-range", out var values) ? $"x-ms-range:{values.First()}\n" : "";
-        var scratch = request.Scratch;
-        int written;
-        while (!scratch.AsSpan().TryWrite(CultureInfo.InvariantCulture,
-            $"GET\n\n\n\n\n\n\n\n\n\n\n\nx-ms-client-request-id:{request.RequestId}\nx-ms-date:{date}\n{range}x-ms-return-client-request-id:true\nx-ms-version:{request.Transport.Account.BlobVersion}\n{request.CanonicalPath}",
-            out written))
-        {
-            scratch = request.Scratch = new char[scratch.Length * 2];
-        }
-        return request.Sign(scratch.AsSpan(0, written));
     }
 
     public void Dispose()

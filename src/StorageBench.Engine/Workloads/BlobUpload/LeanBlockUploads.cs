@@ -1,4 +1,3 @@
-using System.Globalization;
 using System.Text;
 using StorageBench.Engine.Measurement;
 
@@ -16,10 +15,6 @@ namespace StorageBench.Engine.Workloads.Lean;
 /// </summary>
 public sealed class LeanBlockUploads : IDisposable
 {
-    /// <summary>The service version Azure.Storage.Blobs 12.30 sends.</summary>
-    public const string ServiceVersion = "2026-10-06";
-    public static readonly string UserAgent = LeanUserAgent.Replacing(typeof(Azure.Storage.Blobs.BlobServiceClient).Assembly);
-
     private readonly LeanTransport _transport;
     private readonly WireCounter _wire;
     private readonly string _container;
@@ -29,7 +24,6 @@ public sealed class LeanBlockUploads : IDisposable
     private readonly byte[] _blockList;
     private readonly LeanRequest[] _workers;
     private readonly LeanRequest _commit;
-    private readonly Func<LeanRequest, ValueTask> _sign;
 
     public LeanBlockUploads(LeanTransport transport, WireCounter wire, string containerName, IReadOnlyList<string> blockIds, int workers)
     {
@@ -43,7 +37,6 @@ public sealed class LeanBlockUploads : IDisposable
         _blockList = [.. Encoding.UTF8.Preamble, .. Encoding.UTF8.GetBytes("<BlockList>" + string.Concat(blockIds.Select(id => $"<Latest>{id}</Latest>")) + "</BlockList>")];
         _workers = [.. Enumerable.Range(0, workers).Select(_ => NewRequest("application/octet-stream", 0))];
         _commit = NewRequest("application/xml", _blockList.Length);
-        _sign = SignAsync;
     }
 
     private LeanRequest NewRequest(string contentType, int capacity) => LeanBlob.Request(_transport, HttpMethod.Put, contentType, capacity);
@@ -57,7 +50,7 @@ public sealed class LeanBlockUploads : IDisposable
         var request = _workers[worker];
         request.Message.RequestUri = new Uri(blob.Url + _blockQueries[index]);
         request.Content.Use(block, size);
-        await SendAsync(request, blob.CanonicalPath, _blockCanonical[index]).ConfigureAwait(false);
+        await blob.PutAsync(request, _wire, _blockCanonical[index]).ConfigureAwait(false);
     }
 
     /// <summary>Put Block List of every block id (every blob of a slice has the same blocks).</summary>
@@ -66,50 +59,7 @@ public sealed class LeanBlockUploads : IDisposable
         _commit.Message.RequestUri = new Uri(blob.Url + "?comp=blocklist" + (_transport.Account.Sas is { } s ? "&" + s : ""));
         _blockList.CopyTo(_commit.Content.Reserve(_blockList.Length), 0);
         _commit.Content.SetLength(_blockList.Length);
-        await SendAsync(_commit, blob.CanonicalPath, "\ncomp:blocklist").ConfigureAwait(false);
-    }
-
-    private async Task SendAsync(LeanRequest request, string canonicalPath, string canonicalQuery)
-    {
-        request.RequestId = Guid.NewGuid().ToString();
-        request.Set("x-ms-client-request-id", request.RequestId);
-        (request.CanonicalPath, request.CanonicalQuery) = (canonicalPath, canonicalQuery);
-        using var response = await _transport.SendAsync(request, _wire, _sign, 201).ConfigureAwait(false);
-        request.ResetTimer();
-    }
-
-    private async ValueTask SignAsync(LeanRequest request)
-    {
-        string date = RequestDate.Now();
-        request.Set("x-ms-date", date);
-        if (_transport.UsesToken)
-        {
-            request.Set("Authorization", await _transport.BearerAsync().ConfigureAwait(false));
-        }
-        else if (_transport.Account.Key is not null)
-        {
-            request.Set("Authorization", $"SharedKey {_transport.Account.Name}:{SignBlobRequest(request, date)}");
-        }
-    }
-
-    /// <summary>
-    /// Shared Key for the Blob service (version 2009-09-19 and later): the verb, the standard headers this
-    /// request has (Content-Length, Content-Type; the others are empty), the x-ms-* headers sorted, then
-    /// "/account/path" and the query parameters sorted by name, decoded (comp and blockid are all we send).
-    /// Written into the request's scratch buffer: no string per block.
-    /// </summary>
-    internal static string SignBlobRequest(LeanRequest request, string date)
-    {
-        long length = request.Content.Length;
-        var scratch = request.Scratch;
-        int written;
-        while (!scratch.AsSpan().TryWrite(CultureInfo.InvariantCulture,
-            $"PUT\n\n\n{(length == 0 ? null : length)}\n\n{request.ContentType}\n\n\n\n\n\n\nx-ms-client-request-id:{request.RequestId}\nx-ms-date:{date}\nx-ms-return-client-request-id:true\nx-ms-version:{request.Transport.Account.BlobVersion}\n{request.CanonicalPath}{request.CanonicalQuery}",
-            out written))
-        {
-            scratch = request.Scratch = new char[scratch.Length * 2];
-        }
-        return request.Sign(scratch.AsSpan(0, written));
+        await blob.PutAsync(_commit, _wire, "\ncomp:blocklist").ConfigureAwait(false);
     }
 
     public void Dispose()

@@ -9,7 +9,7 @@ namespace StorageBench.Engine.Workloads.Lean;
 public sealed record LeanAccount(string Name, Uri? TableEndpoint, Uri? BlobEndpoint, byte[]? Key, string? Sas)
 {
     /// <summary>The x-ms-version the lean driver's blob requests carry (and sign): the SDK's, or an emulator's newest (<see cref="Targets.EmulatorVersions"/>).</summary>
-    public string BlobVersion { get; init; } = LeanBlockUploads.ServiceVersion;
+    public string BlobVersion { get; init; } = LeanBlob.ServiceVersion;
 
     /// <summary>Endpoints and name as the SDK clients resolved them, the secret from the connection string.</summary>
     public static LeanAccount From(string? connectionString, string accountName, Uri? tableEndpoint, Uri? blobEndpoint)

@@ -2,6 +2,7 @@ using System.Buffers;
 using System.Net;
 using System.Security.Cryptography;
 using System.Text;
+using StorageBench.Engine.Measurement;
 
 namespace StorageBench.Engine.Workloads.Lean;
 
@@ -48,6 +49,9 @@ public sealed class LeanRequest : IDisposable
     /// <summary>Where a string to sign is written, reused request after request.</summary>
     public char[] Scratch { get; set; } = new char[1024];
 
+    /// <summary>Where Shared Key sorts this request's x-ms-* headers (<see cref="BlobSharedKey"/>), reused request after request.</summary>
+    public (string Name, string Value)[] SignedHeaders { get; set; } = new (string, string)[16];
+
     public CancellationTokenSource Timer { get; private set; } = new();
 
     /// <summary>Ready for the next attempt: the same timer when it did not fire (no allocation), else a new one.</summary>
@@ -84,24 +88,6 @@ public sealed class LeanRequest : IDisposable
         }
     }
 
-    /// <summary>
-    /// Shared Key for the Blob service over this request as it stands: the verb, Content-Length (empty when 0) and Content-Type,
-    /// the other standard headers empty, the request's own x-ms-* headers lower-cased and sorted by name, then the canonical
-    /// path and query. No header list to keep in step with what a request sets.
-    /// </summary>
-    public string SignBlob()
-    {
-        long length = Content.Length;
-        var text = new StringBuilder().Append(Message.Method.Method).Append("\n\n\n").Append(length == 0 ? "" : length.ToString(System.Globalization.CultureInfo.InvariantCulture))
-            .Append("\n\n").Append(ContentType).Append("\n\n\n\n\n\n\n");
-        foreach (var (name, value) in Message.Headers.Where(h => h.Key.StartsWith("x-ms-", StringComparison.OrdinalIgnoreCase))
-            .Select(h => (Name: h.Key.ToLowerInvariant(), Value: string.Join(',', h.Value).Trim())).OrderBy(h => h.Name, StringComparer.Ordinal))
-        {
-            text.Append(name).Append(':').Append(value).Append('\n');
-        }
-        return Sign(text.Append(CanonicalPath).Append(CanonicalQuery).ToString());
-    }
-
     public void Dispose()
     {
         Message.Dispose();
@@ -113,6 +99,12 @@ public sealed class LeanRequest : IDisposable
 /// <summary>A blob as the lean driver addresses it: its URL, and "/account/container/name" for Shared Key.</summary>
 public sealed record LeanBlob(string Url, string CanonicalPath)
 {
+    /// <summary>The service version Azure.Storage.Blobs sends (the lean blob requests' x-ms-version on a real account).</summary>
+    public const string ServiceVersion = "2026-10-06";
+
+    /// <summary>The lean blob requests' User-Agent: the Azure.Storage.Blobs version this process loaded.</summary>
+    public static readonly string UserAgent = LeanUserAgent.Replacing(typeof(Azure.Storage.Blobs.BlobServiceClient).Assembly);
+
     /// <summary>Blob <paramref name="blobName"/> under <paramref name="containerUrl"/> ("…/container/"), its URL ending in <paramref name="query"/>: once per blob.</summary>
     public static LeanBlob In(LeanTransport transport, string containerUrl, string blobName, string query = "")
     {
@@ -129,9 +121,31 @@ public sealed record LeanBlob(string Url, string CanonicalPath)
     {
         var request = new LeanRequest(transport, method, contentType, capacity);
         request.Set("Accept", "application/xml");
-        request.Set("User-Agent", LeanBlockUploads.UserAgent);
+        request.Set("User-Agent", UserAgent);
         request.Set("x-ms-version", transport.Account.BlobVersion);
         request.Set("x-ms-return-client-request-id", "true");
         return request;
+    }
+
+    /// <summary>
+    /// Sends a blob write (its URI and body set) to this blob, <paramref name="canonicalQuery"/> being its query as Shared Key
+    /// signs it ("\ncomp:page"): a new client request id, signed again before every attempt.
+    /// </summary>
+    public async Task PutAsync(LeanRequest request, WireCounter wire, string canonicalQuery)
+    {
+        Address(request, canonicalQuery);
+        using var response = await request.Transport.SendAsync(request, wire, BlobSharedKey.Signer, 201).ConfigureAwait(false);
+        request.ResetTimer();
+    }
+
+    /// <summary>"bytes=first-last" (inclusive), as x-ms-range carries a range of a blob.</summary>
+    public static string Range(long offset, long length) => string.Create(System.Globalization.CultureInfo.InvariantCulture, $"bytes={offset}-{offset + length - 1}");
+
+    /// <summary>Points <paramref name="request"/> at this blob for signing, under a new x-ms-client-request-id.</summary>
+    public void Address(LeanRequest request, string canonicalQuery)
+    {
+        request.RequestId = Guid.NewGuid().ToString();
+        request.Set("x-ms-client-request-id", request.RequestId);
+        (request.CanonicalPath, request.CanonicalQuery) = (CanonicalPath, canonicalQuery);
     }
 }

@@ -8,7 +8,7 @@ namespace StorageBench.Engine.Workloads.Lean;
 /// (x-ms-page-write: update) of one range. It replaces PageBlobClient's CreateAsync / UploadPagesAsync for the measured
 /// requests as <see cref="LeanBlockUploads"/> replaces the block blob calls: per loop, one reusable Put Page whose body is the
 /// slice's shared page buffer and one reusable create. On the wire it is what Azure.Storage.Blobs 12.30 sends (the same
-/// headers, Shared Key signed over them); LeanWireTests compares both.
+/// headers, signed by <see cref="BlobSharedKey"/>); LeanWireTests compares both.
 /// </summary>
 public sealed class LeanPageUploads : IDisposable
 {
@@ -19,10 +19,6 @@ public sealed class LeanPageUploads : IDisposable
     private readonly string _blobSize;
     private readonly LeanRequest[] _workers;
     private readonly LeanRequest[] _creates;
-    private readonly Func<LeanRequest, ValueTask> _signCreate;
-    // Per range loop: its signer, and the x-ms-range its request carries now (signed with it).
-    private readonly Func<LeanRequest, ValueTask>[] _signPage;
-    private readonly string[] _range;
 
     /// <param name="blobSizeBytes">Every blob's size (x-ms-blob-content-length of the create).</param>
     public LeanPageUploads(LeanTransport transport, WireCounter wire, string containerName, long blobSizeBytes, int workers)
@@ -46,13 +42,7 @@ public sealed class LeanPageUploads : IDisposable
             create.Set("x-ms-blob-content-length", _blobSize);
             create.Content.SetLength(0);
         }
-        _signCreate = request => SignAsync(request, CreateHeaders(request));
-        _range = new string[workers];
-        _signPage = [.. Enumerable.Range(0, workers).Select(w => (Func<LeanRequest, ValueTask>)(request => SignAsync(request, PageHeaders(request, _range[w]))))];
     }
-
-    /// <summary>"bytes=first-last" (inclusive), as x-ms-range carries a page range.</summary>
-    public static string Range(long offset, long length) => string.Create(CultureInfo.InvariantCulture, $"bytes={offset}-{offset + length - 1}");
 
     private LeanRequest NewRequest(string? contentType) => LeanBlob.Request(_transport, HttpMethod.Put, contentType);
 
@@ -64,7 +54,7 @@ public sealed class LeanPageUploads : IDisposable
     {
         var request = _creates[worker];
         request.Message.RequestUri = new Uri(blob.Url + (_transport.Account.Sas is { } s ? "?" + s : ""));
-        await SendAsync(request, blob.CanonicalPath, "", _signCreate).ConfigureAwait(false);
+        await blob.PutAsync(request, _wire, "").ConfigureAwait(false);
     }
 
     /// <summary>Put Page at <paramref name="offset"/>: the first <paramref name="size"/> bytes of the shared <paramref name="page"/> (both multiples of 512).</summary>
@@ -72,54 +62,9 @@ public sealed class LeanPageUploads : IDisposable
     {
         var request = _workers[worker];
         request.Message.RequestUri = new Uri(blob.Url + _pageQuery);
-        _range[worker] = Range(offset, size);
-        request.Set("x-ms-range", _range[worker]);
+        request.Set("x-ms-range", LeanBlob.Range(offset, size));
         request.Content.Use(page, size);
-        await SendAsync(request, blob.CanonicalPath, "\ncomp:page", _signPage[worker]).ConfigureAwait(false);
-    }
-
-    private async Task SendAsync(LeanRequest request, string canonicalPath, string canonicalQuery, Func<LeanRequest, ValueTask> sign)
-    {
-        request.RequestId = Guid.NewGuid().ToString();
-        request.Set("x-ms-client-request-id", request.RequestId);
-        (request.CanonicalPath, request.CanonicalQuery) = (canonicalPath, canonicalQuery);
-        using var response = await _transport.SendAsync(request, _wire, sign, 201).ConfigureAwait(false);
-        request.ResetTimer();
-    }
-
-    /// <param name="canonicalHeaders">The x-ms-* headers but the date, sorted, around where x-ms-date goes: what they sign.</param>
-    private async ValueTask SignAsync(LeanRequest request, (string BeforeDate, string AfterDate) canonicalHeaders)
-    {
-        string date = RequestDate.Now();
-        request.Set("x-ms-date", date);
-        if (_transport.UsesToken)
-        {
-            request.Set("Authorization", await _transport.BearerAsync().ConfigureAwait(false));
-        }
-        else if (_transport.Account.Key is not null)
-        {
-            request.Set("Authorization", $"SharedKey {_transport.Account.Name}:{Sign(request, $"{canonicalHeaders.BeforeDate}x-ms-date:{date}\n{canonicalHeaders.AfterDate}")}");
-        }
-    }
-
-    // The x-ms-* headers each request carries, lower-case and sorted by name, as Shared Key canonicalizes them.
-    private (string, string) CreateHeaders(LeanRequest request) =>
-        ($"x-ms-blob-content-length:{_blobSize}\nx-ms-blob-type:PageBlob\nx-ms-client-request-id:{request.RequestId}\n",
-            $"x-ms-return-client-request-id:true\nx-ms-version:{request.Transport.Account.BlobVersion}\n");
-
-    private static (string, string) PageHeaders(LeanRequest request, string range) =>
-        ($"x-ms-client-request-id:{request.RequestId}\n",
-            $"x-ms-page-write:update\nx-ms-range:{range}\nx-ms-return-client-request-id:true\nx-ms-version:{request.Transport.Account.BlobVersion}\n");
-
-    /// <summary>
-    /// Shared Key for the Blob service (see <see cref="LeanBlockUploads.SignBlobRequest"/>): the verb, Content-Length (empty
-    /// when 0) and Content-Type, the other standard headers empty, the x-ms-* headers, then "/account/path" and the query.
-    /// </summary>
-    private static string Sign(LeanRequest request, string canonicalHeaders)
-    {
-        long length = request.Content.Length;
-        return request.Sign(string.Create(CultureInfo.InvariantCulture,
-            $"PUT\n\n\n{(length == 0 ? null : length)}\n\n{request.ContentType}\n\n\n\n\n\n\n{canonicalHeaders}{request.CanonicalPath}{request.CanonicalQuery}"));
+        await blob.PutAsync(request, _wire, "\ncomp:page").ConfigureAwait(false);
     }
 
     public void Dispose()
