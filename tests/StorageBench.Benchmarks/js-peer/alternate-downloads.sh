@@ -62,20 +62,13 @@ mb=$bytes/1e6; print(f'round $r load $load peer   window {mb/$secs:6.1f} MB/s  d
   rm -rf $work/out
   /usr/bin/time -f "%U %S %e" -o $work/stime dotnet $cli run --spec $work/spec.json --out $work/out --force > $work/sb-$r.log 2>&1 || { echo "storagebench failed:"; tail -5 $work/sb-$r.log; continue; }
   read su ss se < <(tail -1 $work/stime)
-  python3 - "$work/out/summary.json" "$work/azcpu" <<PY
-import json, sys, bisect
-d=json.load(open(sys.argv[1])); w=d['workloads'][0]
-tl=w['timeline']; start=tl['startUnixSecond']; dur=w['durationSeconds']
-rows=[tuple(map(float,l.split())) for l in open(sys.argv[2]) if len(l.split())==2]
-t=[x[0] for x in rows]; c=[x[1] for x in rows]
-def at(x):
-    i=bisect.bisect_left(t,x); i=min(max(i,1),len(t)-1)
-    t0,t1,c0,c1=t[i-1],t[i],c[i-1],c[i]
-    return c0+(c1-c0)*(x-t0)/(t1-t0) if t1>t0 else c1
-# the window's first second is whole-second aligned in the timeline: take the window as [start, start+dur] (+-1 s)
-acpu=(at(start+dur+0.5)-at(start+0.5))/100.0
+  # storagebench's window as its summary's timeline gives it (whole seconds): from its first second's middle, durationSeconds long
+  read -r wstart wend < <(python3 -c 'import json,sys;w=json.load(open(sys.argv[1]))["workloads"][0];s=w["timeline"]["startUnixSecond"]+0.5;print(s, s+w["durationSeconds"])' "$work/out/summary.json")
+  acpu=$(azcpu_between "$wstart" "$wend")
+  python3 - "$work/out/summary.json" <<PY
+import json, sys
+w=json.load(open(sys.argv[1]))['workloads'][0]
 mb=4*268435456/1e6
-tp=w['throughput']
-print(f"round $r load $load sbench window {tp['megabytesPerSecond']:6.1f} MB/s  driver {w['clientCpuMicrosecondsPerMegabyte'] if 'clientCpuMicrosecondsPerMegabyte' in w else w['clientCpuSeconds']*1e6/mb:6.0f} us/MB (window)  azurite {acpu*1e6/mb:6.0f} us/MB  verified {w['verified']['matched']}  whole process $se s, cpu {float('$su')+float('$ss'):.1f} s  priming {w['priming']}")
+print(f"round $r load $load sbench window {w['throughput']['megabytesPerSecond']:6.1f} MB/s  driver {w['clientCpuMicrosecondsPerMegabyte']:6.0f} us/MB (window)  azurite {$acpu*1e6/mb:6.0f} us/MB  verified {w['verified']['matched']}  whole process $se s, cpu {float('$su')+float('$ss'):.1f} s  priming {w['priming']}")
 PY
 done
