@@ -67,9 +67,11 @@ internal static class StepFanOut
         foreach (var (kind, slices) in noted)
         {
             var (first, detail) = slices[0];
-            notes.Add(slices.Count == 1
+            // A slice in segments may say the same kind of thing for several of its segments: slices are counted once.
+            int count = slices.Select(s => s.Slice).Distinct().Count();
+            notes.Add(count == 1
                 ? $"{workload} slice {first}: {kind}: {detail}"
-                : $"{workload}, {slices.Count} of {plans.Count} slices: {kind} (slice {first}: {detail})");
+                : $"{workload}, {count} of {plans.Count} slices: {kind} (slice {first}: {detail})");
         }
         if (dispatch.Lifted is { } lifted)
         {

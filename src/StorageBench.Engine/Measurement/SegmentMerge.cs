@@ -16,10 +16,10 @@ public static class SegmentMerge
         }
         return soFar with
         {
-            // Where it ran last and how it ended; its start, start lag and content stay the first segment's.
+            // Where it ran last and how it ended; its start, start lag, content and whether it re-ran (started late) stay the first
+            // segment's: a later segment run again is a pause, which its note names.
             Host = next.Host, ProcessId = next.ProcessId, Worker = next.Worker, EndedUtc = next.EndedUtc,
             Canceled = next.Canceled, StopReason = next.StopReason ?? soFar.StopReason, Continuation = next.Continuation,
-            Rerun = soFar.Rerun || next.Rerun,
             Notes = [.. soFar.Notes.Concat(next.Notes).Distinct(StringComparer.Ordinal)],
             Counts = OutcomeCounts.Sum([soFar.Counts, next.Counts]),
             Units = soFar.Units + next.Units,

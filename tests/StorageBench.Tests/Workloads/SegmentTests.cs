@@ -151,6 +151,19 @@ public class SegmentTests
         return h;
     }
 
+    [Fact]
+    public void OnlyTheFinishedSegmentBeforeThisOneIsNoLostExecution()
+    {
+        Gen.Select(Gen.Int[0, 300], Gen.Int[0, 300], Gen.Bool, (earlier, next, done) => (earlier, next, done)).Sample(t =>
+        {
+            var row = new SliceProgress("run-0", "tableInsert", 3, new LiveCounts(1, 1, 0, 0), 0, 0, 60, DateTime.UtcNow, DateTime.UtcNow, t.done) { Segment = t.earlier };
+            var next = row with { Segment = t.next, Done = false };
+            Assert.Equal(!(t.done && t.next > t.earlier), row.IsLostExecutionOf(next));
+            // A slice run whole: any earlier row is a lost execution.
+            Assert.True((row with { Segment = null }).IsLostExecutionOf(next with { Segment = null }));
+        });
+    }
+
     private static SliceOrder Order() =>
         new("tableInsert", "run", "run-0", 3, DateTime.UtcNow, 0, JsonSerializer.SerializeToElement(new { table = "t" })) { Segments = new SegmentPlan(288, 300, 86_400) };
 
