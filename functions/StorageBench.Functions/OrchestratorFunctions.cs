@@ -17,6 +17,10 @@ public static class OrchestratorFunctions
     public static Task<StepResult> BenchmarkStep([OrchestrationTrigger] TaskOrchestrationContext context) =>
         StepOrchestrator.RunAsync(context, Input<StepInput>(context));
 
+    [Function(SegmentedSlice.Name)]
+    public static Task<SliceOutcome> BenchmarkSlice([OrchestrationTrigger] TaskOrchestrationContext context) =>
+        SegmentedSlice.RunAsync(context, Input<SegmentedSliceInput>(context));
+
     [Function(HandedBackSlice.Name)]
     public static Task<SliceOutcome> HandedBackSliceCall([OrchestrationTrigger] TaskOrchestrationContext context) =>
         HandedBackSlice.RunAsync(context, Input<SliceOrder>(context));

@@ -22,7 +22,11 @@ public static class HandedBackSlice
     {
         try
         {
-            return await context.CallSubOrchestratorAsync<SliceOutcome>(Name, order, new SubOrchestrationOptions { InstanceId = InstanceId(context.InstanceId, order) });
+            var options = new SubOrchestrationOptions { InstanceId = InstanceId(context.InstanceId, order) };
+            // A slice in segments not begun yet goes on as its own orchestration, from that partition.
+            return await (order.Segments is not null && order.Segment is null
+                ? context.CallSubOrchestratorAsync<SliceOutcome>(SegmentedSlice.Name, new SegmentedSliceInput(order), options)
+                : context.CallSubOrchestratorAsync<SliceOutcome>(Name, order, options));
         }
         catch (TaskFailedException failed) when (failed.FailureDetails.InnerFailure is { } slice)
         {

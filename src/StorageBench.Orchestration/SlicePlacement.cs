@@ -129,8 +129,10 @@ public static class SlicePlacement
         return calls;
     }
 
-    private static Task<SliceOutcome> Call(TaskOrchestrationContext context, SliceOrder order) =>
-        ActivityList.RunSlice.CallAsync(context, order);
+    /// <summary>A slice runs as one activity, or as a chain of segments in an orchestration of its own.</summary>
+    private static Task<SliceOutcome> Call(TaskOrchestrationContext context, SliceOrder order) => order.Segments is null
+        ? ActivityList.RunSlice.CallAsync(context, order)
+        : context.CallSubOrchestratorAsync<SliceOutcome>(SegmentedSlice.Name, new SegmentedSliceInput(order));
 
     /// <summary>Stops the slices that did start (the run's stop signal); "" when sent, else why it could not be.</summary>
     private static async Task<string> StopAsync(TaskOrchestrationContext context, string runId, string none)

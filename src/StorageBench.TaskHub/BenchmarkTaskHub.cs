@@ -18,6 +18,7 @@ public static class BenchmarkTaskHub
         var registry = new TaskRegistry(logger)
             .AddOrchestrator<RunRequest, RunSummary>(BenchmarkOrchestrator.Name, BenchmarkOrchestrator.RunAsync)
             .AddOrchestrator<StepInput, StepResult>(StepOrchestrator.Name, StepOrchestrator.RunAsync)
+            .AddOrchestrator<SegmentedSliceInput, SliceOutcome>(SegmentedSlice.Name, SegmentedSlice.RunAsync)
             .AddOrchestrator<SliceOrder, SliceOutcome>(HandedBackSlice.Name, HandedBackSlice.RunAsync);
         var binder = new RegistryBinder(registry, a);
         foreach (var activity in ActivityList.All)

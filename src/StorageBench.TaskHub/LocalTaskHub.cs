@@ -67,6 +67,7 @@ public sealed class LocalTaskHub : IRunOrchestrationClient, IAsyncDisposable
             TaskHubName = settings.HubName,
             StorageAccountClientProvider = Provider(account),
             WorkerId = settings.WorkerId,
+            PartitionCount = settings.PartitionCount,
             MaxConcurrentTaskActivityWorkItems = settings.MaxConcurrentActivities,
             MaxConcurrentTaskOrchestrationWorkItems = settings.MaxConcurrentOrchestrations,
             ControlQueueBufferThreshold = settings.ControlQueueBufferThreshold,

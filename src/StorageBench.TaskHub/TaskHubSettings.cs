@@ -40,6 +40,19 @@ public sealed record TaskHubSettings
     /// </summary>
     public TimeSpan VisibilityTimeout { get; init; } = TimeSpan.FromSeconds(30);
 
+    /// <summary>
+    /// Control queues (and partition leases) of the hub: Durable's default, 4, where several workers share a hub; 1 on a
+    /// run's own hub (<see cref="ForOneRun"/>), which one process works: each queue more is one more create, delete and
+    /// poll in the hub store on every short run, and spreads nothing.
+    /// </summary>
+    public int PartitionCount { get; init; } = SharedHubPartitions;
+
+    /// <summary>DurableTask.AzureStorage's default partition count, for hubs several workers share.</summary>
+    public const int SharedHubPartitions = 4;
+
+    /// <summary>These settings for a run's own hub (<see cref="ForRun"/>): one partition.</summary>
+    public TaskHubSettings ForOneRun() => this with { PartitionCount = 1 };
+
     /// <summary>The longest an idle worker waits between queue polls: how long a new run may wait to be picked up.</summary>
     public TimeSpan MaxPollingInterval { get; init; } = TimeSpan.FromSeconds(1);
 

@@ -88,6 +88,7 @@ public static class ResultsColumns
         public const string Done = "Done";
         public const string Latency = "Latency";
         public const string Worker = "Worker";
+        public const string Segment = "Segment";
     }
 
     /// <summary>Run-row columns stored as Int64; every other numeric column is Double.</summary>

@@ -50,6 +50,8 @@ public sealed record WorkloadSummary
     public long WarmupOperations { get; init; }
     /// <summary>First slice start to last slice end.</summary>
     public required double DurationSeconds { get; init; }
+    /// <summary>A run of at least ten segments: its first and last tenth compared (stable, slower, faster); null otherwise.</summary>
+    public DriftFigure? Drift { get; init; }
     /// <summary>Succeeded operations and stored units over the duration: entities/s, or for blobs goodput (committed blobs' bytes per second).</summary>
     public required Throughput Throughput { get; init; }
     /// <summary>

@@ -94,7 +94,7 @@ public sealed class AppendBlobUploadRoom : Workload<AppendBlobUploadSpec, Append
 
     protected override AppendVerifyOrder VerifyOrderOf(AppendBlobUploadSpec section, StepPlan stepPlan, IReadOnlyList<SliceResult> slices) =>
         new(stepPlan.TargetName, Attempts(slices), slices.Sum(s => s.Objects), section.BlobSizeBytes, AppendsOf(section),
-            section.VerifyContent ? slices.ToDictionary(s => s.AttemptId, s => s.ContentMd5 ?? "") : null);
+            section.VerifyContent ? ContentByAttempt(slices) : null);
 
     protected override Task<VerificationResult> VerifyAsync(AppendVerifyOrder order, IReadOnlyList<StorageTarget> targets, CancellationToken ct) =>
         AppendBlobGroundTruth.VerifyAsync(targets, order, ct);
