@@ -6,6 +6,9 @@
 #   tests/StorageBench.Benchmarks/js-peer-tables/alternate.sh ROUNDS CLI_DLL [CLI_DLL]
 # A CLI whose store stops with its last process (before section 10's change) is kept warm by a process that holds the
 # store's lock, as another storagebench process would. Connection strings go by environment, never on a command line.
+# Each CLI run prints when its lines appeared (seconds from its start; from its --verbose output): store = the hub store's
+# Azurite answered (cold only), started = "Run … started" (hub created, worker started), ended = the run seen ended,
+# report = the first report line (after the worker's stop and the hub's delete), exit.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)"
 cd "$root"
@@ -25,7 +28,7 @@ stop() {
   done
 }
 trap stop EXIT
-sleep 3
+for port in $bp $qp $tp; do until (exec 3<>/dev/tcp/127.0.0.1/$port) 2>/dev/null; do sleep 0.05; done; done
 account="AccountName=devstoreaccount1;AccountKey=Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=="
 export STORAGEBENCH_TARGET_CONNECTION_STRING="DefaultEndpointsProtocol=http;$account;BlobEndpoint=http://127.0.0.1:$bp/devstoreaccount1;QueueEndpoint=http://127.0.0.1:$qp/devstoreaccount1;TableEndpoint=http://127.0.0.1:$tp/devstoreaccount1;"
 export PEER_CONNECTION_STRING="$STORAGEBENCH_TARGET_CONNECTION_STRING"
@@ -34,7 +37,25 @@ echo '{ "scenario": "short", "startDelaySeconds": 1, "tableInsert": { "entityCou
 
 # seconds of one command's whole process
 timed() { local s e; s=$(date +%s.%N); "$@" >/dev/null 2>&1 || echo "failed: $*" >&2; e=$(date +%s.%N); echo "$e - $s" | bc; }
-run() { STORAGEBENCH_HUB_DIR=$1 STORAGEBENCH_HUB_IDLE_SECONDS=$2 timed dotnet "$3" run --spec "$spec" --out "$work/out" --force; }
+# marks() reads a run's merged output and prints when its lines came, in seconds from $1 (the run's start)
+marks() {
+  python3 -c '
+import re, sys, time
+t0, marks = float(sys.argv[1]), {}
+patterns = [("store", r"^Hub store: Azurite on disk"), ("started", r"^Run \S+ started"), ("ended", r"3002 \S+: Run \S+ ended")]
+for line in sys.stdin:
+    now = time.time() - t0
+    if "ended" in marks and "report" not in marks:
+        marks["report"] = now
+    for name, pattern in patterns:
+        if name not in marks and re.search(pattern, line):
+            marks[name] = now
+print(" ".join(f"{k}={v:.2f}" for k, v in marks.items()), f"exit={time.time() - t0:.2f}")' "$1"
+}
+run() {
+  local s; s=$(date +%s.%N)
+  STORAGEBENCH_HUB_DIR=$1 STORAGEBENCH_HUB_IDLE_SECONDS=$2 dotnet "$3" run --spec "$spec" --out "$work/out" --force --verbose 2>&1 | marks "$s"
+}
 
 # Warm stores: started once; held open by a lock holder so a store that stops with its last process stays up too.
 i=0
@@ -45,11 +66,11 @@ for cli in "$@"; do
   i=$((i + 1))
 done
 for r in $(seq 1 "$rounds"); do
-  line="round $r load $(cut -d' ' -f1 /proc/loadavg) peer $(timed node tests/StorageBench.Benchmarks/js-peer-tables/insert.mjs 200)"
+  echo "round $r load $(cut -d' ' -f1 /proc/loadavg) peer $(timed node tests/StorageBench.Benchmarks/js-peer-tables/insert.mjs 200)"
   i=0
   for cli in "$@"; do
-    line+=" | cli$i cold $(run "$work/cold$r-$i" 0 "$cli") warm $(run "$work/warm$i" 900 "$cli")"
+    echo "  cli$i cold $(run "$work/cold$r-$i" 0 "$cli")"
+    echo "  cli$i warm $(run "$work/warm$i" 900 "$cli")"
     i=$((i + 1))
   done
-  echo "$line"
 done
