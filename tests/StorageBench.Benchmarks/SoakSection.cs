@@ -2,6 +2,7 @@ using System.Diagnostics;
 using System.Globalization;
 using System.Text;
 using System.Text.Json;
+using System.Text.RegularExpressions;
 using StorageBench.Engine.Spec;
 using StorageBench.Engine.Targets;
 
@@ -12,7 +13,7 @@ namespace StorageBench.Benchmarks;
 /// startup hook samples its resident set and GC heap; the figures say whether the driver's memory stays flat (within
 /// 10 % of its value at minute 1) when the run is long.
 /// </summary>
-internal static class SoakSection
+internal static partial class SoakSection
 {
     public const string Heading = "## 11. ";
     private static readonly CultureInfo Inv = CultureInfo.InvariantCulture;
@@ -89,7 +90,7 @@ internal static class SoakSection
         bool holds = endRatio <= 1 + Goal && maxRatio <= 1 + Goal;
         md.AppendLine();
         md.AppendLine(string.Create(Inv, $"**Goal** (resident set within {Goal:P0} of minute 1, at the end and at its highest): {(holds ? "holds" : "MISSED")}. ") +
-            string.Create(Inv, $"**Rate**: {run.EntitiesPerSecond:N0} entities/s ({run.Entities:N0} entities in {run.SliceSeconds:0} s; the floor's capacity for this case, a raw sender measured just before and after the run as in 5a: {floorCapacity:N0} entities/s, so the driver, sharing 2 cores, was {(run.EntitiesPerSecond >= 0.8 * floorCapacity ? "floor-bound" : "the bottleneck")}). ") +
+            string.Create(Inv, $"**Rate**: {run.EntitiesPerSecond:N0} entities/s ({run.Entities:N0} entities counted in a {run.SliceSeconds:0}-s run; the floor's capacity for this case, a raw sender measured just before and after the run as in 5a: {floorCapacity:N0} entities/s, so the driver, sharing 2 cores, was {(run.EntitiesPerSecond >= 0.8 * floorCapacity ? "floor-bound" : "the bottleneck")}). ") +
             string.Create(Inv, $"Run status: {run.Status}, verified: {run.Verified}. Load average (1 min) {loadBefore:0.0} before, {loadAfter:0.0} after."));
         md.AppendLine();
         md.AppendLine("| minute | resident set | GC heap | GC committed |");
@@ -144,9 +145,22 @@ internal static class SoakSection
             throw new InvalidOperationException($"the soak's CLI run failed ({process.ExitCode}): {output}");
         }
         using var json = JsonDocument.Parse(await File.ReadAllTextAsync(summaryFile));
-        var w = json.RootElement.GetProperty("workloads")[0];
-        var verified = w.GetProperty("verified");
-        return new SoakRun(MemorySample.AllIn(samples), started.Value, seconds, w.GetProperty("throughput").GetProperty("entitiesPerSecond").GetDouble(),
-            w.GetProperty("entities").GetInt64(), json.RootElement.GetProperty("status").GetString()!, verified.GetProperty("matched").GetBoolean() ? "yes" : "no (the floor stores nothing)");
+        string status = json.RootElement.GetProperty("status").GetString()!;
+        if (json.RootElement.GetProperty("workloads") is { } workloads && workloads.GetArrayLength() > 0)
+        {
+            var w = workloads[0];
+            return new SoakRun(MemorySample.AllIn(samples), started.Value, seconds, w.GetProperty("throughput").GetProperty("entitiesPerSecond").GetDouble(),
+                w.GetProperty("entities").GetInt64(), status, w.GetProperty("verified").GetProperty("matched").GetBoolean() ? "yes" : "no (the floor stores nothing)");
+        }
+        // A run that ended without its figures (its errors say why): the rate from the last progress line the CLI printed.
+        var last = ProgressLine().Matches(output.ToString()).LastOrDefault();
+        string errors = string.Join("; ", json.RootElement.GetProperty("errors").EnumerateArray().Select(e => e.GetString()!.Split("; stack")[0]));
+        return new SoakRun(MemorySample.AllIn(samples), started.Value, seconds,
+            last is null ? double.NaN : double.Parse(last.Groups[2].Value, NumberStyles.Number, Inv) / double.Parse(last.Groups[1].Value, Inv),
+            last is null ? 0 : long.Parse(last.Groups[2].Value, NumberStyles.Number, Inv), $"{status} ({errors})", "no figures (the rate is the last progress line's)");
     }
+
+    /// <summary>"running tableInsert on 2 slice(s): 1790/1800 s, 2,500,000,000 entities, …": seconds and entities so far.</summary>
+    [GeneratedRegex(@"(\d+)/\d+ s, ([\d,]+) entities")]
+    private static partial Regex ProgressLine();
 }

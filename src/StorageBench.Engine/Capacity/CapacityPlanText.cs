@@ -45,6 +45,14 @@ public static class CapacityPlanText
                 ? $"+ {c.GigabytesReadOutPerHour:N1} GB read out {c.Currency} {egress:0.####} (dataTransferOutPerGb: assumed the driver reads from another region; none within the account's)"
                 : $"{c.GigabytesReadOutPerHour:N1} GB read out per hour (egress not priced: the price table has no dataTransferOutPerGb)");
         }
+        if (plan.Request.DurationSeconds is { } seconds)
+        {
+            // A long run (seed 001's 400 million inserts) is planned by its whole cost, not by the hour.
+            double hours = seconds / 3600;
+            Line("cost of the run", $"{c.Currency} {c.TotalPerHour * hours:0.####} for --duration {seconds:N0} s ({hours:0.##} h): {c.RequestsPerHour * hours:N0} {model.RequestsName}" +
+                (c.ComputePerHour is { } perHour ? $", compute {c.Currency} {perHour * hours:0.####}" : "") +
+                (c.GigabytesReadOutPerHour > 0 ? "" : "; no egress (nothing is read out of the account)") + "; Functions executions not priced (a few per slice)");
+        }
         Line("", c.GigabytesWrittenPerHour > 0
             ? $"storage grows {c.GigabytesWrittenPerHour:N1} GB per hour, {c.Currency} {c.StoragePerMonthOfOneHour:0.####} per month held; prices: {c.PriceTable}"
             : $"reads store nothing new; prices: {c.PriceTable}");

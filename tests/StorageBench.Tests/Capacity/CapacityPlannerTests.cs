@@ -1,3 +1,5 @@
+using System.Globalization;
+using CsCheck;
 using StorageBench.Engine.Capacity;
 using StorageBench.Engine.Cost;
 using StorageBench.Engine.Spec;
@@ -99,6 +101,19 @@ public class CapacityPlannerTests
         var outcome = CapacityPlanner.Plan([Step("AzureStorage", 100, concurrency: 1)], new PlanRequest(30_000, CapacityPlanner.EntitiesPerSecond), Targets, Prices);
         Assert.StartsWith("the target needs 300 slices, more than the 256 slices one run fans out", outcome.Refusal);
     }
+
+    [Fact]
+    public void APlanWithADurationPricesTheWholeRun() =>
+        Gen.Select(Gen.Int[1_000, 19_000], Gen.Int[60, 86_400]).Sample((target, seconds) =>
+        {
+            var plan = Planned(CapacityPlanner.Plan([Step("AzureStorage", 2_000, cpu: 50)],
+                new PlanRequest(target, CapacityPlanner.EntitiesPerSecond, DurationSeconds: seconds), Targets, Prices));
+            double hours = seconds / 3600.0;
+            string line = CapacityPlanText.Render(plan, Targets).Split('\n').Single(l => l.TrimStart().StartsWith("cost of the run", StringComparison.Ordinal));
+            Assert.Contains(string.Create(CultureInfo.InvariantCulture, $"USD {plan.Cost.TotalPerHour * hours:0.####} for --duration {seconds:N0} s"), line);
+            Assert.Contains(string.Create(CultureInfo.InvariantCulture, $"compute USD {plan.Cost.ComputePerHour!.Value * hours:0.####}"), line);
+            Assert.Contains("no egress", line);
+        }, iter: 50);
 
     [Fact]
     public void FunctionAppInstancesFollowTheMeasuredDriverCpuAndTheInstanceSize()
