@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The committed benchmarks: pipeline overhead vs the engine's tightest loop, driver memory against run
 # length, client CPU per entity / per MB, short runs against long ones, the lean driver against the SDK
-# driver (floor, profile, Azurite; the read and page paths too), and blob uploads and downloads beside AzCopy. Rewrites BENCHMARKS.md with the figures it measured.
+# driver (floor, profile, Azurite; the read and page paths too), and blob uploads and downloads beside AzCopy. Rewrites the
+# sections of BENCHMARKS.md it measured and keeps the others (measured by hand, or by another mode below).
 #   ./scripts/benchmark.sh [seconds per throughput run, default 30]
 #   ./scripts/benchmark.sh --driver-only   (section 5 alone — floor, profile, Azurite, AzCopy; the other sections are kept)
 #   ./scripts/benchmark.sh --blob-peers    (section 5d alone: storagebench's blob upload beside AzCopy on one Azurite)
@@ -9,13 +10,16 @@
 #                                           Azurite, and storagebench's blob download beside AzCopy's)
 #   ./scripts/benchmark.sh --download-peers (section 5f alone: downloads beside AzCopy and the JS SDK)
 #   ./scripts/benchmark.sh --engine-only   (sections 7-8 alone, the engine's cost at a run's ends and CPU while it waits)
+#   ./scripts/benchmark.sh --soak [MINUTES] [--sample-seconds N]
+#                          (section 11 alone: one steady run of MINUTES, default 30, against the floor server, the CLI's
+#                           resident set and GC heap sampled every N s, default 10; all samples in out/soak/)
 #   --fuzz-minutes N   first fuzz the input surface (specs, command line, API body: tests/.../InputFuzzTests.cs) for
 #                      N minutes, default 10 on a plain run (0: skip); a single-section run fuzzes only when given this
 #   --fuzz-only        the fuzzing alone; figures (cases tried, unhandled exceptions) in out/fuzz/report.txt
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
-fuzz_minutes="" mode="all" seconds=30
+fuzz_minutes="" mode="all" seconds=30 soak_minutes=30 sample_seconds=10
 while [ $# -gt 0 ]; do
   case "$1" in
     --fuzz-minutes) [[ "${2:-}" =~ ^[0-9]+$ ]] || { echo "error: --fuzz-minutes: \"${2:-}\" must be a whole number of minutes" >&2; exit 2; }
@@ -26,7 +30,14 @@ while [ $# -gt 0 ]; do
     --read-peers) mode="read-peers"; shift ;;
     --download-peers) mode="download-peers"; shift ;;
     --engine-only) mode="engine"; shift ;;
-    *) [[ "$1" =~ ^[0-9]+$ ]] || { echo "error: \"$1\" is not an option (--driver-only, --blob-peers, --read-peers, --download-peers, --engine-only, --fuzz-minutes N, --fuzz-only) or seconds per run" >&2; exit 2; }
+    --soak) mode="soak"; shift
+            if [ $# -gt 0 ] && [[ "$1" =~ ^[0-9]+$ ]]; then
+              [ "$1" -ge 2 ] || { echo "error: --soak: \"$1\" must be at least 2 minutes (minute 1 is the baseline)" >&2; exit 2; }
+              soak_minutes="$1"; shift
+            fi ;;
+    --sample-seconds) [[ "${2:-}" =~ ^[0-9]+$ ]] && [ "${2}" -ge 1 ] || { echo "error: --sample-seconds: \"${2:-}\" must be a whole number of seconds, at least 1" >&2; exit 2; }
+                      sample_seconds="$2"; shift 2 ;;
+    *) [[ "$1" =~ ^[0-9]+$ ]] || { echo "error: \"$1\" is not an option (--driver-only, --blob-peers, --read-peers, --download-peers, --engine-only, --soak [MINUTES], --sample-seconds N, --fuzz-minutes N, --fuzz-only) or seconds per run" >&2; exit 2; }
        seconds="$1"; shift ;;
   esac
 done
@@ -55,6 +66,12 @@ if [ "$mode" = "fuzz" ]; then
   exit 0
 fi
 "$root/scripts/install.sh"
+# The soak needs only the CLI, the floor server and the hub store's Azurite: none of the tools below.
+if [ "$mode" = "soak" ]; then
+  cli=$("$root/scripts/build-cli.sh")
+  if ! build_log=$(dotnet build "$root/tests/StorageBench.Benchmarks/StorageBench.Benchmarks.csproj" -c Release --nologo -v quiet 2>&1); then echo "$build_log" >&2; exit 1; fi
+  exec dotnet "$root/tests/StorageBench.Benchmarks/bin/Release/net10.0/StorageBench.Benchmarks.dll" soak "$cli" "$root/BENCHMARKS.md" "$soak_minutes" "$sample_seconds"
+fi
 # The CLI processes it starts are the published CLI, as ./scripts/bench.sh runs it.
 cli=$("$root/scripts/build-cli.sh")
 # Quiet unless the build fails.

@@ -124,7 +124,8 @@ public static partial class AbCommand
         var runs = new List<AbRun>();
         using var results = CliTargets.ResultsStore(plane);
         // A hub of its own, as a run has: no other process's run or stale lease slows one side's rounds.
-        await using var hub = await CliTargets.StartHubAsync(targets, plane, results, TaskHubSettings.ForRun("ab" + Engine.Planning.Planner.NewRunId(DateTime.UtcNow)), null, null, ct)
+        await using var hub = await CliTargets.StartHubAsync(targets, plane, results, TaskHubSettings.ForRun("ab" + Engine.Planning.Planner.NewRunId(DateTime.UtcNow)), null, null, ct,
+            oneRun: true)
             .ConfigureAwait(false);
         hub.DeleteWhenDisposed();
         for (int round = 1; round <= o.Rounds && !ct.IsCancellationRequested; round++)

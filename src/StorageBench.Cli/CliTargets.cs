@@ -180,10 +180,12 @@ public static class CliTargets
     /// The task hub in the control plane's store, with this process as a worker of the benchmark (its activities stop only
     /// when it is disposed), or, without <paramref name="worker"/>, as a client only.
     /// </summary>
+    /// <param name="oneRun">The hub is one run's own (<see cref="TaskHubSettings.ForRun"/>), worked by this process alone: one partition.</param>
     public static Task<LocalTaskHub> StartHubAsync(IReadOnlyList<StorageTarget> targets, ControlPlane plane, ResultsTableStore results, string hubName, TelemetryEmitter? telemetry,
-        Microsoft.Extensions.Logging.ILoggerFactory? loggers, CancellationToken ct, bool worker = true, int? maxActivities = null)
+        Microsoft.Extensions.Logging.ILoggerFactory? loggers, CancellationToken ct, bool worker = true, int? maxActivities = null, bool oneRun = false)
     {
         var settings = new TaskHubSettings { HubName = hubName, Loggers = loggers };
+        settings = oneRun ? settings.ForOneRun() : settings;
         settings = maxActivities is { } max ? settings with { MaxConcurrentActivities = max } : settings;
         return worker ? BenchmarkTaskHub.StartAsync(plane.Store, targets, results, settings, telemetry, loggers, ct: ct) : LocalTaskHub.StartAsync(plane.Store, settings, registry: null, ct);
     }

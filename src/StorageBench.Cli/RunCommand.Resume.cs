@@ -45,7 +45,8 @@ public static partial class RunCommand
                 ?? (await LocalTaskHub.ExistsAsync(plane.Store, TaskHubSettings.ForRun(runId), ct).ConfigureAwait(false) ? TaskHubSettings.ForRun(runId) : TaskHubSettings.DefaultHubName);
             using var telemetry = CliTargets.Telemetry();
             using var results = CliTargets.ResultsStore(plane);
-            await using var hub = await CliTargets.StartHubAsync(targets, plane, results, hubName, telemetry, loggers, ct).ConfigureAwait(false);
+            bool ownHub = hubName == TaskHubSettings.ForRun(runId);
+            await using var hub = await CliTargets.StartHubAsync(targets, plane, results, hubName, telemetry, loggers, ct, oneRun: ownHub).ConfigureAwait(false);
             var state = await hub.GetStateAsync(runId, ct).ConfigureAwait(false);
             if (state is not { Name: BenchmarkOrchestrator.Name, InputJson: { } input } || JsonSerializer.Deserialize<RunRequest>(input, JsonDefaults.Options) is not { } request)
             {
@@ -58,7 +59,7 @@ public static partial class RunCommand
                 : $"Resuming run {runId} (scenario {request.Spec.Scenario}, task hub {hubName}, started {state.CreatedUtc:u}): this process is now one of its " +
                   "workers; slices whose process stopped run again once their messages come back (within 30 s).").ConfigureAwait(false);
             var summary = await WatchAsync(hub, results, runId, request.Spec, state.CreatedUtc, targets, prices, human, terminal, loggers, ct,
-                ownHub: hubName == TaskHubSettings.ForRun(runId)).ConfigureAwait(false);
+                ownHub).ConfigureAwait(false);
             return await ReportOutput.ReportAsync(summary, options.Out ?? Path.Combine("out", summary.RunId), options.Output, stdout, stderr).ConfigureAwait(false);
         }, ct).ConfigureAwait(false);
     }

@@ -204,14 +204,16 @@ public static partial class RunCommand
         {
             RunTargetFiles.Remember(runId, targetFile);
         }
-        await using var hub = await CliTargets.StartHubAsync(targets, plane, results, hubName, telemetry, loggers, ct, worker: !options.ExternalWorkers).ConfigureAwait(false);
+        bool ownHub = hubName == TaskHubSettings.ForRun(runId);
+        await using var hub = await CliTargets.StartHubAsync(targets, plane, results, hubName, telemetry, loggers, ct, worker: !options.ExternalWorkers, oneRun: ownHub)
+            .ConfigureAwait(false);
         var started = await NightlyCheck.StartAsync(new RunStarter(hub, TimeProvider.System) { PreflightRequests = preflightRequests }, spec, options.Nightly, runId, ct).ConfigureAwait(false);
         // Two lines, each within the 120 columns the console output keeps to: the hub store's folder is a long path.
         await stdout.WriteLineAsync($"Run {started.RunId} started (scenario {spec.Scenario}),").ConfigureAwait(false);
         await stdout.WriteLineAsync($"  on task hub {hubName} in {plane.Where}" +
             $"{(options.ExternalWorkers ? ",\n  executed by the hub's `storagebench worker` processes, none here" : "")}.").ConfigureAwait(false);
         return await WatchAsync(hub, results, started.RunId!, spec, startedUtc, targets, prices, stdout, terminal, loggers, ct,
-            ownHub: hubName == TaskHubSettings.ForRun(runId)).ConfigureAwait(false);
+            ownHub).ConfigureAwait(false);
     }
 
     /// <summary>Watches a started (or resumed) run to its end, with progress; a hub that stops answering gives a Failed summary that says so.</summary>

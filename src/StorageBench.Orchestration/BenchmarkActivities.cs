@@ -67,12 +67,14 @@ public sealed class BenchmarkActivities(IReadOnlyList<StorageTarget> targets, Re
 
     /// <summary>
     /// A slice of any workload, with its cancel polls, progress and slice row (<see cref="SliceRunner"/>); its room runs it.
-    /// Refused, running nothing, when this worker already runs the order's cap of the step's slices (placement).
+    /// Refused, running nothing, when this worker already runs the order's cap of the step's slices (placement). An order with a
+    /// segment runs that segment of its slice (<see cref="SegmentedSlice"/>).
     /// </summary>
     public Task<SliceOutcome> RunSliceAsync(SliceOrder order, CancellationToken ct)
     {
         var room = WorkloadList.Of(order.Workload);
-        return Slices.RunAsync(order, room.ProgressOf(order), (stop, live) => room.RunSliceAsync(order, targets[order.TargetIndex], time, stop, live, _logger), ct);
+        return Slices.RunAsync(order, room.ProgressOf(order) with { Segment = order.Segment?.Index },
+            (stop, live) => SliceSegment.RunAsync(order.Segment, () => room.RunSliceAsync(order, targets[order.TargetIndex], time, stop, live, _logger)), ct);
     }
 
     /// <summary>

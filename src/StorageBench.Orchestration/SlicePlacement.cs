@@ -101,20 +101,38 @@ public static class SlicePlacement
     }
 
     /// <summary>
-    /// A handed-back order queued again after <see cref="HandBackPause"/>: by then every worker polls at its idle pace, so the one that
-    /// just refused it is not the first to poll again, and the step's history grows by a few events a second, not hundreds.
+    /// A handed-back order queued again after <see cref="HandBackPause"/>, from an orchestration on another partition
+    /// (<see cref="HandedBackSlice"/>), so that partition's worker, not the one that refused it, is the first to take it.
     /// </summary>
     private static async Task<SliceOutcome> CallAfterAsync(TaskOrchestrationContext context, SliceOrder order)
     {
-        await context.CreateTimer(HandBackPause, CancellationToken.None);
-        return await Call(context, order);
+        await context.CreateTimer(HandBackPause(order.HandBacks), CancellationToken.None);
+        return await HandedBackSlice.CallAsync(context, order);
     }
 
-    /// <summary>How long a handed-back order waits before it is queued again.</summary>
-    public static readonly TimeSpan HandBackPause = TimeSpan.FromMilliseconds(500);
+    /// <summary>
+    /// How long the order waits before its <paramref name="handBacks"/>th call: 0.5 s, 1 s, then 2 s, so a slice no worker
+    /// has room for is called about every 2 s (each call is a few history events), not as fast as the hub turns round.
+    /// </summary>
+    public static TimeSpan HandBackPause(int handBacks) => TimeSpan.FromSeconds(Math.Min(2, 0.5 * Math.Pow(2, Math.Max(0, handBacks - 1))));
 
-    private static Task<SliceOutcome> Call(TaskOrchestrationContext context, SliceOrder order) =>
-        ActivityList.RunSlice.CallAsync(context, order);
+    /// <summary>The most calls the pauses allow a slice within <paramref name="window"/> (beside its first): a bound the rule sets, whatever the hub does.</summary>
+    public static int MaxHandBacks(TimeSpan window)
+    {
+        int calls = 0;
+        var spent = HandBackPause(1);
+        while (spent <= window)
+        {
+            calls++;
+            spent += HandBackPause(calls + 1);
+        }
+        return calls;
+    }
+
+    /// <summary>A slice runs as one activity, or as a chain of segments in an orchestration of its own.</summary>
+    private static Task<SliceOutcome> Call(TaskOrchestrationContext context, SliceOrder order) => order.Segments is null
+        ? ActivityList.RunSlice.CallAsync(context, order)
+        : context.CallSubOrchestratorAsync<SliceOutcome>(SegmentedSlice.Name, new SegmentedSliceInput(order));
 
     /// <summary>Stops the slices that did start (the run's stop signal); "" when sent, else why it could not be.</summary>
     private static async Task<string> StopAsync(TaskOrchestrationContext context, string runId, string none)

@@ -114,7 +114,8 @@ public static class StepOrchestrator
             }
         }
         var stepPlan = new StepPlan(input.RunId, context.InstanceId, target, StartAt(context, spec), input.Environment.TargetAccounts);
-        var orders = room.Plan(stepPlan, spec);
+        var segments = SegmentPlan.For(room.SectionOf(spec)!, spec);
+        IReadOnlyList<SliceOrder> orders = [.. room.Plan(stepPlan, spec).Select(o => o with { Segments = segments })];
         var (slices, stopped, unplaced) = await StepFanOut.RunAsync(context, orders, room.Name, input.Index, spec, roster, step.Errors, step.Notes);
         step.FannedOut.Add(room.Name);
         if (unplaced is not null)
@@ -263,7 +264,7 @@ public static class StepOrchestrator
         }
     }
 
-    private static string[] Attempts(IEnumerable<SliceResult> slices) => [.. slices.OrderBy(s => s.SliceIndex).Select(s => s.AttemptId)];
+    private static string[] Attempts(IEnumerable<SliceResult> slices) => SliceExecutions.Attempts(slices);
 
     /// <summary>All slices of a workload begin at one instant chosen here, so they really run together.</summary>
     private static DateTime StartAt(TaskOrchestrationContext context, RunSpec spec) =>

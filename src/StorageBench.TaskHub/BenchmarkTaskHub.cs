@@ -3,6 +3,7 @@ using StorageBench.Engine.ResultsStore;
 using StorageBench.Engine.Statistics;
 using StorageBench.Engine.Telemetry;
 using StorageBench.Engine.Targets;
+using StorageBench.Engine.Workloads;
 using StorageBench.Orchestration;
 using StorageBench.Orchestration.Activities;
 
@@ -11,12 +12,14 @@ namespace StorageBench.TaskHub;
 /// <summary>The benchmark's orchestrators and activities on a local task hub: what `storagebench run`, `serve`, `ab` and the tests run.</summary>
 public static class BenchmarkTaskHub
 {
-    /// <summary>Binds both orchestrators and every activity of <see cref="ActivityList"/> to its code, as the Function App's functions bind them.</summary>
+    /// <summary>Binds the orchestrators and every activity of <see cref="ActivityList"/> to its code, as the Function App's functions bind them.</summary>
     public static TaskRegistry Registry(BenchmarkActivities a, ILogger? logger = null)
     {
         var registry = new TaskRegistry(logger)
             .AddOrchestrator<RunRequest, RunSummary>(BenchmarkOrchestrator.Name, BenchmarkOrchestrator.RunAsync)
-            .AddOrchestrator<StepInput, StepResult>(StepOrchestrator.Name, StepOrchestrator.RunAsync);
+            .AddOrchestrator<StepInput, StepResult>(StepOrchestrator.Name, StepOrchestrator.RunAsync)
+            .AddOrchestrator<SegmentedSliceInput, SliceOutcome>(SegmentedSlice.Name, SegmentedSlice.RunAsync)
+            .AddOrchestrator<SliceOrder, SliceOutcome>(HandedBackSlice.Name, HandedBackSlice.RunAsync);
         var binder = new RegistryBinder(registry, a);
         foreach (var activity in ActivityList.All)
         {

@@ -67,12 +67,14 @@ public sealed class LocalTaskHub : IRunOrchestrationClient, IAsyncDisposable
             TaskHubName = settings.HubName,
             StorageAccountClientProvider = Provider(account),
             WorkerId = settings.WorkerId,
+            PartitionCount = settings.PartitionCount,
             MaxConcurrentTaskActivityWorkItems = settings.MaxConcurrentActivities,
             MaxConcurrentTaskOrchestrationWorkItems = settings.MaxConcurrentOrchestrations,
             ControlQueueBufferThreshold = settings.ControlQueueBufferThreshold,
             ControlQueueVisibilityTimeout = settings.VisibilityTimeout,
             WorkItemQueueVisibilityTimeout = settings.VisibilityTimeout,
             MaxQueuePollingInterval = settings.MaxPollingInterval,
+            LeaseAcquireInterval = settings.PartitionBalanceInterval,
             // The app lease keeps a second app (a deployment slot) off a hub; every local worker is one app. Its lease outlived
             // the worker and kept the hub's delete from removing the <hub>-applease container: one left behind per run.
             UseAppLease = false,

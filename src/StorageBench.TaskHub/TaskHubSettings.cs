@@ -40,8 +40,28 @@ public sealed record TaskHubSettings
     /// </summary>
     public TimeSpan VisibilityTimeout { get; init; } = TimeSpan.FromSeconds(30);
 
+    /// <summary>
+    /// Control queues (and partition leases) of the hub: Durable's default, 4, where several workers share a hub; 1 on a
+    /// run's own hub (<see cref="ForOneRun"/>), which one process works: each queue more is one more create, delete and
+    /// poll in the hub store on every short run, and spreads nothing.
+    /// </summary>
+    public int PartitionCount { get; init; } = SharedHubPartitions;
+
+    /// <summary>DurableTask.AzureStorage's default partition count, for hubs several workers share.</summary>
+    public const int SharedHubPartitions = 4;
+
+    /// <summary>These settings for a run's own hub (<see cref="ForRun"/>): one partition.</summary>
+    public TaskHubSettings ForOneRun() => this with { PartitionCount = 1 };
+
     /// <summary>The longest an idle worker waits between queue polls: how long a new run may wait to be picked up.</summary>
     public TimeSpan MaxPollingInterval { get; init; } = TimeSpan.FromSeconds(1);
+
+    /// <summary>
+    /// How often a worker looks at the hub's partition table to share the control-queue partitions with the other workers
+    /// (the provider's default is 10 s). A handed-back slice reaches another worker through a partition that worker owns
+    /// (docs/architecture.md, "Placement"), so a worker that just joined should own its share within a few seconds.
+    /// </summary>
+    public TimeSpan PartitionBalanceInterval { get; init; } = TimeSpan.FromSeconds(2);
 
     /// <summary>The worker's name in the hub's leases and in each slice's row (default: machine and process id).</summary>
     public string WorkerId { get; init; } = $"{Environment.MachineName}-{Environment.ProcessId}";

@@ -8,8 +8,6 @@ namespace StorageBench.Benchmarks;
 /// </summary>
 internal static class EngineSections
 {
-    private const string Heading = "\n## 7. ";
-
     /// <summary>This program's modes for these sections; false when <paramref name="args"/> is none of them.</summary>
     public static async Task<bool> TryRunAsync(string[] args)
     {
@@ -25,23 +23,20 @@ internal static class EngineSections
                 Console.WriteLine(await EngineCostSection.WriteAsync(root, int.Parse(reps, CultureInfo.InvariantCulture)));
                 return true;
             case ["engine", var cliDll, var output]:
-                // Sections 7 and 8 alone, in place of those the file has; everything before them stays as it was measured.
+                // Sections 7 and 8 alone, in place of those the file has; every other section stays as it was measured.
                 string existing = File.Exists(output) ? await File.ReadAllTextAsync(output) : "";
-                int at = existing.IndexOf(Heading, StringComparison.Ordinal);
-                string kept = at >= 0 ? existing[..at] : existing.TrimEnd();
                 string sections = await WriteAsync(cliDll, output);
                 int heading = sections.IndexOf("\n\n", sections.IndexOf("## 7.", StringComparison.Ordinal), StringComparison.Ordinal) + 2;
-                string dated = sections[..heading] + $"Measured by `./scripts/benchmark.sh --engine-only` on {DateTime.UtcNow:yyyy-MM-dd HH:mm} UTC; the sections above are from the runs they name.\n\n" + sections[heading..];
-                await File.WriteAllTextAsync(output, kept + "\n" + dated);
+                string dated = sections[..heading] + $"Measured by `./scripts/benchmark.sh --engine-only` on {DateTime.UtcNow:yyyy-MM-dd HH:mm} UTC; the other sections are from the runs they name.\n\n" + sections[heading..];
+                await File.WriteAllTextAsync(output, BenchmarksFile.Splice(existing, dated));
                 return true;
             case ["idle", var cliDll, var output, .. var reps]:
                 // Section 8 alone (after a change to what runs while a run waits), in place of the one the file has; section 7 stays.
                 string file = await File.ReadAllTextAsync(output);
-                int eight = file.IndexOf("\n## 8. ", StringComparison.Ordinal);
                 string idle = await IdleCostSection.WriteAsync(cliDll, reps is [var r] ? int.Parse(r, CultureInfo.InvariantCulture) : 3);
                 int idleHeading = idle.IndexOf("\n\n", StringComparison.Ordinal) + 2;
-                await File.WriteAllTextAsync(output, (eight >= 0 ? file[..(eight + 1)] : file.TrimEnd() + "\n\n") + idle[..idleHeading] +
-                    $"Measured by `StorageBench.Benchmarks idle` on {DateTime.UtcNow:yyyy-MM-dd HH:mm} UTC, after section 7.\n\n" + idle[idleHeading..]);
+                await File.WriteAllTextAsync(output, BenchmarksFile.Splice(file, idle[..idleHeading] +
+                    $"Measured by `StorageBench.Benchmarks idle` on {DateTime.UtcNow:yyyy-MM-dd HH:mm} UTC, after section 7.\n\n" + idle[idleHeading..]));
                 return true;
             default:
                 return false;

@@ -11,6 +11,15 @@ public sealed record SliceProgress(string StepId, string Workload, int Slice, Li
 {
     /// <summary>The worker (machine/process id) running the slice's execution that wrote this row.</summary>
     public string? Worker { get; init; }
+
+    /// <summary>The segment of a longer slice this execution runs; null when the slice runs whole.</summary>
+    public int? Segment { get; init; }
+
+    /// <summary>
+    /// Whether this row, found before an execution starts, is an earlier execution of the same work that never handed back its
+    /// result: any row, unless it is the finished segment before this one.
+    /// </summary>
+    public bool IsLostExecutionOf(SliceProgress next) => !(Done && Segment is { } done && next.Segment > done);
 }
 
 /// <summary>

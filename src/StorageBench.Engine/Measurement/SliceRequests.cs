@@ -35,4 +35,20 @@ public sealed record SliceRequests
 
     /// <summary>Reading workloads: priming reads before the start instant (point reads or query pages; Get Blobs of a small range), probe excluded.</summary>
     public long PrimingReads { get; init; }
+
+    /// <summary>Both counts added: a slice's segments, put together.</summary>
+    public SliceRequests Plus(SliceRequests o) => new()
+    {
+        Wire = Wire + o.Wire,
+        PrimingWrites = PrimingWrites + o.PrimingWrites,
+        PrimingEntities = PrimingEntities + o.PrimingEntities,
+        PrimingProbes = PrimingProbes + o.PrimingProbes,
+        PrimingDeletes = PrimingDeletes + o.PrimingDeletes,
+        PrimingRequests = PrimingRequests + o.PrimingRequests,
+        PrimingThrottled = PrimingThrottled + o.PrimingThrottled,
+        PrimingFailed = PrimingFailed + o.PrimingFailed,
+        BlockLists = BlockLists + o.BlockLists,
+        BlockListsFailed = BlockListsFailed + o.BlockListsFailed,
+        PrimingReads = PrimingReads + o.PrimingReads,
+    };
 }

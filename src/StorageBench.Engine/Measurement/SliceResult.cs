@@ -100,6 +100,27 @@ public sealed record SliceResult
     /// <summary>Blob download: whole-blob downloads that came back with another length (or MD5) than was seeded.</summary>
     public long WrongDownloads { get; init; }
 
+    /// <summary>A segment of a longer slice: where the next segment goes on. Null when the slice ran whole.</summary>
+    public Workloads.SegmentContinuation? Continuation { get; init; }
+
+    /// <summary>A slice run as segments: seconds between its segments it did not run (a lost segment's re-run came later), left out of its duration.</summary>
+    public double PausedSeconds { get; init; }
+
+    /// <summary>A slice run as segments: each segment's accepted execution (attempt id), in order; null when it ran whole.</summary>
+    /// <remarks>Two plain lists, not a list of pairs: a 24-h slice's 288 segments stay well within the payload budget.</remarks>
+    public IReadOnlyList<string>? SegmentAttempts { get; init; }
+
+    /// <summary>Blob content checked: each segment's content MD5, beside <see cref="SegmentAttempts"/>; null otherwise.</summary>
+    public IReadOnlyList<string>? SegmentContentMd5 { get; init; }
+
+    /// <summary>A slice of at least ten segments: latency in its first and last tenth, for the drift figure (null otherwise).</summary>
+    public SegmentDrift? Drift { get; init; }
+
+    /// <summary>Every accepted execution whose writes are this slice's, with the content it gave its blobs: one, or one per segment.</summary>
+    public IEnumerable<SegmentAttempt> Executions() => SegmentAttempts is { } attempts
+        ? attempts.Select((a, k) => new SegmentAttempt(a, SegmentContentMd5?[k]))
+        : [new SegmentAttempt(AttemptId, ContentMd5)];
+
     /// <summary>
     /// Merges worker recorders into one slice result. <paramref name="commits"/> (blob) records Put Block
     /// Lists: counted as requests and in the measured window, its units (committed blob bytes) kept apart
@@ -150,9 +171,9 @@ public sealed record SliceResult
             WarmupOperations = all.Sum(w => w.WarmupOperations),
             WarmupUnits = workers.Sum(w => w.WarmupUnits),
             Objects = objects,
-            LatencyHistogram = LatencyHistograms.Encode(histogram),
-            ServiceTimeHistogram = serviceTime is null ? null : LatencyHistograms.Encode(serviceTime),
-            LagHistogram = lag is null ? null : LatencyHistograms.Encode(lag),
+            LatencyHistogram = LatencyHistograms.Encode(histogram, LatencyHistograms.Compact),
+            ServiceTimeHistogram = serviceTime is null ? null : LatencyHistograms.Encode(serviceTime, LatencyHistograms.Compact),
+            LagHistogram = lag is null ? null : LatencyHistograms.Encode(lag, LatencyHistograms.Compact),
             Timeline = Timeline.Merge(workers.Select(w => w.Timeline)).Fit(MaxTimelineBuckets),
             ProcessId = Environment.ProcessId,
             ProcessCpuSecondsAtStart = cpuSecondsAtStart,
@@ -174,4 +195,19 @@ public sealed record SliceResult
         using var process = Process.GetCurrentProcess();
         return process.TotalProcessorTime.TotalSeconds;
     }
+}
+
+/// <summary>One segment's accepted execution: its attempt id (every write of it carries it) and its blobs' content MD5.</summary>
+public sealed record SegmentAttempt(string AttemptId, string? ContentMd5);
+
+/// <summary>
+/// Latency histograms (µs, compressed base64) of a slice's first and last tenth of segments, added across slices exactly, and
+/// when each tenth ran (its rate comes from the step's timeline over the seconds every slice ran it).
+/// </summary>
+public sealed record SegmentDrift(string FirstTenth, string LastTenth, DateTime FirstFromUtc, DateTime FirstToUtc, DateTime LastFromUtc, DateTime LastToUtc);
+
+/// <summary>The one rule for which writes are a step's: every accepted execution of its slices, in slice order.</summary>
+public static class SliceExecutions
+{
+    public static string[] Attempts(IEnumerable<SliceResult> slices) => [.. slices.OrderBy(s => s.SliceIndex).SelectMany(s => s.Executions()).Select(e => e.AttemptId)];
 }

@@ -56,9 +56,9 @@ public static class LocalQueries
     }
 
     private static QueryTable Runs(IReadOnlyList<AppEvent> events) => new(
-        ["TimeGenerated", "scenario", "runId", "status", "targetKind", "host", "durationSeconds", "instances", "errors"],
+        ["TimeGenerated", "scenario", "runId", "status", "targetKind", "host", "durationSeconds", "instances", "workers", "errors"],
         [.. events.Where(e => e.Name == TelemetryEmitter.RunEvent).OrderByDescending(e => e.TimeGenerated).Select(e => (IReadOnlyList<string>)
-            [Time(e), P(e, "scenario"), P(e, "runId"), P(e, "status"), P(e, "targetKind"), P(e, "host"), M(e, "durationSeconds", "0.0"), M(e, "instances", "0"), P(e, "errors")])]);
+            [Time(e), P(e, "scenario"), P(e, "runId"), P(e, "status"), P(e, "targetKind"), P(e, "host"), M(e, "durationSeconds", "0.0"), M(e, "instances", "0"), M(e, "workers", "0"), P(e, "errors")])]);
 
     private static QueryTable ThroughputTrend(IReadOnlyList<AppEvent> events) => new(
         ["TimeGenerated", "series", "throughput", "unit"],

@@ -16,6 +16,8 @@ public static class ResultsColumns
     public const string TargetKind = "TargetKind";
     public const string Host = "Host";
     public const string Instances = "Instances";
+    /// <summary>Distinct worker processes that ran slices, beside Instances (machines); absent in rows from before it was kept.</summary>
+    public const string Workers = "Workers";
     public const string Errors = "Errors";
     public const string Notes = "Notes";
     public const string Unmeasured = "Unmeasured";
@@ -85,11 +87,12 @@ public static class ResultsColumns
         public const string Done = "Done";
         public const string Latency = "Latency";
         public const string Worker = "Worker";
+        public const string Segment = "Segment";
     }
 
     /// <summary>Run-row columns stored as Int64; every other numeric column is Double.</summary>
     public static readonly IReadOnlySet<string> Int64Columns = new HashSet<string>(
-        [Instances, Steps,
+        [Instances, Workers, Steps,
             .. WorkloadKind.All.Select(WorkloadColumns.Of).SelectMany(c => new[]
                 { c.Operations, c.Succeeded, c.Failed, c.Throttled, c.TimedOut, c.Entities, c.Bytes, c.Planned, c.Stored, c.PerSecondSamples, c.LateRequests,
                     c.DroppedOperations, c.ObjectsFailed, c.BytesSent, c.BytesSentForFailedObjects })],

@@ -30,6 +30,7 @@ public static class RunRows
             [C.TargetKind] = environment.TargetKind,
             [C.Host] = environment.Host,
             [C.Instances] = (long)environment.Instances,
+            [C.Workers] = (long)environment.Workers,
             [C.Errors] = string.Join("\n", errors),
         };
         // How busy the machine was and which build ran: absent when unknown (older rows, or off Linux). Notes and workloads
@@ -55,6 +56,7 @@ public static class RunRows
     public static RunEnvironment EnvironmentOf(TableEntity r) =>
         new(r.GetString(C.TargetKind) ?? "", (int)(r.GetInt64(C.Instances) ?? 0), r.GetString(C.Host) ?? "", "", "", 0)
         {
+            Workers = (int)(r.GetInt64(C.Workers) ?? 0),
             LoadAverageStart = r.GetDouble(C.LoadAverageStart), LoadAverageEnd = r.GetDouble(C.LoadAverageEnd),
             OtherProcessesCpuShare = r.GetDouble(C.OtherProcessesCpuShare), ToolVersion = r.GetString(C.ToolVersion),
             ToolCommit = r.GetString(C.ToolCommit), EmulatorVersion = r.GetString(C.EmulatorVersion),

@@ -76,6 +76,7 @@ public static class SliceRows
         [P.Done] = p.Done,
         [P.Latency] = p.Latency,
         [P.Worker] = p.Worker,
+        [P.Segment] = p.Segment,
     };
 
     public static SliceProgress ProgressOf(TableEntity r) =>
@@ -85,5 +86,6 @@ public static class SliceRows
             r.GetDateTime(P.StartAtUtc) ?? default, r.GetDateTime(P.UpdatedUtc) ?? default, r.GetBoolean(P.Done) ?? false, r.GetString(P.Latency))
         {
             Worker = r.GetString(P.Worker),
+            Segment = r.GetInt32(P.Segment),
         };
 }

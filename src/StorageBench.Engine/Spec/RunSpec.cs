@@ -22,6 +22,15 @@ public sealed record RunSpec
     /// </summary>
     public double MaxUnstoredShare { get; init; } = 0.01;
 
+    /// <summary>
+    /// A timed slice longer than this runs as a chain of segments of at most this many seconds, each its own activity, so a
+    /// recycled host or a killed process loses one segment (docs/spec.md); null: <see cref="DefaultSegmentSeconds"/>.
+    /// </summary>
+    public double? SegmentSeconds { get; init; }
+
+    /// <summary>Five minutes: half of Flex Consumption's shortest recycle grace (10 minutes), and 288 segments for a 24-h slice.</summary>
+    public const double DefaultSegmentSeconds = 300;
+
     public ClientSettings Client { get; init; } = new();
 
     public TableInsertSpec? TableInsert { get; init; }

@@ -20,6 +20,10 @@ public static partial class RunSpecValidator
         }
         errors.Range("startDelaySeconds", spec.StartDelaySeconds, 0, 300);
         errors.Range("maxUnstoredShare", spec.MaxUnstoredShare, 0, 1, "(a share of the planned work: 0.01 = 1%)");
+        if (spec.SegmentSeconds is { } segment)
+        {
+            errors.Range("segmentSeconds", segment, 1, 86_400, "(the longest part of a timed slice run as one activity)");
+        }
         if (spec.Client is null)
         {
             errors.Add(new("client", "null", "must be an object or omitted"));

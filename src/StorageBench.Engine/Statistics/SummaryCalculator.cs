@@ -61,7 +61,9 @@ public static class SummaryCalculator
         var lag = slices.Any(s => s.LagHistogram is not null) ? LatencyHistograms.Merge(slices.Select(s => s.LagHistogram).OfType<string>()) : null;
         var start = slices.Min(s => s.StartedUtc);
         var end = slices.Max(s => s.EndedUtc);
-        double duration = (end - start).TotalSeconds;
+        // A pause every slice shared (a resumed run's segments re-ran later) measured nothing: it is no part of the duration.
+        double paused = slices.Min(s => s.PausedSeconds);
+        double duration = (end - start).TotalSeconds - paused;
         long units = slices.Sum(s => s.Units);
         // At the finest resolution every slice has (1 s unless a slice outgrew its per-second budget).
         var timeline = Timeline.Merge(slices.Select(s => s.Timeline));
@@ -77,7 +79,7 @@ public static class SummaryCalculator
         if (windowSeconds >= 1)
         {
             var inWindow = timeline.Points().Where(p => p.UnixSecond >= windowFirst && p.UnixSecond < windowEnd).ToList();
-            allActive = Rates(kind, inWindow.Sum(p => p.Operations), inWindow.Sum(p => p.Units), windowSeconds, entitySizeBytes);
+            allActive = Rates(kind, inWindow.Sum(p => p.Operations), inWindow.Sum(p => p.Units), Math.Max(1, windowSeconds - paused), entitySizeBytes);
             spread = Spread(inWindow, windowFirst, (int)(windowSeconds / w), w, kind.CountedPerUnit);
         }
 
@@ -113,8 +115,9 @@ public static class SummaryCalculator
                 RerunSlices = slices.Count(s => s.Rerun), WaitedSlices = slices.Count(s => s.WaitedForWorker),
                 FirstRunsMaxStartLagSeconds = slices.Where(s => !s.Rerun && !s.WaitedForWorker).Select(s => s.StartLagSeconds).DefaultIfEmpty().Max(),
             },
-            SliceAttempts = [.. slices.OrderBy(s => s.SliceIndex).Select(s => s.AttemptId)],
+            SliceAttempts = SliceExecutions.Attempts(slices),
             DurationSeconds = duration,
+            Drift = DriftFigure.Of(slices, timeline, kind.CountedPerUnit, (points, from, buckets) => Spread(points, from, buckets, w, kind.CountedPerUnit)),
             Throughput = Rates(kind, counts.Succeeded, units, duration, entitySizeBytes),
             AllSlicesActiveThroughput = allActive,
             AllSlicesActiveSeconds = windowSeconds,
@@ -127,8 +130,9 @@ public static class SummaryCalculator
             ScheduleLag = lag is null ? null : Lag(lag, slices.Sum(s => s.DroppedOperations)),
             Verified = verified,
             Timeline = timeline.Fit(MaxTimelineBuckets),
-            LatencyHistogram = LatencyHistograms.Encode(histogram),
-            ServiceTimeHistogram = LatencyHistograms.Encode(serviceTime),
+            LatencyHistogram = LatencyHistograms.Encode(histogram, LatencyHistograms.Compact),
+            // In a closed loop it is the latency histogram: carried once, so a long run's result stays within the payload budget.
+            ServiceTimeHistogram = slices.All(s => s.ServiceTimeHistogram is null) ? null : LatencyHistograms.Encode(serviceTime, LatencyHistograms.Compact),
         };
     }
 
@@ -233,11 +237,11 @@ public static class SummaryCalculator
     }
 
     /// <summary>The first Unix second at or after <paramref name="utc"/> that is a multiple of <paramref name="width"/>.</summary>
-    private static long CeilTo(DateTime utc, int width)
+    internal static long CeilTo(DateTime utc, int width)
     {
         long ticks = (long)width * TimeSpan.TicksPerSecond;
         return (utc.Ticks - DateTime.UnixEpoch.Ticks + ticks - 1) / ticks * width;
     }
 
-    private static long FloorTo(DateTime utc, int width) => (utc.Ticks - DateTime.UnixEpoch.Ticks) / ((long)width * TimeSpan.TicksPerSecond) * width;
+    internal static long FloorTo(DateTime utc, int width) => (utc.Ticks - DateTime.UnixEpoch.Ticks) / ((long)width * TimeSpan.TicksPerSecond) * width;
 }

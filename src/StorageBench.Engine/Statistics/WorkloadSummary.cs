@@ -48,6 +48,8 @@ public sealed record WorkloadSummary
     public long WarmupOperations { get; init; }
     /// <summary>First slice start to last slice end.</summary>
     public required double DurationSeconds { get; init; }
+    /// <summary>A run of at least ten segments: its first and last tenth compared (stable, slower, faster); null otherwise.</summary>
+    public DriftFigure? Drift { get; init; }
     /// <summary>Succeeded operations and stored units over the duration: entities/s, or for blobs goodput (committed blobs' bytes per second).</summary>
     public required Throughput Throughput { get; init; }
     /// <summary>
@@ -89,7 +91,7 @@ public sealed record WorkloadSummary
     public IReadOnlyList<LatencyBin> LatencyDistribution { get; init; } = [];
     /// <summary>Merged HdrHistogram (µs), compressed base64, so percentiles can be recomputed later.</summary>
     public required string LatencyHistogram { get; init; }
-    /// <summary>The same for service time; in a closed loop the latency histogram itself.</summary>
+    /// <summary>The same for service time (open loop); null in a closed loop, where the latency histogram is the service time's.</summary>
     public string? ServiceTimeHistogram { get; init; }
     /// <summary>The spread of the slices' own rates and the latest synchronized start, to spot a slow instance or partition.</summary>
     public SliceSpread? SliceSpread { get; init; }

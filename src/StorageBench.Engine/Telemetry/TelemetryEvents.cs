@@ -32,6 +32,7 @@ public static class TelemetryEvents
             ["durationSeconds"] = (summary.EndedUtc - summary.StartedUtc).TotalSeconds,
             ["steps"] = summary.Steps.Count,
             ["instances"] = summary.Environment.Instances,
+            ["workers"] = summary.Environment.Workers,
             ["saturationHighest"] = summary.Saturation?.HighestSustainableValue ?? double.NaN,
             ["saturationKnee"] = summary.Saturation?.KneeValue ?? double.NaN,
         }.Where(kv => !double.IsNaN(kv.Value)).ToDictionary()));

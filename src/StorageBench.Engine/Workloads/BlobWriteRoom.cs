@@ -37,10 +37,6 @@ public abstract class BlobWriteRoom<TSpec, TVerify> : Workload<TSpec, BlobSliceP
     protected override SliceProgress ProgressOf(SliceOrder order, BlobSlicePlan<TSpec> plan) => new(plan.StepId, Name, plan.SliceIndex, default, 0,
         plan.Workload.DurationSeconds > 0 ? 0 : plan.BlobCount * BlobsOf(plan.Workload).SizeBytes, plan.Workload.DurationSeconds, plan.StartAtUtc, default, false);
 
-    /// <summary>Each accepted attempt's content MD5 when verification reads every blob back; null when it checks counts and lengths only.</summary>
-    protected static Dictionary<string, string>? ContentMd5s(bool verifyContent, IReadOnlyList<SliceResult> slices) =>
-        verifyContent ? slices.ToDictionary(s => s.AttemptId, s => s.ContentMd5 ?? "") : null;
-
     /// <param name="failedBlobsHoldBytes">True when a failed blob keeps what its parts wrote (a page or append blob; a block blob never committed holds nothing).</param>
     protected WorkloadSummary SummarizeBlobs(string measures, TSpec section, IReadOnlyList<SliceResult> slices, VerificationResult verified, bool failedBlobsHoldBytes)
     {

@@ -15,20 +15,27 @@ internal sealed class OperationSchedule
     private readonly long _startTimestamp;
     private readonly long _warmupOperations;
     private readonly long _warmupEndTimestamp;
-    private long _next = -1;
+    private readonly long _first;
+    private long _next;
     private long _handedOut;
 
     /// <param name="maxOperations">Operations in count mode; ignored when the spec sets a duration.</param>
     /// <param name="operationsPerSecond">Open-loop rate for this slice; 0 = closed loop.</param>
-    public OperationSchedule(WorkloadSpec spec, long maxOperations, double operationsPerSecond, long startTimestamp)
+    /// <param name="segment">
+    /// A segment of a longer slice: <paramref name="startTimestamp"/> is then the slice's origin (slot 0, warm-up's start), the
+    /// schedule ends at the segment's end and hands out indexes from its first operation on.
+    /// </param>
+    public OperationSchedule(WorkloadSpec spec, long maxOperations, double operationsPerSecond, long startTimestamp, SliceSegment? segment = null)
     {
         bool timed = spec.DurationSeconds > 0;
         _maxOperations = timed ? long.MaxValue : maxOperations;
-        _endTimestamp = timed ? startTimestamp + Ticks(spec.DurationSeconds) : long.MaxValue;
+        _endTimestamp = timed ? startTimestamp + Ticks(segment?.EndSeconds ?? spec.DurationSeconds) : long.MaxValue;
         _ticksPerOperation = operationsPerSecond > 0 ? Stopwatch.Frequency / operationsPerSecond : 0;
         _startTimestamp = startTimestamp;
         _warmupOperations = spec.WarmupOperations;
         _warmupEndTimestamp = startTimestamp + Ticks(spec.WarmupSeconds);
+        _first = segment?.FirstOperation ?? 0;
+        _next = _first - 1;
     }
 
     public bool IsOpenLoop => _ticksPerOperation > 0;
@@ -61,13 +68,25 @@ internal sealed class OperationSchedule
             return 0;
         }
         long stopped = Math.Min(_endTimestamp, Stopwatch.GetTimestamp());
-        // The first slot due at or after the stop, by the same rounding as TryNext's.
-        long due = Math.Max(0, (long)Math.Ceiling((stopped - _startTimestamp) / _ticksPerOperation) - 1);
-        while (_startTimestamp + (long)(due * _ticksPerOperation) < stopped)
+        return Math.Max(0, Math.Min(FirstSlotAtOrAfter(stopped), _maxOperations) - _first - Interlocked.Read(ref _handedOut));
+    }
+
+    /// <summary>Where the next segment goes on: the first slot at or after this one's end (open loop), else the next index not handed out.</summary>
+    public long NextOperation()
+    {
+        long next = _first + Interlocked.Read(ref _handedOut);
+        return IsOpenLoop ? Math.Max(next, FirstSlotAtOrAfter(_endTimestamp)) : next;
+    }
+
+    /// <summary>The first slot due at or after <paramref name="timestamp"/>, by the same rounding as TryNext's.</summary>
+    private long FirstSlotAtOrAfter(long timestamp)
+    {
+        long due = Math.Max(0, (long)Math.Ceiling((timestamp - _startTimestamp) / _ticksPerOperation) - 1);
+        while (_startTimestamp + (long)(due * _ticksPerOperation) < timestamp)
         {
             due++;
         }
-        return Math.Max(0, Math.Min(due, _maxOperations) - Interlocked.Read(ref _handedOut));
+        return due;
     }
 
     /// <summary>

@@ -41,6 +41,9 @@ internal sealed class SliceClock
     /// <summary>Seconds between the planned start and when this slice actually passed it (never negative).</summary>
     public double LagSeconds(DateTime startAtUtc) => Math.Max(0, (StartedUtc - startAtUtc).TotalSeconds);
 
+    /// <summary>The monotonic timestamp of a wall-clock instant (a segment's origin, set by an earlier segment, maybe on another machine).</summary>
+    public long TimestampOf(DateTime utc) => StartTimestamp - (long)((StartedUtc - utc).TotalSeconds * Stopwatch.Frequency);
+
     public WorkerRecorder NewRecorder(bool recordLatency = true, bool openLoop = false) =>
         new(StartedUtc.Ticks - DateTime.UnixEpoch.Ticks, StartTimestamp, recordLatency, openLoop);
 }

@@ -17,9 +17,15 @@ public static class SliceLoop
     public static async Task<SliceResult> RunAsync<TLoop>(SliceStart start, SliceWork<TLoop> work, SliceRequests priming, Func<long> wire, TimeProvider time,
         CancellationToken ct, LiveSlice? live)
     {
-        var clock = await SliceClock.StartAtAsync(start.StartAtUtc, time, ct).ConfigureAwait(false);
+        var segment = SliceSegment.Current;
+        // A later segment goes on at once: its first slots may already be due (latency runs from them).
+        var startAt = segment?.OriginUtc is { } origin ? origin.AddSeconds(segment.StartSeconds) : start.StartAtUtc;
+        var clock = await SliceClock.StartAtAsync(startAt, time, ct).ConfigureAwait(false);
         double cpuAtStart = SliceResult.ProcessCpuSeconds();
-        var schedule = new OperationSchedule(start.Spec, work.Count, work.OperationsPerSecond, clock.StartTimestamp);
+        double paused = segment is null ? 0 : SliceSegment.PauseOf(startAt, clock.StartedUtc);
+        var originUtc = segment?.OriginUtc?.AddSeconds(paused) ?? clock.StartedUtc;
+        var schedule = new OperationSchedule(start.Spec, work.Count, work.OperationsPerSecond,
+            segment is null ? clock.StartTimestamp : clock.TimestampOf(originUtc), segment);
         using var stop = CancellationTokenSource.CreateLinkedTokenSource(ct);
         var breaker = new UnreachableBreaker(work.Loops * work.Lanes, stop, start.Endpoint);
         var recorders = new WorkerRecorder[work.Loops * work.Lanes];
@@ -42,10 +48,13 @@ public static class SliceLoop
         var result = SliceResult.FromWorkers(start.StepId, work.AttemptId, start.Workload, start.SliceIndex, start.TargetIndex, cpuAtStart, recorders,
             apart?.Recorder, requests: priming with { Wire = wire() }) with
         {
-            StartLagSeconds = clock.LagSeconds(start.StartAtUtc),
+            StartLagSeconds = clock.LagSeconds(startAt.AddSeconds(paused)),
             Canceled = ct.IsCancellationRequested,
             StopReason = breaker.Reason,
             DroppedOperations = schedule.Dropped(),
+            Continuation = segment is null ? null : new SegmentContinuation(originUtc, schedule.NextOperation()),
+            PausedSeconds = paused,
+            Notes = paused > 0 ? [SliceSegment.PausedNote(segment!, paused)] : [],
         };
         return work.Finish(result, recorders);
     }

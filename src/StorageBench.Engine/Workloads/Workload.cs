@@ -72,7 +72,11 @@ public abstract class Workload
     public abstract IEnumerable<(string Name, string Value)> Parameters(WorkloadSpec section);
 
     /// <summary>The accepted executions' attempt ids, by slice index: only what they wrote is counted.</summary>
-    protected static string[] Attempts(IEnumerable<SliceResult> slices) => [.. slices.OrderBy(s => s.SliceIndex).Select(s => s.AttemptId)];
+    protected static string[] Attempts(IEnumerable<SliceResult> slices) => SliceExecutions.Attempts(slices);
+
+    /// <summary>Each accepted execution's blob content MD5, by attempt id (a slice run as segments has one per segment).</summary>
+    protected static Dictionary<string, string> ContentByAttempt(IEnumerable<SliceResult> slices) =>
+        slices.SelectMany(s => s.Executions()).ToDictionary(e => e.AttemptId, e => e.ContentMd5 ?? "");
 
     /// <summary>A spec number as an error shows it.</summary>
     protected static string Num(double v) => SpecChecks.Num(v);
@@ -157,6 +161,15 @@ public sealed record SliceOrder(string Workload, string RunId, string StepId, in
 
     /// <summary>How many times a worker with no room handed this order back before this call (placement).</summary>
     public int HandBacks { get; init; }
+
+    /// <summary>A timed slice longer than the spec's segmentSeconds: how it is cut; null when it runs whole as one activity.</summary>
+    public SegmentPlan? Segments { get; init; }
+
+    /// <summary>The segment this call runs (set by the slice's own orchestration); null: the whole slice.</summary>
+    public SliceSegment? Segment { get; init; }
+
+    /// <summary>The last segment only: the figures of the segments before it, so it stores the whole slice's row.</summary>
+    public SliceResult? SegmentsSoFar { get; init; }
 }
 
 /// <summary>A workload's verification input as it crosses the orchestration boundary.</summary>

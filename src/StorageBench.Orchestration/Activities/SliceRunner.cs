@@ -23,22 +23,30 @@ internal sealed class SliceRunner(ResultsTableStore results, TimeProvider time, 
     /// </summary>
     public async Task<SliceOutcome> RunAsync(SliceOrder order, SliceProgress progress, Func<CancellationToken, LiveSlice, Task<SliceResult>> run, CancellationToken ct)
     {
-        using var seat = seats.TryTake(order.StepId, order.Workload, order.SliceIndex, order.SlicesPerWorker);
+        // Only where the step's slices already started here does it matter whether this one ran before (a re-run may take a freed seat).
+        bool? rerun = seats.Spent(order.StepId, order.Workload, order.SlicesPerWorker) ? await EarlierExecutionAsync(order).ConfigureAwait(false) : null;
+        using var seat = seats.TryTake(order.StepId, order.Workload, order.SliceIndex, order.SlicesPerWorker, rerun == true);
         if (seat is null)
         {
-            var (earlier, _) = await StorageCall.TryAsync("earlier execution", policy.Quick,
-                t => results.SliceProgressAsync(order.RunId, order.StepId, order.Workload, order.SliceIndex, t), CancellationToken.None, logger).ConfigureAwait(false);
-            return new SliceOutcome(null, new SeatRefusal(seats.Worker, seats.Running(order.StepId, order.Workload), earlier is not null));
+            return new SliceOutcome(null, new SeatRefusal(seats.Worker, seats.Running(order.StepId, order.Workload), rerun ?? await EarlierExecutionAsync(order).ConfigureAwait(false)));
         }
         // Taken after the start instant, never handed back, behind slices of its own step that ended here: this worker's activity
         // limit held it in the queue (a slice handed back was late for its placement, which a longer start delay helps).
         bool waited = seat.WaitedForWorker && order.HandBacks == 0 && time.GetUtcNow().UtcDateTime > order.StartAtUtc;
-        var result = await RunAsync(progress with { Worker = seats.Worker }, order.RunId, run, ct).ConfigureAwait(false);
+        var result = await RunAsync(progress with { Worker = seats.Worker }, order, run, ct).ConfigureAwait(false);
         return new SliceOutcome(result with { WaitedForWorker = waited });
     }
 
-    private async Task<SliceResult> RunAsync(SliceProgress progress, string runId, Func<CancellationToken, LiveSlice, Task<SliceResult>> run, CancellationToken ct)
+    private async Task<bool> EarlierExecutionAsync(SliceOrder order)
     {
+        var (earlier, _) = await StorageCall.TryAsync("earlier execution", policy.Quick,
+            t => results.SliceProgressAsync(order.RunId, order.StepId, order.Workload, order.SliceIndex, t), CancellationToken.None, logger).ConfigureAwait(false);
+        return earlier is not null;
+    }
+
+    private async Task<SliceResult> RunAsync(SliceProgress progress, SliceOrder order, Func<CancellationToken, LiveSlice, Task<SliceResult>> run, CancellationToken ct)
+    {
+        string runId = order.RunId;
         using var stop = CancellationTokenSource.CreateLinkedTokenSource(ct);
         using var done = new CancellationTokenSource();
         var live = new LiveSlice();
@@ -72,9 +80,12 @@ internal sealed class SliceRunner(ResultsTableStore results, TimeProvider time, 
         await BookkeepingAsync(progress, misses, "final progress update skipped", policy.Quick,
             t => results.SaveProgressAsync(runId, progress with { Counts = live.Read(), UpdatedUtc = time.GetUtcNow().UtcDateTime, Done = true, Latency = live.ReadLatency() }, t)).ConfigureAwait(false);
         // When this fails, the figures still travel back in the result; only the per-slice row is missing (the notes say so).
-        await BookkeepingAsync(progress, misses, "slice row not stored (figures kept in the step's result)", policy.Results,
-            t => results.SaveSliceAsync(runId, result, t)).ConfigureAwait(false);
-        return result with { Notes = misses.Lines(), Rerun = rerun };
+        if (RowOf(order, result) is { } row)
+        {
+            await BookkeepingAsync(progress, misses, "slice row not stored (figures kept in the step's result)", policy.Results,
+                t => results.SaveSliceAsync(runId, row, t)).ConfigureAwait(false);
+        }
+        return result with { Notes = [.. result.Notes, .. misses.Lines()], Rerun = rerun };
     }
 
     /// <summary>
@@ -87,6 +98,8 @@ internal sealed class SliceRunner(ResultsTableStore results, TimeProvider time, 
     {
         var (earlier, unanswered) = await StorageCall.TryAsync("earlier execution", policy.Quick,
             t => results.SliceProgressAsync(runId, progress.StepId, progress.Workload, progress.Slice, t), CancellationToken.None, logger).ConfigureAwait(false);
+        // The finished segment before this one is no lost execution.
+        earlier = earlier?.IsLostExecutionOf(progress) == true ? earlier : null;
         if (unanswered is not null)
         {
             misses.Add("earlier execution not looked up", unanswered.Text);
@@ -100,6 +113,14 @@ internal sealed class SliceRunner(ResultsTableStore results, TimeProvider time, 
             t => results.SaveProgressAsync(runId, progress with { UpdatedUtc = time.GetUtcNow().UtcDateTime }, t)).ConfigureAwait(false);
         return earlier is not null;
     }
+
+    /// <summary>
+    /// The slice's row: its own figures, or for a segmented slice the whole slice's, stored by its last segment (one row per
+    /// slice, as without segments; it names the first segment's attempt and the last one's worker); null for the other segments.
+    /// </summary>
+    private static SliceResult? RowOf(SliceOrder order, SliceResult result) => order.Segment is not { } segment ? result
+        : segment.IsLast ? SegmentMerge.Add(order.SegmentsSoFar, result, segment.Index, segment.Count)
+        : null;
 
     /// <summary>How a re-run slice's note starts (the step groups its slices' notes by it).</summary>
     public const string RerunNote = "re-run";

@@ -17,11 +17,13 @@ public sealed class WorkerSeats(string worker)
     public static string ProcessWorker => $"{Environment.MachineName}/{Environment.ProcessId}";
 
     /// <summary>
-    /// A seat for a slice, unless <paramref name="cap"/> slices of its step and workload already run here (no cap: always).
-    /// Waited is true when slices of the same step ended here before this one got its seat: it was queued behind this
-    /// worker's activity limit, not behind the start delay.
+    /// A seat for a slice, unless <paramref name="cap"/> slices of its step and workload run here, or (a first execution)
+    /// <paramref name="cap"/> other slices of it started here: a seat that frees when a slice ends early is not taken by a
+    /// late one, so a step's slices stay spread (no cap: always). Waited is true when slices of the same step ended here
+    /// before this one got its seat: it was queued behind this worker's activity limit, not behind the start delay.
     /// </summary>
-    public Seat? TryTake(string stepId, string workload, int slice, int? cap)
+    /// <param name="rerun">An earlier execution of the slice ran (its worker died or stopped): only the running slices count.</param>
+    public Seat? TryTake(string stepId, string workload, int slice, int? cap, bool rerun = false)
     {
         lock (_held)
         {
@@ -30,12 +32,23 @@ public sealed class WorkerSeats(string worker)
             {
                 _held[key] = held = new Held();
             }
-            if (cap is { } n && held.Running.Count >= n && !held.Running.Contains(slice))
+            bool again = held.Running.Contains(slice) || held.Started.Contains(slice);
+            if (cap is { } n && !again && (held.Running.Count >= n || (!rerun && held.Started.Count >= n)))
             {
                 return null;
             }
             held.Running.Add(slice);
+            held.Started.Add(slice);
             return new Seat(this, key, slice, held.Ended > 0);
+        }
+    }
+
+    /// <summary>Whether a first execution of another slice of the step would be refused here (its cap's slices started here).</summary>
+    public bool Spent(string stepId, string workload, int? cap)
+    {
+        lock (_held)
+        {
+            return cap is { } n && _held.TryGetValue((stepId, workload), out var held) && held.Started.Count >= n;
         }
     }
 
@@ -62,6 +75,8 @@ public sealed class WorkerSeats(string worker)
     private sealed class Held
     {
         public HashSet<int> Running { get; } = [];
+
+        public HashSet<int> Started { get; } = [];
         public int Ended { get; set; }
     }
 

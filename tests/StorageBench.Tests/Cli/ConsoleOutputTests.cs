@@ -12,7 +12,7 @@ namespace StorageBench.Tests;
 /// nothing else. The files and the exit code are the same in every mode.
 /// </summary>
 [Trait("Category", "EndToEnd")]
-[Collection(AzuriteCollection.Name)]
+[Collection(ResultsAzuriteCollection.Name)]
 public class ConsoleOutputTests(AzuriteFixture azurite)
 {
     private const string Spec = """

@@ -8,7 +8,7 @@ namespace StorageBench.Tests;
 /// a missing Azurite and a busy port each get their own line, saying what is missing or busy and what to do.
 /// </summary>
 [Trait("Category", "EndToEnd")]
-[Collection(AzuriteCollection.Name)]
+[Collection(ResultsAzuriteCollection.Name)]
 public class LocalFailureTests
 {
     [Fact]

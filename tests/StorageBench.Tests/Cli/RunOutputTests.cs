@@ -4,7 +4,7 @@ namespace StorageBench.Tests;
 
 /// <summary>run --out: an earlier run's reports are never replaced by accident, and a folder that cannot be written never loses the summary.</summary>
 [Trait("Category", "EndToEnd")]
-[Collection(AzuriteCollection.Name)]
+[Collection(ResultsAzuriteCollection.Name)]
 public class RunOutputTests(AzuriteFixture azurite)
 {
     private const string Spec = """{ "scenario": "out-dir", "startDelaySeconds": 0, "client": { "primeRounds": 0 }, "tableInsert": { "entityCount": 100, "batchSize": 50 } }""";

@@ -12,7 +12,7 @@ namespace StorageBench.Tests;
 /// timing; <see cref="ComparisonNoiseTests"/> has those.
 /// </summary>
 [Trait("Category", "EndToEnd")]
-[Collection(AzuriteCollection.Name)]
+[Collection(ResultsAzuriteCollection.Name)]
 public class ComparisonCommandTests(AzuriteFixture azurite)
 {
     internal static async Task<(int Exit, string Output, string Errors)> CompareAsync(params string[] args)

@@ -8,7 +8,7 @@ namespace StorageBench.Tests;
 
 /// <summary>`storagebench run --prices FILE` against Azurite: the estimate follows the file, every report shows it, and a bad file starts nothing.</summary>
 [Trait("Category", "EndToEnd")]
-[Collection(AzuriteCollection.Name)]
+[Collection(ResultsAzuriteCollection.Name)]
 public class CostCliTests(AzuriteFixture azurite)
 {
     private const string Spec = """

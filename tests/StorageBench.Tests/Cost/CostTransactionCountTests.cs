@@ -9,7 +9,7 @@ namespace StorageBench.Tests;
 /// against every request a proxy in front of the endpoint saw: nothing sent is missing, nothing is counted twice.
 /// </summary>
 [Trait("Category", "EndToEnd")]
-[Collection(AzuriteCollection.Name)]
+[Collection(ResultsAzuriteCollection.Name)]
 public class CostTransactionCountTests(AzuriteFixture azurite)
 {
     [Fact]

@@ -13,7 +13,7 @@ namespace StorageBench.Tests;
 /// as the API has it), no empty frame and no report cut by its frame; no console error, no request off the host. Its
 /// screenshots are docs/dashboard-*.png.
 /// </summary>
-[Collection(FaultsAzuriteCollection.Name)]
+[Collection(AzuriteCollection.Name)]
 [Trait("Category", "EndToEnd")]
 public class DashboardTests(AzuriteFixture azurite)
 {

@@ -33,18 +33,20 @@ public class DocsCommandsTests(ITestOutputHelper output)
     }
 
     /// <summary>
-    /// The lanes: <see cref="Builds"/> alone first, then the others side by side, then <see cref="Listings"/> alone. On two
-    /// busy cores most of a documented run is waiting (on Azurite, a start instant, a child process), and side by side the
-    /// test's commands get a larger share of the CPU against the machine's other work.
+    /// The lanes: <see cref="Builds"/> and the <see cref="Own"/> lanes first, side by side; once the tool is installed the
+    /// others, then <see cref="Listings"/> alone. On two busy cores most of a documented run is waiting (on Azurite, a start
+    /// instant, a child process), and side by side the test's commands get a larger share of the CPU against the machine's
+    /// other work.
     /// </summary>
     private static class Lanes
     {
-        /// <summary>Builds the tool every `storagebench` command runs (and with it the ReadyToRun images bench.sh publishes).</summary>
+        /// <summary>Builds the tool every `storagebench` command runs.</summary>
         public const string Builds = "builds";
         /// <summary>Commands of their own: help, version, a run, cleanup.</summary>
         public const string Cli = "cli";
-        /// <summary>Each command a lane of its own: bench.sh (the first to build .build/cli holds build-cli.sh's lock, and the
-        /// others then find it built).</summary>
+        /// <summary>Each command a lane of its own: bench.sh, which runs the CLI it publishes into .build/cli, not the installed
+        /// tool, so these start beside <see cref="Builds"/>. build-cli.sh's lock takes one build at a time: the first compiles
+        /// the ReadyToRun images, and the others reuse them.</summary>
         public const string Own = "own";
         /// <summary>The two runs and the compare that reads them.</summary>
         public const string Compare = "compare";
@@ -126,8 +128,10 @@ public class DocsCommandsTests(ITestOutputHelper output)
         var ranOnce = new ConcurrentDictionary<string, (int Exit, string Output)>();
         var lanes = planned.GroupBy(p => p.Rule.Lane == Lanes.Own ? p.Command.Where : p.Rule.Lane).ToDictionary(g => g.Key, g => g.ToList());
         Task Lane(string lane) => lanes.TryGetValue(lane, out var commands) ? RunLaneAsync(commands, shell, ranOnce, failures) : Task.CompletedTask;
+        bool Own(string lane) => lanes[lane].All(p => p.Rule.Lane == Lanes.Own);
+        var benches = Task.WhenAll(lanes.Keys.Where(Own).Select(Lane));
         await Lane(Lanes.Builds);
-        await Task.WhenAll(lanes.Keys.Where(l => l is not (Lanes.Builds or Lanes.Listings)).Select(Lane));
+        await Task.WhenAll(lanes.Keys.Where(l => !Own(l) && l is not (Lanes.Builds or Lanes.Listings)).Select(Lane).Append(benches));
         await Lane(Lanes.Listings);
         Assert.True(failures.IsEmpty, string.Join("\n\n", failures.OrderBy(f => f.Command.File, StringComparer.Ordinal).ThenBy(f => f.Command.Line).Select(f => f.Problem)));
         Assert.Equal(userRunsBefore, UserRuns());

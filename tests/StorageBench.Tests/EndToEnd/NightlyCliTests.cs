@@ -11,7 +11,7 @@ namespace StorageBench.Tests;
 /// throughput and the only thing that moves it is the proxy that makes the service slower: what the product controls.
 /// </summary>
 [Trait("Category", "EndToEnd")]
-[Collection(AzuriteCollection.Name)]
+[Collection(ResultsAzuriteCollection.Name)]
 public class NightlyCliTests(AzuriteFixture azurite, ITestOutputHelper output)
 {
     /// <summary>7 s measured after 0.5 s of warm-up: the 5 whole seconds with the slice active the rule needs (ChangeRule.MinDurationSeconds).</summary>

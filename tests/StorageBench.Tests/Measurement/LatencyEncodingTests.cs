@@ -46,6 +46,27 @@ public class LatencyEncodingTests
     }
 
     [Fact]
+    public void AHistogramWithEveryBucketFilledAndLargeCountsReadsBack()
+    {
+        // A long, fast run: tens of thousands of buckets with counts in the millions make a payload of many deflate
+        // blocks, which the library's own decoder refused (it inflates with one Stream.Read) and a 30-minute soak hit.
+        Gen.Long[1_000_000, 4_000_000_000].Sample(scale =>
+        {
+            var recorded = LatencyHistograms.Create();
+            long i = 0;
+            for (long v = 1; v < LatencyHistograms.HighestTrackableMicros; v = v * 1001 / 1000 + 1)
+            {
+                recorded.RecordValueWithCount(v, scale + (i++ * 7919 % scale));
+            }
+
+            var decoded = LatencyHistograms.Decode(LatencyHistograms.Encode(recorded));
+
+            Assert.Equal(recorded.TotalCount, decoded.TotalCount);
+            Assert.Equal(Buckets(recorded), Buckets(decoded));
+        }, iter: 5);
+    }
+
+    [Fact]
     public void EncodingAHistogramAllocatesAFractionOfItsCountsArray()
     {
         var h = LatencyHistograms.Create();

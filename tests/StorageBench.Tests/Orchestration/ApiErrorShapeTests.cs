@@ -8,7 +8,7 @@ namespace StorageBench.Tests;
 
 /// <summary>Every 4xx/5xx of the runs API has one shape, {status, message, errors}, with plain quotes; the status codes are the contract's.</summary>
 [Trait("Category", "Azurite")]
-[Collection(AzuriteCollection.Name)]
+[Collection(OrchestrationAzuriteCollection.Name)]
 public class ApiErrorShapeTests(AzuriteFixture azurite)
 {
     [Fact]

@@ -11,7 +11,7 @@ namespace StorageBench.Tests;
 
 /// <summary>The one classification of storage failures outside the measured path, and failure details across the activity boundary.</summary>
 [Trait("Category", "EndToEnd")]
-[Collection(AzuriteCollection.Name)]
+[Collection(OrchestrationAzuriteCollection.Name)]
 public class FailureClassificationTests(AzuriteFixture azurite)
 {
     [Fact]

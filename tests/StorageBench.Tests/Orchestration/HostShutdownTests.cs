@@ -23,7 +23,7 @@ namespace StorageBench.Tests;
 /// Each slice is stopped once it has stored entities, so what is asserted does not depend on how fast the machine is.
 /// </summary>
 [Trait("Category", "Azurite")]
-[Collection(AzuriteCollection.Name)]
+[Collection(OrchestrationAzuriteCollection.Name)]
 public class HostShutdownTests(AzuriteFixture azurite, ITestOutputHelper output)
 {
     [Fact]

@@ -10,7 +10,7 @@ namespace StorageBench.Tests;
 /// must not grow with a run's slices or steps, and payloads that must stay inline in Durable's queues.
 /// </summary>
 [Trait("Category", "EndToEnd")]
-[Collection(AzuriteCollection.Name)]
+[Collection(OrchestrationAzuriteCollection.Name)]
 public class OrchestrationScaleTests(AzuriteFixture azurite, ITestOutputHelper output)
 {
     [Fact]

@@ -1,6 +1,7 @@
 using CsCheck;
 using StorageBench.Engine.Spec;
 using StorageBench.Orchestration;
+using StorageBench.Orchestration.Activities;
 
 namespace StorageBench.Tests;
 
@@ -41,6 +42,55 @@ public class PlacementRuleTests
             }
             var e = Assert.Single(errors);
             Assert.Equal($"placement.slicesPerWorker: {n} must be between 1 and 256 (slices of a step one worker runs at once)", e.ToString());
+        });
+
+    [Fact]
+    public void AWorkerStartsAtMostItsCapOfAStepsSlicesWhileAReRunMayTakeAFreedSeat() =>
+        Gen.Select(Gen.Int[1, 8], Gen.Int[0, 40].Array[1, 40]).Sample((cap, takes) =>
+        {
+            var seats = new WorkerSeats("w");
+            var held = new List<WorkerSeats.Seat>();
+            var started = new HashSet<int>();
+            foreach (int slice in takes)
+            {
+                // Every other take ends a running slice first: its seat frees, but only for a re-run.
+                if (slice % 2 == 0 && held.Count > 0)
+                {
+                    held[0].Dispose();
+                    held.RemoveAt(0);
+                }
+                if (seats.TryTake("step", "tableInsert", slice, cap) is { } seat)
+                {
+                    held.Add(seat);
+                    started.Add(slice);
+                }
+                Assert.True(seats.Running("step", "tableInsert") <= cap);
+            }
+            Assert.True(started.Count <= cap, $"{started.Count} slices started under a cap of {cap}");
+            Assert.Equal(started.Count >= cap, seats.Spent("step", "tableInsert", cap));
+            int running = seats.Running("step", "tableInsert");
+            Assert.Equal(running < cap, seats.TryTake("step", "tableInsert", 1000, cap, rerun: true) is not null);
+        });
+
+    [Fact]
+    public void HandBacksWaitLongerUpToTwoSecondsSoASliceMakesABoundedNumberOfCallsInAWindow() =>
+        Gen.Int[0, 600_000].Sample(ms =>
+        {
+            var window = TimeSpan.FromMilliseconds(ms);
+            int calls = SlicePlacement.MaxHandBacks(window);
+            var spent = Enumerable.Range(1, calls).Aggregate(TimeSpan.Zero, (t, n) => t + SlicePlacement.HandBackPause(n));
+            Assert.True(spent <= window && spent + SlicePlacement.HandBackPause(calls + 1) > window, $"{calls} calls in {window}");
+            Assert.True(calls <= 2 + ms / 2000.0, $"{calls} calls in {window}");
+        });
+
+    [Fact]
+    public void EveryHandBackOfASliceIsCalledUnderAnInstanceIdOfItsOwn() =>
+        Gen.Select(Gen.Int[0, 255], Gen.Int[1, 100]).Sample((slice, handBacks) =>
+        {
+            var order = new StorageBench.Engine.Workloads.SliceOrder("tableInsert", "run", "run-s0", slice, DateTime.UnixEpoch, 0, default);
+            var ids = Enumerable.Range(1, handBacks).Select(n => HandedBackSlice.InstanceId("run-s0", order with { HandBacks = n })).ToList();
+            Assert.Equal(handBacks, ids.Distinct().Count());
+            Assert.All(ids, id => Assert.StartsWith("run-s0-tableInsert-s", id));
         });
 
     [Fact]

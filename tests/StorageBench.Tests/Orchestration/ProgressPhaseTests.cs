@@ -8,7 +8,7 @@ namespace StorageBench.Tests;
 /// "running" with the done slices' figures (`30/30 s, 215,000 entities, 0 entities/s`) for as long as a large table took.
 /// </summary>
 [Trait("Category", "EndToEnd")]
-[Collection(AzuriteCollection.Name)]
+[Collection(OrchestrationAzuriteCollection.Name)]
 public class ProgressPhaseTests(AzuriteFixture azurite)
 {
     [Fact]

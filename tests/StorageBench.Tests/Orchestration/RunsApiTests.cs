@@ -9,7 +9,7 @@ namespace StorageBench.Tests;
 
 /// <summary>The HTTP contract behind POST /api/runs and GET /api/runs/{id}: directly, and over real HTTP on loopback.</summary>
 [Trait("Category", "EndToEnd")]
-[Collection(AzuriteCollection.Name)]
+[Collection(OrchestrationAzuriteCollection.Name)]
 public class RunsApiTests(AzuriteFixture azurite) : IAsyncLifetime
 {
     private StorageBench.TaskHub.LocalTaskHub _hub = null!;

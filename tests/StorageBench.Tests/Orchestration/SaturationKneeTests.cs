@@ -56,7 +56,7 @@ public class SaturationKneeRuleTests
 /// bites at n* = 10/s × that time (about 3.3 in flight), and the knee must be found within one step of it.
 /// </summary>
 [Trait("Category", "EndToEnd")]
-[Collection(AzuriteCollection.Name)]
+[Collection(OrchestrationAzuriteCollection.Name)]
 public class SaturationKneeTests(AzuriteFixture azurite, ITestOutputHelper log)
 {
     private const double CapPerSecond = 10;

@@ -99,7 +99,7 @@ public class SweepAndSaturationUnitTests
 }
 
 [Trait("Category", "EndToEnd")]
-[Collection(AzuriteCollection.Name)]
+[Collection(OrchestrationAzuriteCollection.Name)]
 public class SweepEndToEndTests(AzuriteFixture azurite)
 {
     [Fact]

@@ -1,5 +1,7 @@
+using CsCheck;
 using StorageBench.Cli;
 using StorageBench.Engine.Queries;
+using StorageBench.Engine.Statistics;
 using StorageBench.Engine.Telemetry;
 using StorageBench.Engine.Workloads;
 
@@ -51,5 +53,23 @@ public class LocalQueryInputTests
         int unit = trend.Columns.ToList().IndexOf("unit");
         Assert.True(unit >= 0, "the trend has a unit column");
         Assert.All(WorkloadKind.All, kind => Assert.Equal(kind.RateUnit, trend.Rows.Single(r => r[1] == $"s / {kind.Name}")[unit]));
+    }
+
+    [Fact]
+    public void TheRunsQueryHasTheColumnsOfItsKqlFileAndShowsInstancesAndWorkersAsTheRunEventCarriesThem()
+    {
+        string kql = File.ReadAllText(Path.Combine(Repo.Root(), "queries", "runs.kql"));
+        var projected = System.Text.RegularExpressions.Regex.Matches(kql, @"^\s*(?:\| project )?(\w+)(?: =|,)", System.Text.RegularExpressions.RegexOptions.Multiline).Select(m => m.Groups[1].Value);
+        Assert.Equal(projected, LocalQueries.Named["runs"]([]).Columns);
+        Gen.Select(Gen.Int[0, 40], Gen.Int[0, 256]).Sample((instances, workers) =>
+        {
+            var run = TestData.Run("scn", DateTime.UnixEpoch, TestData.TableWorkload()) with
+            {
+                Environment = new RunEnvironment("Azurite", instances, "h", "m", "r", 2) { Workers = workers },
+            };
+            var row = LocalQueries.Named["runs"](TelemetryEvents.ForRun(run)).Rows.Single();
+            var columns = LocalQueries.Named["runs"]([]).Columns.ToList();
+            Assert.Equal(($"{instances}", $"{workers}"), (row[columns.IndexOf("instances")], row[columns.IndexOf("workers")]));
+        });
     }
 }

@@ -4,7 +4,7 @@ using StorageBench.Engine.Queries;
 namespace StorageBench.Tests;
 
 [Trait("Category", "EndToEnd")]
-[Collection(AzuriteCollection.Name)]
+[Collection(ResultsAzuriteCollection.Name)]
 public class LocalQueryTests(AzuriteFixture azurite)
 {
     private const string Spec = """

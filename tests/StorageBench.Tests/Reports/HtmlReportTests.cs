@@ -6,7 +6,7 @@ namespace StorageBench.Tests;
 
 /// <summary>The HTML report opened in a real headless Chromium, offline (the page must need no network).</summary>
 [Trait("Category", "EndToEnd")]
-[Collection(AzuriteCollection.Name)]
+[Collection(ResultsAzuriteCollection.Name)]
 public partial class HtmlReportTests(AzuriteFixture azurite)
 {
     [GeneratedRegex(@"<svg class=""chart""")]

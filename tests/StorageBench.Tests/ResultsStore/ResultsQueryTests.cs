@@ -4,7 +4,7 @@ using StorageBench.Engine.ResultsStore;
 namespace StorageBench.Tests;
 
 [Trait("Category", "Azurite")]
-[Collection(AzuriteCollection.Name)]
+[Collection(ResultsAzuriteCollection.Name)]
 public class ResultsQueryTests(AzuriteFixture azurite)
 {
     [Fact]

@@ -30,7 +30,7 @@ public class ResultsRowsTests
     };
 
     private static StepRecord Step(string? parameter, params WorkloadSummary[] workloads) =>
-        new("run-1", "scn", Started, Started.AddSeconds(30), new RunEnvironment("Azurite", 2, "host-a", "m", "r", 4) { LoadAverageStart = 0.5, ToolCommit = "abc" },
+        new("run-1", "scn", Started, Started.AddSeconds(30), new RunEnvironment("Azurite", 2, "host-a", "m", "r", 4) { Workers = 3, LoadAverageStart = 0.5, ToolCommit = "abc" },
             3, parameter, parameter is null ? null : 8, RunStatus.Completed, ["one", "two"], workloads);
 
     [Fact]
@@ -60,7 +60,7 @@ public class ResultsRowsTests
         Assert.Equal(["tableInsert", "blobUpload"], RunRows.AllFiguresOf(row).Select(f => f.Workload));
 
         var environment = RunRows.EnvironmentOf(row);
-        Assert.Equal(("Azurite", 2, "host-a", 0.5, "abc"), (environment.TargetKind, environment.Instances, environment.Host, environment.LoadAverageStart, environment.ToolCommit));
+        Assert.Equal(("Azurite", 2, 3, "host-a", 0.5, "abc"), (environment.TargetKind, environment.Instances, environment.Workers, environment.Host, environment.LoadAverageStart, environment.ToolCommit));
     }
 
     [Fact]

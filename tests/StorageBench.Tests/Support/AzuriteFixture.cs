@@ -92,20 +92,36 @@ public sealed class AzuriteFixture : IAsyncLifetime
     }
 }
 
+// The shared Azurites. The classes of one collection run one after another on its Azurite, so a class may read the whole
+// account (tables before and after) with no other class busy in it; the collections run side by side. The classes are
+// spread by their measured time, about three minutes each with two CPU hogs, so no one chain holds up the suite.
+
+/// <summary>Workloads, end-to-end runs and the dashboard in a browser.</summary>
 [CollectionDefinition(Name)]
 public sealed class AzuriteCollection : ICollectionFixture<AzuriteFixture>
 {
-    public const string Name = "Azurite";
+    public const string Name = "Azurite: workloads and end-to-end runs";
 }
 
-/// <summary>
-/// A second Azurite, for the long fault and browser tests: their classes run one after another as in
-/// <see cref="AzuriteCollection"/>, but beside it, so the suite is not one serial chain of every Azurite test.
-/// </summary>
+/// <summary>The orchestrator, the runs API and the workers that share a run's slices.</summary>
+[CollectionDefinition(Name)]
+public sealed class OrchestrationAzuriteCollection : ICollectionFixture<AzuriteFixture>
+{
+    public const string Name = "Azurite: orchestration, the runs API and workers";
+}
+
+/// <summary>What runs leave and what reads it: results, reports, telemetry, comparisons, costs and the CLI's output.</summary>
+[CollectionDefinition(Name)]
+public sealed class ResultsAzuriteCollection : ICollectionFixture<AzuriteFixture>
+{
+    public const string Name = "Azurite: results, reports and the CLI's output";
+}
+
+/// <summary>The long fault tests: each holds a run against a failing target or control plane for a minute.</summary>
 [CollectionDefinition(Name)]
 public sealed class FaultsAzuriteCollection : ICollectionFixture<AzuriteFixture>
 {
-    public const string Name = "Azurite of its own: faults and the browser";
+    public const string Name = "Azurite: faults";
 }
 
 /// <summary>For timing-sensitive tests: runs alone, with no other test class busy on the 2 cores.</summary>

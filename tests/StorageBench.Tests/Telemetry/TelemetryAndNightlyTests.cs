@@ -9,7 +9,7 @@ namespace StorageBench.Tests;
 
 /// <summary>Application Insights ingestion is faked by a loopback listener: Azure cannot be reached from here.</summary>
 [Trait("Category", "EndToEnd")]
-[Collection(AzuriteCollection.Name)]
+[Collection(ResultsAzuriteCollection.Name)]
 public class TelemetryAndNightlyTests(AzuriteFixture azurite)
 {
     [Fact]

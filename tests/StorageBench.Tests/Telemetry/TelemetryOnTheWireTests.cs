@@ -22,7 +22,7 @@ namespace StorageBench.Tests;
 /// on what arrived; the C# equivalents of the queries give on what arrived what they give on the runs' summaries.
 /// </summary>
 [Trait("Category", "EndToEnd")]
-[Collection(AzuriteCollection.Name)]
+[Collection(ResultsAzuriteCollection.Name)]
 public class TelemetryOnTheWireTests(AzuriteFixture azurite)
 {
     // Every room, small: a plain run's events must carry each room's own figures (read-first-byte.kql reads a download's and a query's).

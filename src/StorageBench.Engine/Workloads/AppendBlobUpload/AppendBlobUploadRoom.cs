@@ -66,7 +66,8 @@ public sealed class AppendBlobUploadRoom : BlobWriteRoom<AppendBlobUploadSpec, A
         AppendBlobUploadSlice.RunAsync(plan, target, time, ct, live, logger);
 
     protected override AppendVerifyOrder VerifyOrderOf(AppendBlobUploadSpec section, StepPlan stepPlan, IReadOnlyList<SliceResult> slices) =>
-        new(stepPlan.TargetName, Attempts(slices), slices.Sum(s => s.Objects), section.BlobSizeBytes, AppendsOf(section), ContentMd5s(section.VerifyContent, slices));
+        new(stepPlan.TargetName, Attempts(slices), slices.Sum(s => s.Objects), section.BlobSizeBytes, AppendsOf(section),
+            section.VerifyContent ? ContentByAttempt(slices) : null);
 
     protected override Task<VerificationResult> VerifyAsync(AppendVerifyOrder order, IReadOnlyList<StorageTarget> targets, CancellationToken ct) =>
         AppendBlobGroundTruth.VerifyAsync(targets, order, ct);

@@ -29,7 +29,8 @@ public sealed class BlobUploadRoom : BlobWriteRoom<BlobUploadSpec, VerifyBlobsIn
         BlobUploadSlice.RunAsync(plan, target, time, ct, live, logger);
 
     protected override VerifyBlobsInput VerifyOrderOf(BlobUploadSpec section, StepPlan stepPlan, IReadOnlyList<SliceResult> slices) =>
-        new(stepPlan.TargetName, Attempts(slices), slices.Sum(s => s.Objects), section.BlobSizeBytes, ContentMd5s(section.VerifyContent, slices));
+        new(stepPlan.TargetName, Attempts(slices), slices.Sum(s => s.Objects), section.BlobSizeBytes,
+            section.VerifyContent ? ContentByAttempt(slices) : null);
 
     protected override Task<VerificationResult> VerifyAsync(VerifyBlobsInput order, IReadOnlyList<StorageTarget> targets, CancellationToken ct) =>
         BlobUploadGroundTruth.VerifyBlobsAsync(targets, order.ContainerName, order.AcceptedAttempts, order.ReportedBlobs, order.BlobSizeBytes, order.ContentMd5ByAttempt, ct);

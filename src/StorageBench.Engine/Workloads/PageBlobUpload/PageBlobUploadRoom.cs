@@ -71,7 +71,8 @@ public sealed class PageBlobUploadRoom : BlobWriteRoom<PageBlobUploadSpec, Verif
         PageBlobUploadSlice.RunAsync(plan, target, time, ct, live, logger);
 
     protected override VerifyPageBlobsInput VerifyOrderOf(PageBlobUploadSpec section, StepPlan stepPlan, IReadOnlyList<SliceResult> slices) =>
-        new(stepPlan.TargetName, Attempts(slices), slices.Sum(s => s.Objects), section.BlobSizeBytes, ContentMd5s(section.VerifyContent, slices));
+        new(stepPlan.TargetName, Attempts(slices), slices.Sum(s => s.Objects), section.BlobSizeBytes,
+            section.VerifyContent ? ContentByAttempt(slices) : null);
 
     protected override Task<VerificationResult> VerifyAsync(VerifyPageBlobsInput order, IReadOnlyList<StorageTarget> targets, CancellationToken ct) =>
         PageBlobGroundTruth.VerifyAsync(targets, order.ContainerName, order.AcceptedAttempts, order.ReportedBlobs, order.BlobSizeBytes, order.ContentMd5ByAttempt, ct);

@@ -1,0 +1,34 @@
+using Azure.Storage.Queues;
+using StorageBench.Cli;
+using StorageBench.TaskHub;
+
+namespace StorageBench.Tests;
+
+/// <summary>
+/// A run's own task hub, worked by one process, has one control queue: each one more is a create, a delete and a poll in the
+/// hub store on every short run (BENCHMARKS.md section 10). A hub several workers share keeps Durable's four.
+/// </summary>
+[Collection(AzuriteCollection.Name)]
+public class RunHubPartitionTests(AzuriteFixture azurite)
+{
+    [Theory]
+    [InlineData(true, 1)]
+    [InlineData(false, TaskHubSettings.SharedHubPartitions)]
+    public async Task ARunsOwnHubHasOneControlQueueAndASharedHubFour(bool oneRun, int controlQueues)
+    {
+        var plane = ControlPlane.Given(azurite.ConnectionString, out string? error) ?? throw new InvalidOperationException(error);
+        using var results = CliTargets.ResultsStore(plane);
+        string hubName = AzuriteFixture.NewHubSettings().HubName;
+
+        await using (var hub = await CliTargets.StartHubAsync([azurite.Target], plane, results, hubName, null, null, CancellationToken.None, worker: false, oneRun: oneRun))
+        {
+            var queues = new List<string>();
+            await foreach (var q in new QueueServiceClient(azurite.ConnectionString).GetQueuesAsync(prefix: hubName.ToLowerInvariant() + "-control-"))
+            {
+                queues.Add(q.Name);
+            }
+            Assert.Equal(controlQueues, queues.Count);
+            hub.DeleteWhenDisposed();
+        }
+    }
+}
