@@ -9,6 +9,7 @@ namespace StorageBench.Tests;
 /// hub store on every short run (BENCHMARKS.md section 10). A hub several workers share keeps Durable's four.
 /// </summary>
 [Collection(AzuriteCollection.Name)]
+[Trait("Category", "Azurite")]
 public class RunHubPartitionTests(AzuriteFixture azurite)
 {
     [Theory]
