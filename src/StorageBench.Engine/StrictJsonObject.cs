@@ -1,5 +1,4 @@
 using System.Text.Json;
-using StorageBench.Engine.Spec;
 
 namespace StorageBench.Engine;
 

@@ -6,8 +6,7 @@ using StorageBench.Engine.ResultsStore;
 using StorageBench.Engine.Spec;
 using StorageBench.Engine.Statistics;
 using StorageBench.Engine.Targets;
-using StorageBench.Engine.Verification;
-using StorageBench.Engine.Workloads;
+using StorageBench.Engine.Workloads.TableInsert;
 using StorageBench.Orchestration;
 using StorageBench.TaskHub;
 
@@ -29,8 +28,8 @@ internal static class BenchRuns
         try
         {
             var plans = TableInsertRoom.PlanSlices(runId, stepId, tableName, spec.TableInsert!, spec.Client, DateTime.UtcNow.AddSeconds(spec.StartDelaySeconds));
-            var slices = await Task.WhenAll(plans.Select(p => TableInsertWorkload.RunAsync(p, target, TimeProvider.System, default)));
-            var verified = await GroundTruth.VerifyTableAsync(target, tableName, [.. slices.Select(s => s.AttemptId)], slices.Sum(s => s.Units + s.WarmupUnits), default);
+            var slices = await Task.WhenAll(plans.Select(p => TableInsertSlice.RunAsync(p, target, TimeProvider.System, default)));
+            var verified = await TableInsertGroundTruth.VerifyTableAsync(target, tableName, [.. slices.Select(s => s.AttemptId)], slices.Sum(s => s.Units + s.WarmupUnits), default);
             if (!verified.Matched)
             {
                 throw new InvalidOperationException("tight loop did not verify: " + verified);

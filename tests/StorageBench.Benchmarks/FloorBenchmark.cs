@@ -100,12 +100,12 @@ public static class FloorBenchmark
         else if (spec.TableInsert is { } t)
         {
             var plan = TableInsertRoom.PlanSlices(runId, stepId, "floor", t, spec.Client, DateTime.UtcNow).Single();
-            slice = await TableInsertWorkload.RunAsync(plan, target, TimeProvider.System, default);
+            slice = await TableInsertSlice.RunAsync(plan, target, TimeProvider.System, default);
         }
         else
         {
             var plan = BlobUploadRoom.PlanSlices(runId, stepId, "floor", spec.BlobUpload!, spec.Client, DateTime.UtcNow).Single();
-            slice = await BlobUploadWorkload.RunAsync(plan, target, TimeProvider.System, default);
+            slice = await BlobUploadSlice.RunAsync(plan, target, TimeProvider.System, default);
         }
         wall.Stop();
         process.Refresh();

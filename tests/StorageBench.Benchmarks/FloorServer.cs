@@ -1,10 +1,10 @@
+using StorageBench.Engine.Workloads.TableRead;
 using System.Collections.Concurrent;
 using System.Globalization;
 using System.Text;
 using Microsoft.AspNetCore.Builder;
 using Microsoft.AspNetCore.Http;
 using StorageBench.Cli;
-using StorageBench.Engine.Workloads;
 
 namespace StorageBench.Benchmarks;
 

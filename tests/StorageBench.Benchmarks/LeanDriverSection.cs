@@ -201,7 +201,7 @@ public static partial class LeanDriverSection
         process.Refresh();
         var cpu = process.TotalProcessorTime;
         const long hashed = 256L << 20;
-        Engine.Workloads.BlobUploadWorkload.ContentMd5(block, hashed, 4 << 20);
+        Engine.Workloads.EntityPayload.ContentMd5(block, hashed, 4 << 20);
         process.Refresh();
         double md5PerMB = (process.TotalProcessorTime - cpu).TotalMicroseconds / (hashed / 1e6);
         var lean = figures[ClientSettings.LeanDriver];
@@ -384,7 +384,7 @@ public static partial class LeanDriverSection
             _ when Has("Monitor.", "SpinLock", "Interlocked") => "locks",
             _ when Has("Thread.StartCore", "CustomAttribute", "ComparerHelpers", ".cctor", "Credential", "RuntimeType", "Reflection", "InitClass") => "one-time set-up (threads, type loading, credential)",
             _ when Has("Json") => "JSON serialization",
-            _ when Has("Lean", "TableInsertWorkload", "BlobUploadWorkload", "WorkerRecorder", "Histogram", "OperationSchedule", "EntityPayload", "TableInserts") => "StorageBench (workload, lean requests)",
+            _ when Has("Lean", "TableInsertSlice", "BlobUploadSlice", "WorkerRecorder", "Histogram", "OperationSchedule", "EntityPayload", "TableInserts") => "StorageBench (workload, lean requests)",
             _ when Has("TableEntity", "TableTransaction", "TableClient", "TableRest", "Multipart", "Tables", "Odata", "OData", "BufferedReadStream", "RequestRequestContent") => "Azure.Data.Tables (entities, multipart)",
             _ when Has("Pipeline", "Policy", "HttpMessage", "Azure", "ClientDiagnostics", "DiagnosticScope", "RequestContent", "ResponseClassifier") => "Azure.Core pipeline",
             _ when Has("HMAC", "Hmac", "Hash", "Sha256", "SHA256") => "signing (HMAC-SHA256)",

@@ -44,7 +44,7 @@ await BenchRuns.TightLoopAsync(target, new RunSpec
 md.AppendLine("## 1. Pipeline overhead: orchestrated run vs the engine's tightest loop");
 md.AppendLine();
 md.AppendLine(string.Create(inv, $"Same spec, same Azurite; {seconds:0} s per run (1 s warm-up excluded), 1 KB entities, EGT of 100, 2 slices × 8 in flight. ") +
-    "\"Loop\" calls `TableInsertWorkload.RunAsync` for each slice directly; \"pipeline\" goes through `RunStarter` → orchestrator → activities (JSON boundary) → verification → results table. " +
+    "\"Loop\" calls `TableInsertSlice.RunAsync` for each slice directly; \"pipeline\" goes through `RunStarter` → orchestrator → activities (JSON boundary) → verification → results table. " +
     "After one discarded 5 s warm-up run, each row runs loop, pipeline, loop, pipeline; the table shows each mean and the single runs.");
 md.AppendLine();
 md.AppendLine("Azurite and the driver share 2 cores, so single runs vary by 10-20% (see the single runs in brackets): a ratio above 100% means the pipeline's overhead is below that noise, not that the pipeline is faster.");

@@ -1,5 +1,3 @@
-using StorageBench.Engine.Cost;
-using StorageBench.Engine.Spec;
 
 namespace StorageBench.Engine.Capacity;
 

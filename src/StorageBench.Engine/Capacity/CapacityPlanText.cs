@@ -1,6 +1,5 @@
 using System.Globalization;
 using System.Text;
-using StorageBench.Engine.Workloads;
 
 namespace StorageBench.Engine.Capacity;
 

@@ -1,4 +1,3 @@
-using StorageBench.Engine.Spec;
 
 namespace StorageBench.Engine.Capacity;
 
@@ -6,7 +5,7 @@ namespace StorageBench.Engine.Capacity;
 public static partial class CapacityPlanner
 {
     /// <summary>How a plan writes its rate and names what it scales out: all that differs between workloads in <see cref="Size"/>.</summary>
-    private sealed record RateUnit(Func<double, string> Format, string ScalesOut, string Per);
+    internal sealed record RateUnit(Func<double, string> Format, string ScalesOut, string Per);
 
     /// <summary>The units tables and blobs size alike: storage accounts, Function App instances, and slices spread evenly over the accounts.</summary>
     /// <param name="DriverCores">Null when no step recorded driver CPU.</param>
@@ -31,7 +30,7 @@ public static partial class CapacityPlanner
     /// only the unit and, on Azure, the documented per-account figure (<paramref name="documentedAccount"/>) differ.
     /// </summary>
     /// <param name="documentedAccount">What one Azure account takes and why; null on Azurite, which has no documented targets.</param>
-    private static (Sizing? Sizing, string? Refusal) Size(RateUnit unit, List<MeasuredStep> sustained, MeasuredStep op, PlanRequest request,
+    internal static (Sizing? Sizing, string? Refusal) Size(RateUnit unit, List<MeasuredStep> sustained, MeasuredStep op, PlanRequest request,
         ScalabilityTargets targets, string documented, double perSlice, (double PerAccount, string Basis)? documentedAccount)
     {
         double target = request.Target;

@@ -1,6 +1,3 @@
-using StorageBench.Engine.Cost;
-using StorageBench.Engine.Spec;
-using StorageBench.Engine.Workloads;
 
 namespace StorageBench.Engine.Capacity;
 
@@ -23,11 +20,11 @@ public static partial class CapacityPlanner
     /// <param name="Notes">The room's own notes, after the accounts note and before the Azurite one.</param>
     /// <param name="Section">Its section of the written spec, given the slices and the duration.</param>
     /// <param name="Cost">The cost per hour, given the instances.</param>
-    private sealed record PlanParts(Workload Room, RateUnit Unit, double PerSlice, string SliceBasis, int InFlightPerSlice, IReadOnlyList<PlanLimit> Limits,
+    internal sealed record PlanParts(Workload Room, RateUnit Unit, double PerSlice, string SliceBasis, int InFlightPerSlice, IReadOnlyList<PlanLimit> Limits,
         IReadOnlyList<string> Notes, Func<int, double, RunSpec> Section, Func<int, PlanCost> Cost, int Partitions = 0);
 
     /// <summary>The plan every room's planner ends with: limits, driver cores, the notes every plan has, the duration and the written spec.</summary>
-    private static PlanOutcome Complete(PlanStart s, MeasuredStep op, PlanRequest request, Sizing z, PlanParts p)
+    internal static PlanOutcome Complete(PlanStart s, MeasuredStep op, PlanRequest request, Sizing z, PlanParts p)
     {
         var limits = new List<PlanLimit> { new("slices", z.Slices, p.PerSlice, p.SliceBasis) };
         limits.AddRange(p.Limits.Where(l => l.Name == "partitions"));

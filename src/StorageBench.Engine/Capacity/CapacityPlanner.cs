@@ -1,7 +1,4 @@
 using System.Text.Json;
-using StorageBench.Engine.Cost;
-using StorageBench.Engine.Spec;
-using StorageBench.Engine.Workloads;
 
 namespace StorageBench.Engine.Capacity;
 
@@ -14,8 +11,8 @@ namespace StorageBench.Engine.Capacity;
 /// </summary>
 public static partial class CapacityPlanner
 {
-    public static string EntitiesPerSecond => WorkloadKind.TableInsert.RateUnit;
-    public static string MegabytesPerSecond => WorkloadKind.BlobUpload.RateUnit;
+    public static string EntitiesPerSecond => WorkloadKind.EntitiesPerSecond;
+    public static string MegabytesPerSecond => WorkloadKind.MegabytesPerSecond;
 
     /// <summary>A step counts as sustained when no more than this share of its requests failed (the default maxUnstoredShare).</summary>
     public const double MaxFailedShare = 0.01;
@@ -112,7 +109,7 @@ public static partial class CapacityPlanner
     }
 
     /// <summary>The written spec keeps only the planned workload and must pass the validator the run command applies, or the plan is not one.</summary>
-    private static PlanOutcome Finish(CapacityPlan planned)
+    internal static PlanOutcome Finish(CapacityPlan planned)
     {
         // The plan's instances are machines: at most slices ÷ instances of its slices share one worker, so the run spreads over that many.
         var placement = new PlacementSpec { SlicesPerWorker = (planned.Slices + planned.Instances - 1) / Math.Max(1, planned.Instances) };
@@ -122,14 +119,14 @@ public static partial class CapacityPlanner
     }
 
     /// <param name="gigabytesOutPerHour">Bytes read out of the accounts (downloads), priced at dataTransferOutPerGb when the price table has it.</param>
-    private static PlanCost Cost(PriceTable prices, double requestsPerHour, double per10k, int instances, int memoryMb, double gigabytesPerHour, double perGbMonth,
+    internal static PlanCost Cost(PriceTable prices, double requestsPerHour, double per10k, int instances, int memoryMb, double gigabytesPerHour, double perGbMonth,
         double gigabytesOutPerHour = 0) =>
         new(prices.Currency, prices.File, requestsPerHour, requestsPerHour / 10_000 * per10k,
             prices.FunctionsFlexConsumptionOnDemandPerGbSecond is { } perGbSecond ? instances * (memoryMb / 1024.0) * 3600 * perGbSecond : null,
             gigabytesPerHour, gigabytesPerHour * perGbMonth, gigabytesOutPerHour, gigabytesOutPerHour * prices.DataTransferOutPerGb);
 
     /// <summary>Driver CPU per unit: the operating point's, else the highest any sustained step recorded (the cautious one).</summary>
-    private static (MeasuredStep Step, double MicrosecondsPerUnit)? CpuOf(MeasuredStep op, List<MeasuredStep> sustained)
+    internal static (MeasuredStep Step, double MicrosecondsPerUnit)? CpuOf(MeasuredStep op, List<MeasuredStep> sustained)
     {
         if (op.CpuMicrosecondsPerUnit is { } own && own > 0)
         {
@@ -144,18 +141,18 @@ public static partial class CapacityPlanner
     /// enough that the last request's latency (the step's p50) is at most 5% of the measured window: a run's rate is
     /// counted until its last request returns, so a short run at high latency could not show the rate it held.
     /// </summary>
-    private static double Duration(PlanRequest request, MeasuredStep op, WorkloadSpec w) => request.DurationSeconds
+    internal static double Duration(PlanRequest request, MeasuredStep op, WorkloadSpec w) => request.DurationSeconds
         ?? Math.Max(w.DurationSeconds > 0 ? w.DurationSeconds : 30, Math.Ceiling(w.WarmupSeconds + DrainWindows * op.LatencyP50Ms / 1000));
 
     /// <summary>The measured window is at least this many p50 latencies long (the drain after the last send is at most 5% of it).</summary>
     public const double DrainWindows = 20;
 
-    private static string Scenario(string measured) => (measured.Length > 58 ? measured[..58] : measured) + "-plan";
+    internal static string Scenario(string measured) => (measured.Length > 58 ? measured[..58] : measured) + "-plan";
 
-    private static int RoundUp(int value, int multiple) => (value + multiple - 1) / multiple * multiple;
+    internal static int RoundUp(int value, int multiple) => (value + multiple - 1) / multiple * multiple;
 
-    private static string? Beyond(double needed, double most, string what, string limit) =>
+    internal static string? Beyond(double needed, double most, string what, string limit) =>
         needed > most ? $"the target needs {needed:N0} {what}, more than the {most:N0} {limit}: beyond what can be planned from these measurements" : null;
 
-    private static PlanOutcome Refuse(string reason) => new(null, reason);
+    internal static PlanOutcome Refuse(string reason) => new(null, reason);
 }

@@ -1,8 +1,5 @@
 using System.Globalization;
 using StorageBench.Engine.Comparison;
-using StorageBench.Engine.Spec;
-using StorageBench.Engine.Statistics;
-using StorageBench.Engine.Workloads;
 
 namespace StorageBench.Engine.Capacity;
 

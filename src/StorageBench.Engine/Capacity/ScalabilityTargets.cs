@@ -1,5 +1,4 @@
 using System.Globalization;
-using StorageBench.Engine.Spec;
 
 namespace StorageBench.Engine.Capacity;
 

@@ -1,8 +1,5 @@
 using System.Text.RegularExpressions;
 using Azure;
-using StorageBench.Engine.Measurement;
-using StorageBench.Engine.Planning;
-using StorageBench.Engine.Targets;
 
 namespace StorageBench.Engine.Cleanup;
 

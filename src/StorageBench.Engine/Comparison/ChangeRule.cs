@@ -1,5 +1,4 @@
 using System.Globalization;
-using StorageBench.Engine.Statistics;
 using System.Text.Json.Serialization;
 
 namespace StorageBench.Engine.Comparison;

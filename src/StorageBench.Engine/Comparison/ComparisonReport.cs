@@ -1,7 +1,5 @@
 using System.Globalization;
 using System.Text;
-using StorageBench.Engine.Statistics;
-using StorageBench.Engine.Workloads;
 
 namespace StorageBench.Engine.Comparison;
 

@@ -1,5 +1,4 @@
 using System.Globalization;
-using StorageBench.Engine.Statistics;
 
 namespace StorageBench.Engine.Comparison;
 

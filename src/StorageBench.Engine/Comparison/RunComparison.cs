@@ -1,5 +1,4 @@
 using StorageBench.Engine.Reports;
-using StorageBench.Engine.Statistics;
 
 namespace StorageBench.Engine.Comparison;
 

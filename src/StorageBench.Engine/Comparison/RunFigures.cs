@@ -1,7 +1,4 @@
 using System.Text.Json;
-using StorageBench.Engine.Spec;
-using StorageBench.Engine.Statistics;
-using StorageBench.Engine.Workloads;
 
 namespace StorageBench.Engine.Comparison;
 

@@ -1,6 +1,5 @@
 using System.Text.Json;
 using System.Text.Json.Nodes;
-using StorageBench.Engine.Spec;
 
 namespace StorageBench.Engine.Comparison;
 

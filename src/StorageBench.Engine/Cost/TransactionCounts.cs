@@ -1,6 +1,3 @@
-using StorageBench.Engine.Measurement;
-using StorageBench.Engine.Statistics;
-using StorageBench.Engine.Targets;
 
 namespace StorageBench.Engine.Cost;
 

@@ -1,5 +1,3 @@
-using StorageBench.Engine.Measurement;
-using Microsoft.Extensions.Logging;
 
 namespace StorageBench.Engine.Logging;
 

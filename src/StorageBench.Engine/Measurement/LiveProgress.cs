@@ -1,5 +1,4 @@
 using HdrHistogram;
-using StorageBench.Engine.Workloads;
 namespace StorageBench.Engine.Measurement;
 
 /// <summary>

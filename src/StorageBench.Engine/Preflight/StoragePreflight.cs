@@ -1,10 +1,6 @@
-using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Logging.Abstractions;
 using StorageBench.Engine.Logging;
-using StorageBench.Engine.Measurement;
-using StorageBench.Engine.Spec;
 using StorageBench.Engine.StorageCalls;
-using StorageBench.Engine.Targets;
 
 namespace StorageBench.Engine.Preflight;
 

@@ -1,6 +1,3 @@
-using StorageBench.Engine.Spec;
-using StorageBench.Engine.Targets;
-using StorageBench.Engine.Workloads;
 
 namespace StorageBench.Engine.Preflight;
 

@@ -1,9 +1,7 @@
 using System.Globalization;
 using System.Text;
 using System.Text.Json;
-using StorageBench.Engine.Statistics;
 using StorageBench.Engine.Telemetry;
-using StorageBench.Engine.Workloads;
 
 namespace StorageBench.Engine.Queries;
 

@@ -1,8 +1,6 @@
 using System.Globalization;
 using System.Text;
 using StorageBench.Engine.Comparison;
-using StorageBench.Engine.Statistics;
-using StorageBench.Engine.Workloads;
 
 namespace StorageBench.Engine.Reports;
 

@@ -1,7 +1,6 @@
 using System.Globalization;
 using System.Text;
 using System.Text.Json;
-using StorageBench.Engine.Statistics;
 
 namespace StorageBench.Engine.Reports;
 
@@ -24,27 +23,7 @@ public static class ReportWriter
     public static string Markdown(RunSummary s, bool withCost = true)
     {
         var b = new StringBuilder();
-        b.AppendLine(CultureInfo.InvariantCulture, $"# StorageBench run {s.RunId} — {s.Status}");
-        b.AppendLine();
-        b.AppendLine(CultureInfo.InvariantCulture, $"Scenario `{s.Spec?.Scenario}` · target {s.Environment.TargetKind} · host {s.Environment.Host} on {s.Environment.Machine} ({s.Environment.ProcessorCount} cores, {s.Environment.Runtime}) · {s.Environment.Instances} instance(s), {s.Environment.Workers} worker(s)");
-        b.AppendLine(CultureInfo.InvariantCulture, $"Started {s.StartedUtc:u}, ended {s.EndedUtc:u}");
-        var env = s.Environment;
-        // How busy the machine was and which build ran: what explains two runs that differ.
-        b.AppendLine(CultureInfo.InvariantCulture,
-            $"Machine: load average {(env.LoadAverageStart is { } l0 ? F(l0, "0.0") : "n/a")} at start, {(env.LoadAverageEnd is { } l1 ? F(l1, "0.0") : "n/a")} at end; " +
-            $"other processes used {(env.OtherProcessesCpuShare is { } o ? F(o * 100, "0") + "%" : "n/a")} of its CPU during the run · " +
-            $"tool {env.ToolVersion ?? "n/a"} (commit {env.ToolCommit ?? "n/a"}){(env.EmulatorVersion is { } emu ? $" · emulator {emu}" : "")}");
-        foreach (string line in ErrorsAndNotes(s))
-        {
-            b.AppendLine(line);
-        }
-        if (s.Saturation is { } sat)
-        {
-            b.AppendLine(CultureInfo.InvariantCulture,
-                $"Saturation search on `{sat.Parameter}`: highest useful value {(sat.HighestSustainableValue is { } h ? F(h, "0.##") : "none")} ({(sat.ThroughputAtHighest is { } t ? F(t, "0.#") + " " + sat.ThroughputUnit : "n/a")}); " +
-                $"knee {(sat.KneeValue is { } k ? F(k, "0.##") + (sat.ThroughputAtKnee is { } kt ? $" ({F(kt, "0.#")} {sat.ThroughputUnit})" : "") : "not reached")}; " +
-                $"stopped by {sat.StoppedBy switch { "throughput-growth" => "the throughput-growth rule", "failed-share" => "the failed-share bound", "p99" => "the p99 bound", "no-success" => "no successful request", "step-failed" => "a failed step", "max-reached" => "no rule (saturation.max reached)", _ => "a rule not recorded" }}: {sat.Reason}.");
-        }
+        AppendHeader(b, s);
         if (s.Workloads.Count == 0)
         {
             return b.ToString();
@@ -90,6 +69,44 @@ public static class ReportWriter
             b.AppendLine(OpenLoopLatency);
         }
         b.AppendLine();
+        AppendWorkloadNotes(b, s);
+        WorkerTable.AppendMarkdown(b, s);
+        if (withCost)
+        {
+            CostReport.AppendMarkdown(b, s);
+        }
+        return b.ToString();
+    }
+
+    /// <summary>The title, the scenario and its environment, the machine's load, the errors and notes, and the saturation search's outcome.</summary>
+    private static void AppendHeader(StringBuilder b, RunSummary s)
+    {
+        b.AppendLine(CultureInfo.InvariantCulture, $"# StorageBench run {s.RunId} — {s.Status}");
+        b.AppendLine();
+        b.AppendLine(CultureInfo.InvariantCulture, $"Scenario `{s.Spec?.Scenario}` · target {s.Environment.TargetKind} · host {s.Environment.Host} on {s.Environment.Machine} ({s.Environment.ProcessorCount} cores, {s.Environment.Runtime}) · {s.Environment.Instances} instance(s), {s.Environment.Workers} worker(s)");
+        b.AppendLine(CultureInfo.InvariantCulture, $"Started {s.StartedUtc:u}, ended {s.EndedUtc:u}");
+        var env = s.Environment;
+        // How busy the machine was and which build ran: what explains two runs that differ.
+        b.AppendLine(CultureInfo.InvariantCulture,
+            $"Machine: load average {(env.LoadAverageStart is { } l0 ? F(l0, "0.0") : "n/a")} at start, {(env.LoadAverageEnd is { } l1 ? F(l1, "0.0") : "n/a")} at end; " +
+            $"other processes used {(env.OtherProcessesCpuShare is { } o ? F(o * 100, "0") + "%" : "n/a")} of its CPU during the run · " +
+            $"tool {env.ToolVersion ?? "n/a"} (commit {env.ToolCommit ?? "n/a"}){(env.EmulatorVersion is { } emu ? $" · emulator {emu}" : "")}");
+        foreach (string line in ErrorsAndNotes(s))
+        {
+            b.AppendLine(line);
+        }
+        if (s.Saturation is { } sat)
+        {
+            b.AppendLine(CultureInfo.InvariantCulture,
+                $"Saturation search on `{sat.Parameter}`: highest useful value {(sat.HighestSustainableValue is { } h ? F(h, "0.##") : "none")} ({(sat.ThroughputAtHighest is { } t ? F(t, "0.#") + " " + sat.ThroughputUnit : "n/a")}); " +
+                $"knee {(sat.KneeValue is { } k ? F(k, "0.##") + (sat.ThroughputAtKnee is { } kt ? $" ({F(kt, "0.#")} {sat.ThroughputUnit})" : "") : "not reached")}; " +
+                $"stopped by {sat.StoppedBy switch { "throughput-growth" => "the throughput-growth rule", "failed-share" => "the failed-share bound", "p99" => "the p99 bound", "no-success" => "no successful request", "step-failed" => "a failed step", "max-reached" => "no rule (saturation.max reached)", _ => "a rule not recorded" }}: {sat.Reason}.");
+        }
+    }
+
+    /// <summary>Per workload: what it measures, its blobs, warm-up, late start, schedule, priming, driver CPU and verification.</summary>
+    private static void AppendWorkloadNotes(StringBuilder b, RunSummary s)
+    {
         foreach (var w in s.Workloads)
         {
             string cpu = w.ClientCpuMicrosecondsPerEntity is { } perEntity ? $"{F(perEntity, "0.#")} µs per entity"
@@ -103,12 +120,6 @@ public static class ReportWriter
             string schedule = w.ScheduleLag is { } lagged ? " " + Schedule(lagged) : "";
             b.AppendLine(CultureInfo.InvariantCulture, $"- {Label(w)}: {w.Measures}.{blobs}{warmup}{LateStart(w)}{schedule}{priming} Driver CPU {F(w.ClientCpuSeconds, "0.00")} s ({cpu}). Verified: {w.Verified.Detail}.");
         }
-        WorkerTable.AppendMarkdown(b, s);
-        if (withCost)
-        {
-            CostReport.AppendMarkdown(b, s);
-        }
-        return b.ToString();
     }
 
     /// <summary>

@@ -1,5 +1,3 @@
-using StorageBench.Engine.Statistics;
-using StorageBench.Engine.Workloads;
 
 namespace StorageBench.Engine.ResultsStore;
 

@@ -1,4 +1,3 @@
-using StorageBench.Engine.Workloads;
 
 namespace StorageBench.Engine.ResultsStore;
 
@@ -111,12 +110,6 @@ public static class ResultsColumns
 /// <summary>The columns of one workload's figures in a run or step row, written out whole for each workload.</summary>
 public sealed record WorkloadColumns
 {
-    /// <summary>The table insert's columns (Table…), as rows have always been written.</summary>
-    public static WorkloadColumns Table => Of(WorkloadKind.TableInsert);
-
-    /// <summary>The block blob upload's columns (Blob…), as rows have always been written.</summary>
-    public static WorkloadColumns Blob => Of(WorkloadKind.BlobUpload);
-
     /// <summary>A workload's columns: its <see cref="WorkloadKind.ColumnPrefix"/> and the figure's name.</summary>
     public static WorkloadColumns Of(WorkloadKind kind)
     {

@@ -1,5 +1,4 @@
 using StorageBench.Engine.Comparison;
-using StorageBench.Engine.Statistics;
 
 namespace StorageBench.Engine.ResultsStore;
 

@@ -1,6 +1,5 @@
 using Azure;
 using Azure.Data.Tables;
-using StorageBench.Engine.Measurement;
 
 namespace StorageBench.Engine.ResultsStore;
 

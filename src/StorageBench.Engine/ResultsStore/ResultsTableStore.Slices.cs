@@ -1,7 +1,5 @@
 using Azure;
 using Azure.Data.Tables;
-using StorageBench.Engine.Measurement;
-using StorageBench.Engine.Statistics;
 
 namespace StorageBench.Engine.ResultsStore;
 

@@ -1,7 +1,5 @@
 using Azure.Data.Tables;
-using StorageBench.Engine.Statistics;
 using StorageBench.Engine.StorageCalls;
-using StorageBench.Engine.Targets;
 
 namespace StorageBench.Engine.ResultsStore;
 

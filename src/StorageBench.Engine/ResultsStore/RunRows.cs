@@ -1,8 +1,5 @@
 using Azure.Data.Tables;
 using StorageBench.Engine.Comparison;
-using StorageBench.Engine.Measurement;
-using StorageBench.Engine.Statistics;
-using StorageBench.Engine.Workloads;
 using C = StorageBench.Engine.ResultsStore.ResultsColumns;
 
 namespace StorageBench.Engine.ResultsStore;

@@ -1,7 +1,4 @@
 using Azure.Data.Tables;
-using StorageBench.Engine.Measurement;
-using StorageBench.Engine.Statistics;
-using StorageBench.Engine.Workloads;
 using P = StorageBench.Engine.ResultsStore.ResultsColumns.Progress;
 using S = StorageBench.Engine.ResultsStore.ResultsColumns.Slice;
 

@@ -1,4 +1,3 @@
-using StorageBench.Engine.Statistics;
 
 namespace StorageBench.Engine.ResultsStore;
 

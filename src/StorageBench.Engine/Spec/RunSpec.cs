@@ -1,3 +1,9 @@
+using StorageBench.Engine.Workloads.BlobDownload;
+using StorageBench.Engine.Workloads.BlobUpload;
+using StorageBench.Engine.Workloads.PageBlobUpload;
+using StorageBench.Engine.Workloads.TableInsert;
+using StorageBench.Engine.Workloads.TableRead;
+
 namespace StorageBench.Engine.Spec;
 
 /// <summary>What to run. JSON, camelCase; every field has a documented default except the scenario.</summary>

@@ -1,6 +1,5 @@
 using HdrHistogram;
 using StorageBench.Engine.Comparison;
-using StorageBench.Engine.Measurement;
 
 namespace StorageBench.Engine.Statistics;
 

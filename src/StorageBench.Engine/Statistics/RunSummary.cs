@@ -1,6 +1,4 @@
 using System.Text.Json.Serialization;
-using StorageBench.Engine.Cost;
-using StorageBench.Engine.Spec;
 
 namespace StorageBench.Engine.Statistics;
 

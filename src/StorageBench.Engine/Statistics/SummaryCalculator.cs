@@ -1,6 +1,4 @@
 using HdrHistogram;
-using StorageBench.Engine.Measurement;
-using StorageBench.Engine.Workloads;
 
 namespace StorageBench.Engine.Statistics;
 

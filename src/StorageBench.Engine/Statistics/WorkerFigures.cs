@@ -1,5 +1,3 @@
-using StorageBench.Engine.Measurement;
-using StorageBench.Engine.Workloads;
 
 namespace StorageBench.Engine.Statistics;
 

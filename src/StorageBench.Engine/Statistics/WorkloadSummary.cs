@@ -1,6 +1,4 @@
 using System.Text.Json.Serialization;
-using StorageBench.Engine.Cost;
-using StorageBench.Engine.Measurement;
 
 namespace StorageBench.Engine.Statistics;
 

@@ -1,4 +1,3 @@
-using Microsoft.Extensions.Logging;
 using StorageBench.Engine.Logging;
 
 namespace StorageBench.Engine.StorageCalls;

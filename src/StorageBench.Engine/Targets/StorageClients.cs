@@ -3,9 +3,6 @@ using Azure.Core.Pipeline;
 using Azure.Data.Tables;
 using Azure.Identity;
 using Azure.Storage.Blobs;
-using StorageBench.Engine.Measurement;
-using StorageBench.Engine.Spec;
-using StorageBench.Engine.Workloads.Lean;
 
 namespace StorageBench.Engine.Targets;
 

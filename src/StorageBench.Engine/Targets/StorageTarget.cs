@@ -1,6 +1,4 @@
 using Azure.Core;
-using StorageBench.Engine.Measurement;
-using StorageBench.Engine.Spec;
 
 namespace StorageBench.Engine.Targets;
 

@@ -1,4 +1,3 @@
-using StorageBench.Engine.Targets;
 
 namespace StorageBench.Engine.Verification;
 

@@ -2,8 +2,6 @@ using Azure;
 using Azure.Storage.Blobs;
 using Azure.Storage.Blobs.Models;
 using Azure.Storage.Blobs.Specialized;
-using StorageBench.Engine.Measurement;
-using StorageBench.Engine.Targets;
 
 namespace StorageBench.Engine.Workloads;
 
@@ -32,14 +30,14 @@ internal static class BlobListing
             {
                 await foreach (var item in container.GetBlobsAsync(BlobTraits.None, BlobStates.None, prefix: null, ct))
                 {
-                    string attempt = BlobUploadWorkload.AttemptOf(item.Name);
+                    string attempt = BlobNames.AttemptOf(item.Name);
                     if (attempt.Length == 0)
                     {
                         foreign++;
                     }
                     else if (!accepted.Contains(attempt))
                     {
-                        discarded += attempt == TableInsertWorkload.PrimerAttempt ? 0 : 1;
+                        discarded += attempt == Priming.Attempt ? 0 : 1;
                         long before = wire.Sent;
                         await container.DeleteBlobIfExistsAsync(item.Name, cancellationToken: ct).ConfigureAwait(false);
                         deletes += wire.Sent - before;

@@ -1,7 +1,3 @@
-using StorageBench.Engine.Cost;
-using StorageBench.Engine.Measurement;
-using StorageBench.Engine.Spec;
-using StorageBench.Engine.Statistics;
 
 namespace StorageBench.Engine.Workloads;
 

@@ -1,4 +1,3 @@
-using StorageBench.Engine.Measurement;
 
 namespace StorageBench.Engine.Workloads;
 
@@ -43,7 +42,7 @@ internal abstract class BlobWrites<TBlob>(long blobCount, long blobSizeBytes, in
     public override async Task SendAsync(int state, Operation op)
     {
         Interlocked.Increment(ref _started);
-        var blob = BlobOf(BlobUploadWorkload.BlobName(AttemptId, SliceIndex, (int)op.Index));
+        var blob = BlobOf(BlobNames.Of(AttemptId, SliceIndex, (int)op.Index));
         if (First(state, blob) is { } first && !await requests.SendAsync(op.Window.Apart!, 0, first, op.Window.Stopping, countsAsPart: false).ConfigureAwait(false))
         {
             return;

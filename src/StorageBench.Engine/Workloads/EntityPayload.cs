@@ -1,5 +1,5 @@
+using System.Security.Cryptography;
 using Azure.Data.Tables;
-using StorageBench.Engine.Spec;
 
 namespace StorageBench.Engine.Workloads;
 
@@ -45,6 +45,16 @@ public sealed class EntityPayload
     /// whole process, read-only to every slice that sends that many bytes (8 slices of 256 MiB blocks hold one block, not
     /// 8), let go when the last slice using it ends. Callers never write into it.
     /// </summary>
+    /// <summary>MD5 of a whole blob as uploaded: each block is the start of the shared buffer.</summary>
+    public static string ContentMd5(byte[] block, long blobSizeBytes, int blockSizeBytes)
+    {
+        using var md5 = IncrementalHash.CreateHash(HashAlgorithmName.MD5);
+        for (long offset = 0; offset < blobSizeBytes; offset += blockSizeBytes)
+        {
+            md5.AppendData(block, 0, (int)Math.Min(blockSizeBytes, blobSizeBytes - offset));
+        }
+        return Convert.ToBase64String(md5.GetHashAndReset());
+    }
     internal static byte[] RandomBytes(int size)
     {
         lock (Shared)

@@ -1,12 +1,13 @@
-using Microsoft.Extensions.Logging;
 using StorageBench.Engine.Logging;
-using StorageBench.Engine.Measurement;
 
 namespace StorageBench.Engine.Workloads;
 
 /// <summary>Requests sent before the start barrier to warm a slice up: untimed, uncounted, and their answers do not matter.</summary>
 internal static class Priming
 {
+    /// <summary>The attempt id priming writes under: its rows and blobs are never a measured execution's (verification skips them).</summary>
+    public const string Attempt = "0primer0";
+
     /// <summary>Priming stops this long before the start instant, so it never delays the synchronized start.</summary>
     public static readonly TimeSpan Margin = TimeSpan.FromMilliseconds(250);
 

@@ -1,4 +1,3 @@
-using StorageBench.Engine.Measurement;
 
 namespace StorageBench.Engine.Workloads;
 

@@ -1,5 +1,4 @@
 using System.Diagnostics;
-using StorageBench.Engine.Measurement;
 
 namespace StorageBench.Engine.Workloads;
 

@@ -1,5 +1,3 @@
-using StorageBench.Engine.Measurement;
-using StorageBench.Engine.Spec;
 
 namespace StorageBench.Engine.Workloads;
 

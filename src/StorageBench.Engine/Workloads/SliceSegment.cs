@@ -1,4 +1,3 @@
-using StorageBench.Engine.Spec;
 
 namespace StorageBench.Engine.Workloads;
 

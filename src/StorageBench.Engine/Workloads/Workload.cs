@@ -1,9 +1,4 @@
 using System.Text.Json;
-using Microsoft.Extensions.Logging;
-using StorageBench.Engine.Measurement;
-using StorageBench.Engine.Spec;
-using StorageBench.Engine.Statistics;
-using StorageBench.Engine.Targets;
 
 namespace StorageBench.Engine.Workloads;
 
@@ -68,10 +63,10 @@ public abstract class Workload
     public abstract WorkloadSummary Summarize(RunSpec spec, IReadOnlyList<SliceResult> slices, VerificationResult verified);
 
     /// <summary>Its seeding's requests as a line the cost estimate prices, from what the seed activities counted on the wire; null when it seeds nothing.</summary>
-    public virtual Cost.TransactionLine? SeedingLine(IReadOnlyList<SeedResult> seeds) => null;
+    public virtual TransactionLine? SeedingLine(IReadOnlyList<SeedResult> seeds) => null;
 
     /// <summary>How <c>storagebench plan</c> scales what it measured; null when it has no capacity model (plan then refuses its unit).</summary>
-    public virtual Capacity.CapacityModel? Capacity => null;
+    public virtual CapacityModel? Capacity => null;
 
     /// <summary>The knobs it ran with, for telemetry's dimensions and the report (camelCase name, invariant value).</summary>
     public abstract IEnumerable<(string Name, string Value)> Parameters(WorkloadSpec section);

@@ -1,5 +1,4 @@
 using System.Text.Json.Serialization;
-using StorageBench.Engine.Statistics;
 
 namespace StorageBench.Engine.Workloads;
 
@@ -17,21 +16,19 @@ namespace StorageBench.Engine.Workloads;
 /// <param name="RateMeasurement">The telemetry measurement that carries its headline rate.</param>
 public sealed record WorkloadKind(string Name, string Unit, string UnitSingular, string RateFormat, string CountedUnit, double CountedPerUnit, string RateMeasurement)
 {
-    public static readonly WorkloadKind TableInsert = new(TableInsertWorkload.Name, "entities", "entity", "#,0.0", "entities", 1, "entitiesPerSecond")
-    {
-        ColumnPrefix = "Table",
-        PlannedUnit = "entities",
-        RateOf = t => t.EntitiesPerSecond,
-    };
+    /// <summary>A kind that counts entities: its rate in entities/s, CPU per entity.</summary>
+    public static WorkloadKind CountingEntities(string name, string columnPrefix) =>
+        new(name, "entities", "entity", "#,0.0", "entities", 1, "entitiesPerSecond") { ColumnPrefix = columnPrefix, RateOf = t => t.EntitiesPerSecond };
 
-    public static readonly WorkloadKind BlobUpload = new(BlobUploadWorkload.Name, "MB", "MB", "#,0.00", "bytes", 1e6, "megabytesPerSecond")
-    {
-        ColumnPrefix = "Blob",
-        PlannedUnit = "blobs",
-        Done = "uploaded",
-        Request = "Put Block",
-        RateOf = t => t.MegabytesPerSecond,
-    };
+    /// <summary>A kind that counts bytes: its rate in MB/s (decimal), CPU per MB.</summary>
+    public static WorkloadKind CountingBytes(string name, string columnPrefix) =>
+        new(name, "MB", "MB", "#,0.00", "bytes", 1e6, "megabytesPerSecond") { ColumnPrefix = columnPrefix, RateOf = t => t.MegabytesPerSecond };
+
+    /// <summary>"entities/s": the rate of every kind that counts entities.</summary>
+    public static string EntitiesPerSecond { get; } = CountingEntities("", "").RateUnit;
+
+    /// <summary>"MB/s": the rate of every kind that counts bytes.</summary>
+    public static string MegabytesPerSecond { get; } = CountingBytes("", "").RateUnit;
 
     /// <summary>Every workload's kind, in the order a step runs them (<see cref="WorkloadList"/>).</summary>
     public static IReadOnlyList<WorkloadKind> All => [.. WorkloadList.All.Select(w => w.Kind)];

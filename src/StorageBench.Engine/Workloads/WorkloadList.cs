@@ -1,4 +1,8 @@
-using StorageBench.Engine.Spec;
+using StorageBench.Engine.Workloads.BlobDownload;
+using StorageBench.Engine.Workloads.BlobUpload;
+using StorageBench.Engine.Workloads.PageBlobUpload;
+using StorageBench.Engine.Workloads.TableInsert;
+using StorageBench.Engine.Workloads.TableRead;
 
 namespace StorageBench.Engine.Workloads;
 

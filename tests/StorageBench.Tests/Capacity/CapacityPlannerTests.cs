@@ -3,6 +3,11 @@ using CsCheck;
 using StorageBench.Engine.Capacity;
 using StorageBench.Engine.Cost;
 using StorageBench.Engine.Spec;
+using StorageBench.Engine.Workloads.BlobDownload;
+using StorageBench.Engine.Workloads.BlobUpload;
+using StorageBench.Engine.Workloads.PageBlobUpload;
+using StorageBench.Engine.Workloads.TableInsert;
+using StorageBench.Engine.Workloads.TableRead;
 
 namespace StorageBench.Tests;
 

@@ -1,7 +1,7 @@
 using StorageBench.Engine.Cost;
 using StorageBench.Engine.Measurement;
 using StorageBench.Engine.Statistics;
-using StorageBench.Engine.Workloads;
+using StorageBench.Engine.Workloads.BlobUpload;
 
 namespace StorageBench.Tests;
 

@@ -1,3 +1,4 @@
+using StorageBench.Engine.Workloads.TableInsert;
 using System.Text.Json;
 using StorageBench.Cli;
 using StorageBench.Engine.Measurement;

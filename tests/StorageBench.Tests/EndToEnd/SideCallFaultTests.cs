@@ -1,3 +1,4 @@
+using StorageBench.Engine.Workloads.TableInsert;
 using System.Diagnostics;
 using System.Text.Json;
 using Azure.Identity;
@@ -11,7 +12,6 @@ using StorageBench.Engine.Spec;
 using StorageBench.Engine.Statistics;
 using StorageBench.Engine.StorageCalls;
 using StorageBench.Engine.Targets;
-using StorageBench.Engine.Workloads;
 using StorageBench.Engine;
 using StorageBench.Orchestration;
 using StorageBench.TaskHub;
@@ -245,7 +245,7 @@ public class SideCallFaultTests(AzuriteFixture azurite, ITestOutputHelper output
 
         output.WriteLine($"no token for the results store: {slice.Units} entities, {slice.Counts.Failed} failed; notes: {string.Join(" | ", slice.Notes)}");
         Assert.True(slice.Units > 0 && slice.Counts.Failed == 0, "the slice measured its writes");
-        var verified = await Engine.Verification.GroundTruth.VerifyTableAsync([azurite.Target], table, [slice.AttemptId], slice.Units + slice.WarmupUnits, default);
+        var verified = await TableInsertGroundTruth.VerifyTableAsync([azurite.Target], table, [slice.AttemptId], slice.Units + slice.WarmupUnits, default);
         Assert.True(verified.Matched, verified.Detail);
         Assert.Contains(slice.Notes, n => n.StartsWith("cancel poll unanswered (no cancel seen): ", StringComparison.Ordinal) && n.Contains("authentication failed: "));
         Assert.Contains(slice.Notes, n => n.StartsWith("progress update skipped: ", StringComparison.Ordinal) && n.Contains("authentication failed: "));

@@ -2,8 +2,8 @@ using StorageBench.Cli;
 using StorageBench.Engine.Preflight;
 using StorageBench.Engine.Spec;
 using StorageBench.Engine.Targets;
-using StorageBench.Engine.Verification;
-using StorageBench.Engine.Workloads;
+using StorageBench.Engine.Workloads.BlobUpload;
+using StorageBench.Engine.Workloads.TableInsert;
 
 namespace StorageBench.Tests;
 
@@ -30,16 +30,16 @@ public class StrictAzuriteTests
                 var step = TestStep.New();
                 await clients.Tables.CreateTableAsync(step.TableName);
                 var table = new TableInsertSpec { EntityCount = 40, BatchSize = 10, EntitySizeBytes = 64 };
-                var rows = await Task.WhenAll(step.Table(table, client).Select(p => TableInsertWorkload.RunAsync(p, target, TimeProvider.System, default)));
+                var rows = await Task.WhenAll(step.Table(table, client).Select(p => TableInsertSlice.RunAsync(p, target, TimeProvider.System, default)));
                 Assert.Equal((40L, 0L), (rows.Sum(r => r.Units), rows.Sum(r => r.Counts.Failed)));
-                var tableTruth = await GroundTruth.VerifyTableAsync(target, step.TableName, [.. rows.Select(r => r.AttemptId)], 40, default);
+                var tableTruth = await TableInsertGroundTruth.VerifyTableAsync(target, step.TableName, [.. rows.Select(r => r.AttemptId)], 40, default);
                 Assert.True(tableTruth.Matched, $"{driver}: {tableTruth}");
 
                 await clients.Blobs.CreateBlobContainerAsync(step.ContainerName);
                 var blob = new BlobUploadSpec { BlobCount = 2, BlobSizeBytes = 4096, BlockSizeBytes = 1024, VerifyContent = true };
-                var blobs = await Task.WhenAll(step.Blob(blob, client).Select(p => BlobUploadWorkload.RunAsync(p, target, TimeProvider.System, default)));
+                var blobs = await Task.WhenAll(step.Blob(blob, client).Select(p => BlobUploadSlice.RunAsync(p, target, TimeProvider.System, default)));
                 Assert.True(blobs.Sum(r => r.Counts.Failed) == 0, $"{driver}: {blobs.Sum(r => r.Counts.Failed)} blob requests failed");
-                var blobTruth = await GroundTruth.VerifyBlobsAsync([target], step.ContainerName, [.. blobs.Select(r => r.AttemptId)], 2, blob.BlobSizeBytes,
+                var blobTruth = await BlobUploadGroundTruth.VerifyBlobsAsync([target], step.ContainerName, [.. blobs.Select(r => r.AttemptId)], 2, blob.BlobSizeBytes,
                     blobs.ToDictionary(r => r.AttemptId, r => r.ContentMd5!), default);
                 Assert.True(blobTruth.Matched, $"{driver}: {blobTruth}");
             }

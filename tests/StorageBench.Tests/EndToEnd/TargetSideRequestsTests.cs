@@ -1,3 +1,4 @@
+using StorageBench.Engine.Workloads.TableInsert;
 using System.Collections.Concurrent;
 using StorageBench.Cli;
 using StorageBench.Engine.Cleanup;

@@ -1,7 +1,6 @@
 using Microsoft.AspNetCore.Http;
 using StorageBench.Engine.Spec;
-using StorageBench.Engine.Verification;
-using StorageBench.Engine.Workloads;
+using StorageBench.Engine.Workloads.BlobUpload;
 using Xunit.Abstractions;
 
 namespace StorageBench.Tests;
@@ -21,7 +20,7 @@ public class VerificationNotFoundTests(AzuriteFixture azurite, ITestOutputHelper
         await azurite.Blobs.CreateBlobContainerAsync(step.ContainerName);
         var spec = new BlobUploadSpec { BlobCount = 4, BlobSizeBytes = 4096, BlockSizeBytes = 1024, ParallelBlocks = 2, VerifyContent = true };
         var results = await Task.WhenAll(step.Blob(spec, new ClientSettings { PrimeRounds = 0 })
-            .Select(p => BlobUploadWorkload.RunAsync(p, azurite.Target, TimeProvider.System, default)));
+            .Select(p => BlobUploadSlice.RunAsync(p, azurite.Target, TimeProvider.System, default)));
         Assert.Equal(4, results.Sum(r => r.Objects));
 
         // Listing goes through; every read of a blob (GET or HEAD on a blob's own path) is answered 404.
@@ -29,7 +28,7 @@ public class VerificationNotFoundTests(AzuriteFixture azurite, ITestOutputHelper
         var (proxy, target) = await FaultProxy.InFrontOfAsync(azurite.ConnectionString, "BlobEndpoint", ReadsABlob, _ => Fault.NotFound);
         await using var _ = proxy;
 
-        var verified = await GroundTruth.VerifyBlobsAsync([target], step.ContainerName, [.. results.Select(r => r.AttemptId)], 4, spec.BlobSizeBytes,
+        var verified = await BlobUploadGroundTruth.VerifyBlobsAsync([target], step.ContainerName, [.. results.Select(r => r.AttemptId)], 4, spec.BlobSizeBytes,
             results.ToDictionary(r => r.AttemptId, r => r.ContentMd5!), default);
         output.WriteLine(verified.ToString());
 

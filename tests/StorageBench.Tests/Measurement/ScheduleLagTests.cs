@@ -1,7 +1,7 @@
+using StorageBench.Engine.Workloads.TableInsert;
 using System.Diagnostics;
 using StorageBench.Engine.Measurement;
 using StorageBench.Engine.Reports;
-using StorageBench.Engine.Spec;
 using StorageBench.Engine.Statistics;
 using StorageBench.Engine.Workloads;
 

@@ -4,9 +4,8 @@ using DurableTask.Core;
 using Microsoft.DurableTask.Worker.Shims;
 using Microsoft.DurableTask.Worker;
 using Microsoft.Extensions.Logging.Abstractions;
-using StorageBench.Engine.Planning;
 using StorageBench.Engine.Spec;
-using StorageBench.Engine.Workloads;
+using StorageBench.Engine.Workloads.TableInsert;
 using StorageBench.Functions;
 using StorageBench.Orchestration.Activities;
 using StorageBench.Orchestration;
@@ -47,7 +46,7 @@ public class HostShutdownTests(AzuriteFixture azurite, ITestOutputHelper output)
             new TestFunctionContext(CancellationToken.None)).WaitAsync(TimeSpan.FromMinutes(2)) is { Result: { } ran } ? ran : throw new Xunit.Sdk.XunitException("refused");
         Assert.False(again.Canceled);
         Assert.Contains(again.Notes, n => n.StartsWith("re-run: an earlier execution on worker ", StringComparison.Ordinal));
-        var verified = await Engine.Verification.GroundTruth.VerifyTableAsync([azurite.Target], table, [again.AttemptId], again.Units + again.WarmupUnits, default);
+        var verified = await TableInsertGroundTruth.VerifyTableAsync([azurite.Target], table, [again.AttemptId], again.Units + again.WarmupUnits, default);
         Assert.True(verified.Matched, verified.Detail);
         await azurite.Tables.DeleteTableAsync(table);
     }

@@ -1,3 +1,5 @@
+using StorageBench.Engine.Workloads.BlobUpload;
+using StorageBench.Engine.Workloads.TableInsert;
 using System.Text;
 using System.Text.Json.Nodes;
 using CsCheck;

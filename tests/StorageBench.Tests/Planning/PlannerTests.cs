@@ -1,5 +1,7 @@
 using StorageBench.Engine.Planning;
 using StorageBench.Engine.Spec;
+using StorageBench.Engine.Workloads.BlobUpload;
+using StorageBench.Engine.Workloads.TableInsert;
 using StorageBench.Engine.Workloads;
 
 namespace StorageBench.Tests;
@@ -52,8 +54,8 @@ public class PlannerTests
         // The seeds' 2-3 processes all wrote into one partition.
         var plans = Table(new TableInsertSpec { Slices = 3, PartitionCount = 1 });
         Assert.All(plans, p => Assert.Equal([Planner.PartitionKey(0)], p.Partitions.Keys()));
-        Assert.NotEqual(TableInsertWorkload.RowKey("aaaaaaaa", 0, 0, 0), TableInsertWorkload.RowKey("aaaaaaaa", 1, 0, 0));
-        Assert.Equal("aaaaaaaa", TableInsertWorkload.AttemptOf(TableInsertWorkload.RowKey("aaaaaaaa", 1, 0, 0)));
+        Assert.NotEqual(TableInsertSlice.RowKey("aaaaaaaa", 0, 0, 0), TableInsertSlice.RowKey("aaaaaaaa", 1, 0, 0));
+        Assert.Equal("aaaaaaaa", TableInsertSlice.AttemptOf(TableInsertSlice.RowKey("aaaaaaaa", 1, 0, 0)));
     }
 
     [Fact]
@@ -61,10 +63,10 @@ public class PlannerTests
     {
         var plans = BlobUploadRoom.PlanSlices("r1", "r1-s000", "sbbx", new BlobUploadSpec { BlobCount = 10, Slices = 3 }, new ClientSettings(), Start);
         Assert.Equal([4, 3, 3], plans.Select(p => p.BlobCount));
-        var names = plans.SelectMany(p => Enumerable.Range(0, p.BlobCount).Select(n => BlobUploadWorkload.BlobName("0badf00d", p.SliceIndex, n))).ToList();
+        var names = plans.SelectMany(p => Enumerable.Range(0, p.BlobCount).Select(n => BlobNames.Of("0badf00d", p.SliceIndex, n))).ToList();
         Assert.Equal(10, names.Distinct().Count());
-        Assert.All(names, n => Assert.Equal("0badf00d", BlobUploadWorkload.AttemptOf(n)));
-        Assert.Equal("", BlobUploadWorkload.AttemptOf("someone-elses.txt"));
+        Assert.All(names, n => Assert.Equal("0badf00d", BlobNames.AttemptOf(n)));
+        Assert.Equal("", BlobNames.AttemptOf("someone-elses.txt"));
     }
 
     [Fact]

@@ -2,6 +2,8 @@ using Azure.Data.Tables;
 using StorageBench.Engine.Measurement;
 using StorageBench.Engine.ResultsStore;
 using StorageBench.Engine.Statistics;
+using StorageBench.Engine.Workloads.BlobUpload;
+using StorageBench.Engine.Workloads.TableInsert;
 
 namespace StorageBench.Tests;
 
@@ -39,12 +41,12 @@ public class ResultsRowsTests
 
         Assert.Equal("scn", row.PartitionKey);
         Assert.Equal(RunRows.RunRowKey(Started, "run-1"), row.RowKey);
-        Assert.Equal(200L, row.GetInt64(WorkloadColumns.Table.Operations));
-        Assert.Equal(20_000L, row.GetInt64(WorkloadColumns.Table.Entities));
-        Assert.Equal(1500, row.GetDouble(WorkloadColumns.Table.EntitiesPerSecond));
-        Assert.Equal(8_388_608L, row.GetInt64(WorkloadColumns.Blob.Bytes));
-        Assert.Equal(4.5, row.GetDouble(WorkloadColumns.Blob.MegabytesPerSecond));
-        Assert.Equal(8_388_608L, row.GetInt64(WorkloadColumns.Blob.BytesSent));
+        Assert.Equal(200L, row.GetInt64(WorkloadColumns.Of(TableInsertRoom.Instance.Kind).Operations));
+        Assert.Equal(20_000L, row.GetInt64(WorkloadColumns.Of(TableInsertRoom.Instance.Kind).Entities));
+        Assert.Equal(1500, row.GetDouble(WorkloadColumns.Of(TableInsertRoom.Instance.Kind).EntitiesPerSecond));
+        Assert.Equal(8_388_608L, row.GetInt64(WorkloadColumns.Of(BlobUploadRoom.Instance.Kind).Bytes));
+        Assert.Equal(4.5, row.GetDouble(WorkloadColumns.Of(BlobUploadRoom.Instance.Kind).MegabytesPerSecond));
+        Assert.Equal(8_388_608L, row.GetInt64(WorkloadColumns.Of(BlobUploadRoom.Instance.Kind).BytesSent));
         Assert.Equal("one\ntwo", row.GetString(ResultsColumns.Errors));
         Assert.False(row.ContainsKey(ResultsColumns.StepParameter));   // a plain run's step row is the run row
 
@@ -67,12 +69,12 @@ public class ResultsRowsTests
         var row = RunRows.StepRow(Step("tableInsert.batchSize", TestData.TableWorkload(), BlobWorkload()));
         var written = row.Keys.Where(k => ResultsColumns.Int64Columns.Contains(k) || ResultsColumns.DoubleColumns.Contains(k)).ToList();
 
-        Assert.Contains(WorkloadColumns.Table.Operations, written);
+        Assert.Contains(WorkloadColumns.Of(TableInsertRoom.Instance.Kind).Operations, written);
         Assert.Contains(ResultsColumns.StepValue, written);
         Assert.All(written, column => Assert.IsType(ResultsColumns.Int64Columns.Contains(column) ? typeof(long) : typeof(double), row[column]));
         Assert.Empty(ResultsColumns.Int64Columns.Intersect(ResultsColumns.DoubleColumns));
         // Every column the regression rule judges for the workloads this row holds is written.
-        var judged = new[] { WorkloadColumns.Table, WorkloadColumns.Blob }.SelectMany(c => new[] { c.EntitiesPerSecond, c.MegabytesPerSecond, c.LatencyP99Ms });
+        var judged = new[] { WorkloadColumns.Of(TableInsertRoom.Instance.Kind), WorkloadColumns.Of(BlobUploadRoom.Instance.Kind) }.SelectMany(c => new[] { c.EntitiesPerSecond, c.MegabytesPerSecond, c.LatencyP99Ms });
         Assert.All(RegressionInput.Columns.Where(c => judged.Contains(c.Column)), c => Assert.Contains(c.Column, row.Keys));
         Assert.Equal(4, RegressionInput.Columns.Count(c => judged.Contains(c.Column)));
     }

@@ -1,3 +1,5 @@
+using StorageBench.Engine.Workloads.BlobUpload;
+using StorageBench.Engine.Workloads.TableInsert;
 using System.Globalization;
 using System.Text;
 using System.Text.Json.Nodes;
@@ -7,7 +9,6 @@ using StorageBench.Engine.Cleanup;
 using StorageBench.Engine.ResultsStore;
 using StorageBench.Engine.Spec;
 using StorageBench.Engine.Targets;
-using StorageBench.Engine.Workloads;
 using StorageBench.Orchestration;
 using Xunit.Abstractions;
 

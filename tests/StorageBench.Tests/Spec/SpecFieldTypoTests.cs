@@ -1,3 +1,4 @@
+using StorageBench.Engine.Workloads.TableInsert;
 using System.Reflection;
 using System.Text.Json;
 using CsCheck;

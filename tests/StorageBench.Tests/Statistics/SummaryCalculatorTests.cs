@@ -1,7 +1,7 @@
 using StorageBench.Engine.Measurement;
-using StorageBench.Engine.Spec;
 using StorageBench.Engine.Statistics;
-using StorageBench.Engine.Workloads;
+using StorageBench.Engine.Workloads.BlobUpload;
+using StorageBench.Engine.Workloads.TableInsert;
 
 namespace StorageBench.Tests;
 

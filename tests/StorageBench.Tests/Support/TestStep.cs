@@ -1,6 +1,8 @@
 using StorageBench.Engine.Planning;
 using StorageBench.Engine.Spec;
 using StorageBench.Engine.Workloads;
+using StorageBench.Engine.Workloads.BlobUpload;
+using StorageBench.Engine.Workloads.TableInsert;
 
 namespace StorageBench.Tests;
 
@@ -18,6 +20,6 @@ internal sealed record TestStep(string RunId, string StepId, string TableName, s
     public IReadOnlyList<TableSlicePlan> Table(TableInsertSpec spec, ClientSettings? client = null) =>
         TableInsertRoom.PlanSlices(RunId, StepId, TableName, spec, client ?? new ClientSettings(), DateTime.UtcNow);
 
-    public IReadOnlyList<BlobSlicePlan> Blob(BlobUploadSpec spec, ClientSettings? client = null) =>
+    public IReadOnlyList<BlobSlicePlan<BlobUploadSpec>> Blob(BlobUploadSpec spec, ClientSettings? client = null) =>
         BlobUploadRoom.PlanSlices(RunId, StepId, ContainerName, spec, client ?? new ClientSettings(), DateTime.UtcNow);
 }

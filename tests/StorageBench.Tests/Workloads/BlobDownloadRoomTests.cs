@@ -1,3 +1,4 @@
+using StorageBench.Engine.Workloads.BlobDownload;
 using System.Text.Json;
 using CsCheck;
 using StorageBench.Engine.Spec;

@@ -31,13 +31,14 @@ public class BlobSharedKeyTests
     {
         using var clients = StorageTarget.FromConnectionString($"DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey={StorageTarget.DevelopmentAccountKey};BlobEndpoint={Endpoint};")
             .CreateClients(new ClientSettings());
-        var capture = new Capture();
-        var container = new BlobServiceClient(new Uri(Endpoint), new StorageSharedKeyCredential("devstoreaccount1", StorageTarget.DevelopmentAccountKey),
-            new BlobClientOptions { Transport = new HttpClientTransport(capture), Retry = { MaxRetries = 0 } }).GetBlobContainerClient("signed");
+        var credential = new StorageSharedKeyCredential("devstoreaccount1", StorageTarget.DevelopmentAccountKey);
 
         Gen.Select(Gen.Int[0, 2], Word, Metadata, Value, Gen.Int[0, 5_000], Gen.Long[0, 1L << 40]).Sample((operation, name, metadata, text, size, position) =>
         {
-            var blob = container.GetAppendBlobClient("b/" + name);
+            // One capture per sample: CsCheck runs samples on several threads.
+            var capture = new Capture();
+            var blob = new BlobServiceClient(new Uri(Endpoint), credential, new BlobClientOptions { Transport = new HttpClientTransport(capture), Retry = { MaxRetries = 0 } })
+                .GetBlobContainerClient("signed").GetAppendBlobClient("b/" + name);
             Func<Task> send = operation switch
             {
                 0 => () => blob.CreateAsync(new AppendBlobCreateOptions { Metadata = metadata, HttpHeaders = new BlobHttpHeaders { ContentLanguage = text, ContentType = name } }),

@@ -1,4 +1,5 @@
 using StorageBench.Engine.Spec;
+using StorageBench.Engine.Workloads.BlobUpload;
 using StorageBench.Engine.Workloads;
 using Xunit.Abstractions;
 
@@ -30,7 +31,7 @@ public class BlockRetryTests(AzuriteFixture azurite, ITestOutputHelper output)
         var plan = step.Blob(spec, new ClientSettings { Driver = driver, PrimeRounds = 0 }).Single();
         var delays = new BlockRetryDelays();
 
-        var slice = await BlobUploadWorkload.RunAsync(plan, target, TimeProvider.System, default, retryDelays: delays).WaitAsync(TimeSpan.FromMinutes(2));
+        var slice = await BlobUploadSlice.RunAsync(plan, target, TimeProvider.System, default, retryDelays: delays).WaitAsync(TimeSpan.FromMinutes(2));
 
         output.WriteLine($"{driver}: waits chosen {string.Join(", ", delays.Chosen.Select(d => $"{d.Wait.TotalMilliseconds:0.0} ms (asked {d.ServerDelay?.TotalMilliseconds} ms)"))}");
         // Every attempt counted: each throttled one as throttled, then the retry that went through.

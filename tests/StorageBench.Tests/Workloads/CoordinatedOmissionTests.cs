@@ -1,7 +1,7 @@
 using StorageBench.Engine.Reports;
 using StorageBench.Engine.Spec;
 using StorageBench.Engine.Statistics;
-using StorageBench.Engine.Workloads;
+using StorageBench.Engine.Workloads.TableInsert;
 
 namespace StorageBench.Tests;
 
@@ -83,7 +83,7 @@ public class CoordinatedOmissionTests(AzuriteFixture azurite)
         await azurite.Tables.CreateTableAsync(step.TableName);
         // Primed before a start 1 s ahead, as a run is: a cold first request (connection, JIT) would hold up the slots after it.
         var plans = TableInsertRoom.PlanSlices(step.RunId, step.StepId, step.TableName, spec, new ClientSettings { PrimeRounds = 2 }, DateTime.UtcNow.AddSeconds(1));
-        var results = await Task.WhenAll(plans.Select(p => TableInsertWorkload.RunAsync(p, target, TimeProvider.System, default)));
+        var results = await Task.WhenAll(plans.Select(p => TableInsertSlice.RunAsync(p, target, TimeProvider.System, default)));
         return TableInsertRoom.SummarizeSlices(spec, results, new VerificationResult(true, 0, 0, "entities", "not checked here"));
     }
 }

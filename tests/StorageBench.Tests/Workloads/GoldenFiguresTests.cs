@@ -1,3 +1,8 @@
+using StorageBench.Engine.Workloads.BlobDownload;
+using StorageBench.Engine.Workloads.BlobUpload;
+using StorageBench.Engine.Workloads.PageBlobUpload;
+using StorageBench.Engine.Workloads.TableInsert;
+using StorageBench.Engine.Workloads.TableRead;
 using System.Globalization;
 using System.Text;
 using System.Text.Json;

@@ -1,7 +1,8 @@
 using StorageBench.Engine.Measurement;
 using StorageBench.Engine.Spec;
 using StorageBench.Engine.Statistics;
-using StorageBench.Engine.Workloads;
+using StorageBench.Engine.Workloads.BlobUpload;
+using StorageBench.Engine.Workloads.TableInsert;
 
 namespace StorageBench.Tests;
 
@@ -45,7 +46,7 @@ public class LatencyTruthTests(AzuriteFixture azurite)
         {
             await azurite.Blobs.CreateBlobContainerAsync(step.ContainerName);
             var spec = new BlobUploadSpec { BlobCount = 4, BlobSizeBytes = 4096, BlockSizeBytes = 1024, ParallelBlocks = 2 };
-            var results = await Task.WhenAll(step.Blob(spec, client).Select(p => BlobUploadWorkload.RunAsync(p, target, TimeProvider.System, default)));
+            var results = await Task.WhenAll(step.Blob(spec, client).Select(p => BlobUploadSlice.RunAsync(p, target, TimeProvider.System, default)));
             summary = BlobUploadRoom.SummarizeSlices(spec, results, verified);
         }
         else
@@ -58,7 +59,7 @@ public class LatencyTruthTests(AzuriteFixture azurite)
                 EntityCount = single ? 30 : 300, BatchSize = single ? 1 : 10, EntitySizeBytes = 64, Concurrency = 4,
                 TargetOperationsPerSecond = kind.EndsWith("open", StringComparison.Ordinal) ? 50 : 0,
             };
-            var results = await Task.WhenAll(step.Table(spec, client).Select(p => TableInsertWorkload.RunAsync(p, target, TimeProvider.System, default)));
+            var results = await Task.WhenAll(step.Table(spec, client).Select(p => TableInsertSlice.RunAsync(p, target, TimeProvider.System, default)));
             summary = TableInsertRoom.SummarizeSlices(spec, results, verified);
         }
 

@@ -2,9 +2,9 @@ using Azure;
 using StorageBench.Engine.Measurement;
 using StorageBench.Engine.Spec;
 using StorageBench.Engine.Targets;
-using StorageBench.Engine.Verification;
+using StorageBench.Engine.Workloads.BlobUpload;
+using StorageBench.Engine.Workloads.TableInsert;
 using StorageBench.Engine.Workloads;
-using StorageBench.Engine.Workloads.Lean;
 
 namespace StorageBench.Tests;
 
@@ -46,7 +46,7 @@ public class LeanDriverAzuriteTests(AzuriteFixture azurite)
         using var lean = new LeanTableInserts(clients.Lean, clients.TableWire, tableName, new EntityPayload(100), 1);
         lean.Prepare("p00001", "a1b2c3d4", 0, 7, 1);
         await lean.SendAsync();
-        var stored = await clients.Tables.GetTableClient(tableName).GetEntityAsync<Azure.Data.Tables.TableEntity>("p00001", TableInsertWorkload.RowKey("a1b2c3d4", 0, 7, 0));
+        var stored = await clients.Tables.GetTableClient(tableName).GetEntityAsync<Azure.Data.Tables.TableEntity>("p00001", TableInsertSlice.RowKey("a1b2c3d4", 0, 7, 0));
         Assert.Equal(100, stored.Value.GetBinary("D00").Length);
 
         // A wrong account key: the signature must be refused (403), counted as a client error.
@@ -71,18 +71,18 @@ public class LeanDriverAzuriteTests(AzuriteFixture azurite)
             var step = TestStep.New();
             await azurite.Tables.CreateTableAsync(step.TableName);
             var spec = new TableInsertSpec { EntityCount = 230, EntitySizeBytes = 300, BatchSize = batchSize, PartitionCount = 2, Concurrency = 3, Slices = 2 };
-            var results = await Task.WhenAll(step.Table(spec, client).Select(p => TableInsertWorkload.RunAsync(p, azurite.Target, TimeProvider.System, default)));
+            var results = await Task.WhenAll(step.Table(spec, client).Select(p => TableInsertSlice.RunAsync(p, azurite.Target, TimeProvider.System, default)));
             Assert.Equal((230L, 0L), (results.Sum(r => r.Units), results.Sum(r => r.Counts.Failed)));
-            var verified = await GroundTruth.VerifyTableAsync(azurite.Target, step.TableName, [.. results.Select(r => r.AttemptId)], 230, default);
+            var verified = await TableInsertGroundTruth.VerifyTableAsync(azurite.Target, step.TableName, [.. results.Select(r => r.AttemptId)], 230, default);
             Assert.True(verified.Matched, verified.ToString());
         }
 
         var blobStep = TestStep.New();
         await azurite.Blobs.CreateBlobContainerAsync(blobStep.ContainerName);
         var blobSpec = new BlobUploadSpec { BlobCount = 2, BlobSizeBytes = 1_300_000, BlockSizeBytes = 512 * 1024, ParallelBlocks = 2, VerifyContent = true };
-        var blobs = await Task.WhenAll(blobStep.Blob(blobSpec, client).Select(p => BlobUploadWorkload.RunAsync(p, azurite.Target, TimeProvider.System, default)));
+        var blobs = await Task.WhenAll(blobStep.Blob(blobSpec, client).Select(p => BlobUploadSlice.RunAsync(p, azurite.Target, TimeProvider.System, default)));
         Assert.Equal(2, blobs.Sum(r => r.Objects));
-        var stored = await GroundTruth.VerifyBlobsAsync([azurite.Target], blobStep.ContainerName, [.. blobs.Select(r => r.AttemptId)], 2, blobSpec.BlobSizeBytes, blobs.ToDictionary(r => r.AttemptId, r => r.ContentMd5!), default);
+        var stored = await BlobUploadGroundTruth.VerifyBlobsAsync([azurite.Target], blobStep.ContainerName, [.. blobs.Select(r => r.AttemptId)], 2, blobSpec.BlobSizeBytes, blobs.ToDictionary(r => r.AttemptId, r => r.ContentMd5!), default);
         Assert.True(stored.Matched, stored.ToString());
     }
 }

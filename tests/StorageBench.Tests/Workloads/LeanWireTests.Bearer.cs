@@ -6,6 +6,8 @@ using StorageBench.Benchmarks;
 using StorageBench.Engine.Measurement;
 using StorageBench.Engine.Spec;
 using StorageBench.Engine.Targets;
+using StorageBench.Engine.Workloads.BlobUpload;
+using StorageBench.Engine.Workloads.TableInsert;
 using StorageBench.Engine.Workloads;
 using StorageBench.Engine.Workloads.Lean;
 

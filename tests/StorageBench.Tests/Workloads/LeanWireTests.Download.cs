@@ -3,7 +3,7 @@ using Azure.Storage.Blobs.Models;
 using StorageBench.Benchmarks;
 using StorageBench.Engine.Spec;
 using StorageBench.Engine.Targets;
-using StorageBench.Engine.Workloads;
+using StorageBench.Engine.Workloads.BlobDownload;
 
 namespace StorageBench.Tests;
 

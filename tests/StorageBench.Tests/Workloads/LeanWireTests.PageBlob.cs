@@ -2,7 +2,7 @@ using Azure.Storage.Blobs.Specialized;
 using StorageBench.Benchmarks;
 using StorageBench.Engine.Spec;
 using StorageBench.Engine.Targets;
-using StorageBench.Engine.Workloads.Lean;
+using StorageBench.Engine.Workloads.PageBlobUpload;
 
 namespace StorageBench.Tests;
 

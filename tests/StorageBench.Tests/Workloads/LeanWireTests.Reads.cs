@@ -1,7 +1,7 @@
 using StorageBench.Benchmarks;
 using StorageBench.Engine.Spec;
 using StorageBench.Engine.Targets;
-using StorageBench.Engine.Workloads;
+using StorageBench.Engine.Workloads.TableRead;
 
 namespace StorageBench.Tests;
 

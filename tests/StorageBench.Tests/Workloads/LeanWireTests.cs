@@ -1,3 +1,5 @@
+using StorageBench.Engine.Workloads.BlobUpload;
+using StorageBench.Engine.Workloads.TableInsert;
 using System.Security.Cryptography;
 using System.Text;
 using System.Text.Json.Nodes;
@@ -7,7 +9,6 @@ using StorageBench.Benchmarks;
 using StorageBench.Engine.Spec;
 using StorageBench.Engine.Targets;
 using StorageBench.Engine.Workloads;
-using StorageBench.Engine.Workloads.Lean;
 
 namespace StorageBench.Tests;
 

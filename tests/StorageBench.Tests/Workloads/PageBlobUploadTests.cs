@@ -1,3 +1,5 @@
+using StorageBench.Engine.Workloads.BlobUpload;
+using StorageBench.Engine.Workloads.PageBlobUpload;
 using System.Globalization;
 using Azure.Storage.Blobs.Specialized;
 using CsCheck;
@@ -60,7 +62,7 @@ public class PageBlobUploadTests(AzuriteFixture azurite)
         var (spec, step, slices) = await RunAsync(Small with { Slices = 1 }, ClientSettings.LeanDriver);
         Assert.True((await VerifyAsync(spec, step, slices)).Matched);
         var container = azurite.Blobs.GetBlobContainerClient(step.TargetName);
-        PageBlobClient Blob(int n) => container.GetPageBlobClient(BlobUploadWorkload.BlobName(slices[0].AttemptId, 0, n));
+        PageBlobClient Blob(int n) => container.GetPageBlobClient(BlobNames.Of(slices[0].AttemptId, 0, n));
 
         // Other bytes in a page: same length, every page written; only the content check sees it.
         await Blob(0).UploadPagesAsync(new MemoryStream(new byte[512]), 512);
@@ -121,7 +123,7 @@ public class PageBlobUploadTests(AzuriteFixture azurite)
     {
         var (spec, step, slices) = await RunAsync(Small with { Slices = 1, BlobCount = 1, VerifyContent = false }, ClientSettings.LeanDriver);
         var container = azurite.Blobs.GetBlobContainerClient(step.TargetName);
-        var stray = container.GetPageBlobClient(BlobUploadWorkload.BlobName("0badbad0", 0, 0));
+        var stray = container.GetPageBlobClient(BlobNames.Of("0badbad0", 0, 0));
         await stray.CreateAsync(512);
 
         var verified = await VerifyAsync(spec, step, slices);
@@ -146,13 +148,13 @@ public class PageBlobUploadTests(AzuriteFixture azurite)
             """);
 
         Assert.Equal(RunStatus.Completed, summary.Status);
-        var page = Assert.Single(summary.Workloads, w => w.Workload == PageBlobUploadWorkload.Name);
+        var page = Assert.Single(summary.Workloads, w => w.Workload == PageBlobUploadRoom.Instance.Name);
         Assert.True(page.Verified.Matched, page.Verified.Detail);
         Assert.Equal(1, page.BlobsCommitted);
         Assert.Equal(4, page.LatencyMs.Samples);
         Assert.Matches("in container sbb[0-9a-z]+s000p$", page.Verified.Detail);   // its own container, apart from the block blobs.
         Assert.Contains(page.Transactions, l => l.Kind == "Create Container");
-        Assert.True(Assert.Single(summary.Workloads, w => w.Workload == BlobUploadWorkload.Name).Verified.Matched);
+        Assert.True(Assert.Single(summary.Workloads, w => w.Workload == BlobUploadRoom.Instance.Name).Verified.Matched);
         Assert.Empty(await new TargetCleaner([azurite.Target]).OfRunAsync(summary.RunId, default));
     }
 

@@ -7,6 +7,7 @@ using StorageBench.Engine.Measurement;
 using StorageBench.Engine.Spec;
 using StorageBench.Engine.Statistics;
 using StorageBench.Engine.Workloads;
+using StorageBench.Engine.Workloads.TableInsert;
 using StorageBench.Orchestration;
 
 namespace StorageBench.Tests;

@@ -4,6 +4,7 @@ using StorageBench.Engine.Measurement;
 using StorageBench.Engine.Planning;
 using StorageBench.Engine.Spec;
 using StorageBench.Engine.Statistics;
+using StorageBench.Engine.Workloads.TableRead;
 using StorageBench.Engine.Workloads;
 
 namespace StorageBench.Tests;

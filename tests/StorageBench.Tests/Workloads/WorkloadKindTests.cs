@@ -1,3 +1,7 @@
+using StorageBench.Engine.Workloads.BlobDownload;
+using StorageBench.Engine.Workloads.BlobUpload;
+using StorageBench.Engine.Workloads.PageBlobUpload;
+using StorageBench.Engine.Workloads.TableInsert;
 using System.Text.Json;
 using StorageBench.Cli;
 using StorageBench.Engine;
@@ -47,9 +51,9 @@ public class WorkloadKindTests
     public void EachWorkloadReadsItsOwnRateAndEveryNameIsKnown()
     {
         var throughput = new Throughput(10, 1_000, 1_024, 2.5, 20);
-        Assert.Equal(1_000, WorkloadKind.Of(TableInsertWorkload.Name).RateOf(throughput));
-        Assert.Equal(2.5, WorkloadKind.Of(BlobUploadWorkload.Name).RateOf(throughput));
-        Assert.Equal(2.5, WorkloadKind.Of(PageBlobUploadWorkload.Name).RateOf(throughput));
+        Assert.Equal(1_000, WorkloadKind.Of(TableInsertRoom.Instance.Name).RateOf(throughput));
+        Assert.Equal(2.5, WorkloadKind.Of(BlobUploadRoom.Instance.Name).RateOf(throughput));
+        Assert.Equal(2.5, WorkloadKind.Of(PageBlobUploadRoom.Instance.Name).RateOf(throughput));
         Assert.Equal(1_000, WorkloadKind.Of("tableRead").RateOf(throughput));
         Assert.Equal(2.5, WorkloadKind.Of(BlobDownloadRoom.WorkloadName).RateOf(throughput));
         Assert.Equal(["µs/entity", "µs/MB", "µs/MB", "µs/entity", "µs/MB", "µs/MB"], WorkloadKind.All.Select(k => k.CpuUnit));

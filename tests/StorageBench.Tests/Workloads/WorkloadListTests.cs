@@ -1,5 +1,6 @@
 using StorageBench.Engine.ResultsStore;
 using StorageBench.Engine.Spec;
+using StorageBench.Engine.Workloads.TableInsert;
 using StorageBench.Engine.Workloads;
 
 namespace StorageBench.Tests;

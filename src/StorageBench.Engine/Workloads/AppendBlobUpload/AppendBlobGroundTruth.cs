@@ -1,8 +1,5 @@
 using Azure;
 using Azure.Storage.Blobs.Specialized;
-using StorageBench.Engine.Statistics;
-using StorageBench.Engine.Targets;
-using StorageBench.Engine.Verification;
 
 namespace StorageBench.Engine.Workloads.AppendBlobUpload;
 

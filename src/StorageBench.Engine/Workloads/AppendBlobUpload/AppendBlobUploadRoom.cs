@@ -1,17 +1,5 @@
-using Microsoft.Extensions.Logging;
-using StorageBench.Engine.Capacity;
-using StorageBench.Engine.Cost;
-using StorageBench.Engine.Measurement;
-using StorageBench.Engine.Planning;
-using StorageBench.Engine.Spec;
-using StorageBench.Engine.Statistics;
-using StorageBench.Engine.Targets;
 
 namespace StorageBench.Engine.Workloads.AppendBlobUpload;
-
-/// <summary>One appendBlobUpload slice's share of a step: its blobs.</summary>
-public sealed record AppendSlicePlan(string RunId, string StepId, string ContainerName, int SliceIndex, int BlobCount, AppendBlobUploadSpec Workload,
-    ClientSettings Client, DateTime StartAtUtc, int TargetIndex = 0);
 
 /// <summary>What its verification needs: the container, the accepted attempts, the blobs they report, the size and appends per blob, and the content MD5s.</summary>
 public sealed record AppendVerifyOrder(string ContainerName, string[] AcceptedAttempts, long ReportedBlobs, long BlobSizeBytes, long Appends,
@@ -20,28 +8,20 @@ public sealed record AppendVerifyOrder(string ContainerName, string[] AcceptedAt
 /// <summary>
 /// The append blob upload's room: each blob created empty, then grown by Append Block, one append in flight per blob and
 /// parallelBlobs blobs at once per slice, in the step's own container — its rules (the Append Block and block count limits),
-/// its plan, its writes (<see cref="AppendBlobSlice"/>), its ground truth (<see cref="AppendBlobGroundTruth"/>: length,
+/// its plan, its writes (<see cref="AppendBlobUploadSlice"/>), its ground truth (<see cref="AppendBlobGroundTruth"/>: length,
 /// committed block count, MD5), its goodput in MB/s with latency per Append Block, and its request lines and plan.
 /// </summary>
-public sealed class AppendBlobUploadRoom : Workload<AppendBlobUploadSpec, AppendSlicePlan, AppendVerifyOrder>
+public sealed class AppendBlobUploadRoom : BlobWriteRoom<AppendBlobUploadSpec, AppendVerifyOrder>
 {
     public static AppendBlobUploadRoom Instance { get; } = new();
 
     /// <summary>The most bytes one Append Block carries at x-ms-version 2022-11-02 and later (4 MiB before); this tool sends 2026-10-06.</summary>
     public const int MaxAppendBytes = 100 * 1024 * 1024;
 
-    public override WorkloadKind Kind { get; } = new("appendBlobUpload", "MB", "MB", "#,0.00", "bytes", 1e6, "megabytesPerSecond")
+    public override WorkloadKind Kind { get; } = WorkloadKind.CountingBytes("appendBlobUpload", "AppendBlob") with
     {
-        ColumnPrefix = "AppendBlob",
-        Done = "appended",
-        PlannedUnit = "blobs",
-        Request = "Append Block",
-        RateOf = t => t.MegabytesPerSecond,
+        Done = "appended", PlannedUnit = "blobs", Request = "Append Block",
     };
-
-    public override string CountField => "blobCount";
-
-    public override TargetService Service => TargetService.Blob;
 
     /// <summary>Its own container beside the other blob uploads'.</summary>
     public override string TargetSuffix => "a";
@@ -80,17 +60,10 @@ public sealed class AppendBlobUploadRoom : Workload<AppendBlobUploadSpec, Append
         }
     }
 
-    protected override IReadOnlyList<AppendSlicePlan> Plan(StepPlan stepPlan, AppendBlobUploadSpec section, ClientSettings client) =>
-        [.. Enumerable.Range(0, section.Slices).Select(i => new AppendSlicePlan(stepPlan.RunId, stepPlan.StepId, stepPlan.TargetName, i,
-            (int)Planner.Share(section.BlobCount, i, section.Slices), section, client, stepPlan.StartAtUtc, i % stepPlan.TargetAccounts))];
+    protected override (int Count, long SizeBytes, int Slices) BlobsOf(AppendBlobUploadSpec section) => (section.BlobCount, section.BlobSizeBytes, section.Slices);
 
-    protected override SliceHeader HeaderOf(AppendSlicePlan plan) => new(plan.RunId, plan.StepId, plan.SliceIndex, plan.StartAtUtc, plan.TargetIndex);
-
-    protected override SliceProgress ProgressOf(SliceOrder order, AppendSlicePlan plan) => new(plan.StepId, Name, plan.SliceIndex, default, 0,
-        plan.Workload.DurationSeconds > 0 ? 0 : plan.BlobCount * plan.Workload.BlobSizeBytes, plan.Workload.DurationSeconds, plan.StartAtUtc, default, false);
-
-    protected override Task<SliceResult> RunSliceAsync(AppendSlicePlan plan, StorageTarget target, TimeProvider time, CancellationToken ct, LiveSlice? live, ILogger? logger) =>
-        AppendBlobSlice.RunAsync(plan, target, time, ct, live, logger);
+    protected override Task<SliceResult> RunSliceAsync(BlobSlicePlan<AppendBlobUploadSpec> plan, StorageTarget target, TimeProvider time, CancellationToken ct, LiveSlice? live, ILogger? logger) =>
+        AppendBlobUploadSlice.RunAsync(plan, target, time, ct, live, logger);
 
     protected override AppendVerifyOrder VerifyOrderOf(AppendBlobUploadSpec section, StepPlan stepPlan, IReadOnlyList<SliceResult> slices) =>
         new(stepPlan.TargetName, Attempts(slices), slices.Sum(s => s.Objects), section.BlobSizeBytes, AppendsOf(section),
@@ -100,12 +73,12 @@ public sealed class AppendBlobUploadRoom : Workload<AppendBlobUploadSpec, Append
         AppendBlobGroundTruth.VerifyAsync(targets, order, ct);
 
     protected override WorkloadSummary Summarize(AppendBlobUploadSpec section, IReadOnlyList<SliceResult> slices, VerificationResult verified) =>
-        BlobWriteSummary.Of(Kind,
+        SummarizeBlobs(
             $"operation = one Append Block (up to {section.AppendSizeBytes} B) or the Put Blob that creates an append blob; latency = successful Append Block requests; " +
             "throughput = bytes of append blobs whose every append landed per second (goodput); per-second figures = bytes appended by successful Append Blocks",
-            section, section.BlobCount, section.BlobSizeBytes, slices, verified, Words, failedBlobsHoldBytes: true);
+            section, slices, verified, failedBlobsHoldBytes: true);
 
-    private static readonly BlobWriteWords Words = new("Append Block", "Put Blob (append blob create)", "priming Put Blob (append blob create) and Append Block", "Get Blob Properties");
+    private protected override BlobWriteWords Words { get; } = new("Append Block", "Put Blob (append blob create)", "priming Put Blob (append blob create) and Append Block", "Get Blob Properties");
 
     protected override IEnumerable<(string Name, string Value)> Parameters(AppendBlobUploadSpec section) =>
     [

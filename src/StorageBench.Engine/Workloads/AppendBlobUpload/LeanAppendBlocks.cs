@@ -1,5 +1,3 @@
-using StorageBench.Engine.Measurement;
-using StorageBench.Engine.Workloads.Lean;
 
 namespace StorageBench.Engine.Workloads.AppendBlobUpload;
 

@@ -2,15 +2,8 @@ using System.Globalization;
 using Azure;
 using Azure.Storage.Blobs.Models;
 using Azure.Storage.Blobs.Specialized;
-using Microsoft.Extensions.Logging;
-using StorageBench.Engine.Cost;
-using StorageBench.Engine.Measurement;
-using StorageBench.Engine.Planning;
-using StorageBench.Engine.Spec;
-using StorageBench.Engine.Statistics;
-using StorageBench.Engine.Targets;
 
-namespace StorageBench.Engine.Workloads;
+namespace StorageBench.Engine.Workloads.BlobDownload;
 
 /// <summary>
 /// Blob download: seeds its own blobs (one Put Blob each, outside the measured window), then downloads them with Get Blob —
@@ -26,25 +19,18 @@ public sealed partial class BlobDownloadRoom : Workload<BlobDownloadSpec, BlobDo
 
     public static BlobDownloadRoom Instance { get; } = new();
 
-    public static readonly WorkloadKind KindOf = new(WorkloadName, "MB", "MB", "#,0.00", "bytes", 1e6, "megabytesPerSecond")
+    public override WorkloadKind Kind { get; } = WorkloadKind.CountingBytes(WorkloadName, "BlobDownload") with
     {
-        ColumnPrefix = "BlobDownload",
-        PlannedUnit = "downloads",
-        Done = "downloaded",
-        Work = "reads",
-        Request = "Get Blob",
-        RateOf = t => t.MegabytesPerSecond,
+        PlannedUnit = "downloads", Done = "downloaded", Work = "reads", Request = "Get Blob",
     };
 
     /// <summary>Seeded blobs are named "seed/bNNNNNNN": the same in every execution, so seeding twice overwrites.</summary>
     public const string SeedPrefix = "seed/";
 
-    public override WorkloadKind Kind => KindOf;
-
     public override string CountField => "downloadCount";
 
-    public override Capacity.CapacityModel Capacity { get; } = new Capacity.BlobCapacityModel(s => s.BlobDownload!.Slices, s => s.BlobDownload!.ParallelRanges,
-        Engine.Capacity.CapacityPlanner.PlanBlobDownload, s => s.BlobDownload!.RangeSizeBytes > 0
+    public override CapacityModel Capacity { get; } = new BlobCapacityModel(s => s.BlobDownload!.Slices, s => s.BlobDownload!.ParallelRanges,
+        BlobDownloadCapacity.Plan, s => s.BlobDownload!.RangeSizeBytes > 0
             ? $"{s.BlobDownload.BlobSizeBytes:N0}-byte blobs read in {s.BlobDownload.RangeSizeBytes:N0}-byte ranges"
             : $"{s.BlobDownload.BlobSizeBytes:N0}-byte blobs read whole",
         "ranges in flight/slice", "blob read operations");

@@ -1,6 +1,5 @@
-using StorageBench.Engine.Spec;
 
-namespace StorageBench.Engine.Workloads;
+namespace StorageBench.Engine.Workloads.BlobDownload;
 
 /// <summary>How a slice's downloads are handed out and judged: the blobs in flight, the queue of (blob, range) pairs, and the seed's MD5s.</summary>
 internal static partial class BlobDownloadSlice

@@ -4,13 +4,8 @@ using Azure;
 using Azure.Storage.Blobs;
 using Azure.Storage.Blobs.Models;
 using HdrHistogram;
-using Microsoft.Extensions.Logging;
-using StorageBench.Engine.Measurement;
-using StorageBench.Engine.Spec;
-using StorageBench.Engine.Targets;
-using StorageBench.Engine.Workloads.Lean;
 
-namespace StorageBench.Engine.Workloads;
+namespace StorageBench.Engine.Workloads.BlobDownload;
 
 /// <summary>
 /// One slice's downloads: the blobs seeded on its account, round-robin from its own first one, each whole or in ranges;

@@ -1,4 +1,5 @@
-namespace StorageBench.Engine.Spec;
+
+namespace StorageBench.Engine.Workloads.BlobDownload;
 
 /// <summary>
 /// Seeds blobCount blobs (outside the measured window), then downloads whole blobs with Get Blob, or reads them in ranges of

@@ -1,8 +1,6 @@
 using System.Diagnostics;
-using StorageBench.Engine.Measurement;
-using StorageBench.Engine.Workloads.Lean;
 
-namespace StorageBench.Engine.Workloads;
+namespace StorageBench.Engine.Workloads.BlobDownload;
 
 /// <summary>
 /// A slice's Get Blob requests on the lean driver, in place of BlobClient.DownloadStreamingAsync: one reusable GET per loop

@@ -1,6 +1,6 @@
 using System.Security.Cryptography;
 
-namespace StorageBench.Engine.Workloads;
+namespace StorageBench.Engine.Workloads.BlobDownload;
 
 /// <summary>
 /// What every seeded blob holds: one pseudo-random pattern (fixed seed, at most 1 MiB) repeated to the blob's size. The seeder

@@ -1,65 +1,39 @@
-using Microsoft.Extensions.Logging;
-using StorageBench.Engine.Cost;
-using StorageBench.Engine.Measurement;
-using StorageBench.Engine.Planning;
-using StorageBench.Engine.Spec;
-using StorageBench.Engine.Statistics;
-using StorageBench.Engine.Targets;
-using StorageBench.Engine.Verification;
 
-namespace StorageBench.Engine.Workloads;
+namespace StorageBench.Engine.Workloads.BlobUpload;
 
 /// <summary>
 /// The block blob upload's room: Put Block ×N in parallel then Put Block List, per blob, into the step's container — its
-/// rules (block and blob limits), its plan (blobs shared out over slices), its loop (<see cref="BlobUploadWorkload"/>),
+/// rules (block and blob limits), its plan (blobs shared out over slices), its loop (<see cref="BlobUploadSlice"/>),
 /// its ground truth (committed blobs listed, lengths and optionally MD5 checked), its goodput in MB/s and its request lines.
 /// </summary>
-public sealed class BlobUploadRoom : Workload<BlobUploadSpec, BlobSlicePlan, VerifyBlobsInput>
+public sealed class BlobUploadRoom : BlobWriteRoom<BlobUploadSpec, VerifyBlobsInput>
 {
     public static BlobUploadRoom Instance { get; } = new();
 
-    public override WorkloadKind Kind => WorkloadKind.BlobUpload;
-
-    public override string CountField => "blobCount";
-
-    public override TargetService Service => TargetService.Blob;
+    public override WorkloadKind Kind { get; } = WorkloadKind.CountingBytes("blobUpload", "Blob") with { PlannedUnit = "blobs", Done = "uploaded", Request = "Put Block" };
 
     public override WorkloadSpec? SectionOf(RunSpec spec) => spec.BlobUpload;
 
-    public override Capacity.CapacityModel Capacity { get; } = new Capacity.BlobCapacityModel(s => s.BlobUpload!.Slices, s => s.BlobUpload!.ParallelBlocks,
-        Engine.Capacity.CapacityPlanner.PlanBlob, s => $"{s.BlobUpload!.BlobSizeBytes:N0}-byte blobs in {s.BlobUpload.BlockSizeBytes:N0}-byte blocks", "blocks in flight/slice",
+    public override CapacityModel Capacity { get; } = new BlobCapacityModel(s => s.BlobUpload!.Slices, s => s.BlobUpload!.ParallelBlocks,
+        BlobUploadCapacity.Plan, s => $"{s.BlobUpload!.BlobSizeBytes:N0}-byte blobs in {s.BlobUpload.BlockSizeBytes:N0}-byte blocks", "blocks in flight/slice",
         "blob write operations");
 
-    protected override IReadOnlyList<BlobSlicePlan> Plan(StepPlan stepPlan, BlobUploadSpec section, ClientSettings client) =>
-        PlanSlices(stepPlan.RunId, stepPlan.StepId, stepPlan.TargetName, section, client, stepPlan.StartAtUtc, stepPlan.TargetAccounts);
+    protected override (int Count, long SizeBytes, int Slices) BlobsOf(BlobUploadSpec section) => (section.BlobCount, section.BlobSizeBytes, section.Slices);
 
     /// <param name="targetAccounts">Configured target accounts: slice i writes to account i mod this.</param>
-    public static IReadOnlyList<BlobSlicePlan> PlanSlices(string runId, string stepId, string containerName, BlobUploadSpec spec, ClientSettings client,
-        DateTime startAtUtc, int targetAccounts = 1)
-    {
-        var slices = new BlobSlicePlan[spec.Slices];
-        for (int i = 0; i < spec.Slices; i++)
-        {
-            slices[i] = new BlobSlicePlan(runId, stepId, containerName, i, (int)Planner.Share(spec.BlobCount, i, spec.Slices), spec, client, startAtUtc, i % targetAccounts);
-        }
-        return slices;
-    }
+    public static IReadOnlyList<BlobSlicePlan<BlobUploadSpec>> PlanSlices(string runId, string stepId, string containerName, BlobUploadSpec spec, ClientSettings client,
+        DateTime startAtUtc, int targetAccounts = 1) =>
+        Instance.Plan(new StepPlan(runId, stepId, containerName, startAtUtc, targetAccounts), spec, client);
 
-
-    protected override SliceHeader HeaderOf(BlobSlicePlan plan) => new(plan.RunId, plan.StepId, plan.SliceIndex, plan.StartAtUtc, plan.TargetIndex);
-
-    protected override SliceProgress ProgressOf(SliceOrder order, BlobSlicePlan plan) => new(plan.StepId, Name, plan.SliceIndex, default, 0,
-        plan.Workload.DurationSeconds > 0 ? 0 : plan.BlobCount * plan.Workload.BlobSizeBytes, plan.Workload.DurationSeconds, plan.StartAtUtc, default, false);
-
-    protected override Task<SliceResult> RunSliceAsync(BlobSlicePlan plan, StorageTarget target, TimeProvider time, CancellationToken ct, LiveSlice? live, ILogger? logger) =>
-        BlobUploadWorkload.RunAsync(plan, target, time, ct, live, logger);
+    protected override Task<SliceResult> RunSliceAsync(BlobSlicePlan<BlobUploadSpec> plan, StorageTarget target, TimeProvider time, CancellationToken ct, LiveSlice? live, ILogger? logger) =>
+        BlobUploadSlice.RunAsync(plan, target, time, ct, live, logger);
 
     protected override VerifyBlobsInput VerifyOrderOf(BlobUploadSpec section, StepPlan stepPlan, IReadOnlyList<SliceResult> slices) =>
         new(stepPlan.TargetName, Attempts(slices), slices.Sum(s => s.Objects), section.BlobSizeBytes,
             section.VerifyContent ? ContentByAttempt(slices) : null);
 
     protected override Task<VerificationResult> VerifyAsync(VerifyBlobsInput order, IReadOnlyList<StorageTarget> targets, CancellationToken ct) =>
-        GroundTruth.VerifyBlobsAsync(targets, order.ContainerName, order.AcceptedAttempts, order.ReportedBlobs, order.BlobSizeBytes, order.ContentMd5ByAttempt, ct);
+        BlobUploadGroundTruth.VerifyBlobsAsync(targets, order.ContainerName, order.AcceptedAttempts, order.ReportedBlobs, order.BlobSizeBytes, order.ContentMd5ByAttempt, ct);
 
     protected override WorkloadSummary Summarize(BlobUploadSpec section, IReadOnlyList<SliceResult> slices, VerificationResult verified) =>
         SummarizeSlices(section, slices, verified);
@@ -69,16 +43,16 @@ public sealed class BlobUploadRoom : Workload<BlobUploadSpec, BlobSlicePlan, Ver
     /// was never committed is work the run lost. Bytes staged per second stay available as block throughput.
     /// </summary>
     public static WorkloadSummary SummarizeSlices(BlobUploadSpec spec, IReadOnlyList<SliceResult> slices, VerificationResult verified) =>
-        BlobWriteSummary.Of(WorkloadKind.BlobUpload,
+        Instance.SummarizeBlobs(
             $"operation = one Put Block ({spec.BlockSizeBytes} B) or Put Block List, retries included; latency = successful Put Block requests; " +
             "throughput = bytes of committed blobs per second (goodput); per-second figures = bytes staged by successful Put Blocks",
-            spec, spec.BlobCount, spec.BlobSizeBytes, slices, verified, Words, failedBlobsHoldBytes: false);
+            spec, slices, verified, failedBlobsHoldBytes: false);
 
-    private static readonly BlobWriteWords Words = new("Put Block", "Put Block List", "priming Put Block and Put Block List", null);
+    private protected override BlobWriteWords Words { get; } = new("Put Block", "Put Block List", "priming Put Block and Put Block List", null);
 
     /// <summary>Its requests by kind, as counted (<see cref="TransactionCounts"/>): what the cost estimate prices.</summary>
     public static IReadOnlyList<TransactionLine> Transactions(IReadOnlyList<SliceResult> slices, VerificationResult verified) =>
-        BlobWriteSummary.Transactions(slices, verified, Words);
+        BlobWriteSummary.Transactions(slices, verified, Instance.Words);
 
     protected override IEnumerable<(string Name, string Value)> Parameters(BlobUploadSpec section) =>
     [

@@ -1,4 +1,5 @@
-namespace StorageBench.Engine.Spec;
+
+namespace StorageBench.Engine.Workloads.BlobUpload;
 
 /// <summary>Put Block ×N in parallel, then Put Block List, per blob.</summary>
 public sealed record BlobUploadSpec : WorkloadSpec

@@ -1,7 +1,6 @@
 using System.Text;
-using StorageBench.Engine.Measurement;
 
-namespace StorageBench.Engine.Workloads.Lean;
+namespace StorageBench.Engine.Workloads.BlobUpload;
 
 /// <summary>
 /// A slice's Put Block and Put Block List requests on the lean driver. It replaces BlockBlobClient's

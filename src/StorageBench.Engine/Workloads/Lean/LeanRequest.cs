@@ -2,7 +2,6 @@ using System.Buffers;
 using System.Net;
 using System.Security.Cryptography;
 using System.Text;
-using StorageBench.Engine.Measurement;
 
 namespace StorageBench.Engine.Workloads.Lean;
 
@@ -53,6 +52,31 @@ public sealed class LeanRequest : IDisposable
     public (string Name, string Value)[] SignedHeaders { get; set; } = new (string, string)[16];
 
     public CancellationTokenSource Timer { get; private set; } = new();
+
+    /// <summary>Where <see cref="ReadAnswerAsync"/> reads a response body, grown as needed and reused request after request.</summary>
+    public byte[] Answer { get; private set; } = [];
+
+    /// <summary>Reads <paramref name="response"/>'s body to its end into <see cref="Answer"/>, under the attempt's timer: its length.</summary>
+    public async Task<int> ReadAnswerAsync(HttpResponseMessage response)
+    {
+        var stream = await response.Content.ReadAsStreamAsync(Timer.Token).ConfigureAwait(false);
+        int length = 0;
+        while (true)
+        {
+            if (length == Answer.Length)
+            {
+                var larger = new byte[Math.Max(16 * 1024, Answer.Length * 2)];
+                Answer.AsSpan(0, length).CopyTo(larger);
+                Answer = larger;
+            }
+            int read = await stream.ReadAsync(Answer.AsMemory(length), Timer.Token).ConfigureAwait(false);
+            if (read == 0)
+            {
+                return length;
+            }
+            length += read;
+        }
+    }
 
     /// <summary>Ready for the next attempt: the same timer when it did not fire (no allocation), else a new one.</summary>
     public void ResetTimer()

@@ -1,8 +1,6 @@
 using System.Net;
 using Azure;
 using Azure.Core;
-using StorageBench.Engine.Measurement;
-using StorageBench.Engine.Spec;
 
 namespace StorageBench.Engine.Workloads.Lean;
 

@@ -1,12 +1,11 @@
 using System.Globalization;
-using StorageBench.Engine.Measurement;
 
-namespace StorageBench.Engine.Workloads.Lean;
+namespace StorageBench.Engine.Workloads.PageBlobUpload;
 
 /// <summary>
 /// A slice's page blob requests on the lean driver: the Put Blob that creates a page blob at its size, and Put Page
 /// (x-ms-page-write: update) of one range. It replaces PageBlobClient's CreateAsync / UploadPagesAsync for the measured
-/// requests as <see cref="LeanBlockUploads"/> replaces the block blob calls: per loop, one reusable Put Page whose body is the
+/// requests, as the block upload's lean requests replace the block blob calls: per loop, one reusable Put Page whose body is the
 /// slice's shared page buffer and one reusable create. On the wire it is what Azure.Storage.Blobs 12.30 sends (the same
 /// headers, signed by <see cref="BlobSharedKey"/>); LeanWireTests compares both.
 /// </summary>

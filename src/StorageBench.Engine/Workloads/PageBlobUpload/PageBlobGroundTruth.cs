@@ -1,9 +1,7 @@
 using Azure;
 using Azure.Storage.Blobs.Specialized;
-using StorageBench.Engine.Statistics;
-using StorageBench.Engine.Targets;
 
-namespace StorageBench.Engine.Workloads;
+namespace StorageBench.Engine.Workloads.PageBlobUpload;
 
 /// <summary>
 /// The page blob upload's ground truth, in every target account: the accepted attempts' blobs in the step's container,

@@ -1,40 +1,22 @@
-using Microsoft.Extensions.Logging;
-using StorageBench.Engine.Cost;
-using StorageBench.Engine.Measurement;
-using StorageBench.Engine.Planning;
-using StorageBench.Engine.Spec;
-using StorageBench.Engine.Statistics;
-using StorageBench.Engine.Targets;
 
-namespace StorageBench.Engine.Workloads;
+namespace StorageBench.Engine.Workloads.PageBlobUpload;
 
 /// <summary>
 /// The page blob upload's room: each blob created at its size, then Put Page in ranges of at most 4 MiB, in parallel, into
 /// the step's own container — its rules (512-byte pages, the page blob and Put Page limits), its plan (blobs shared out
-/// over slices), its loop (<see cref="PageBlobUploadWorkload"/>), its ground truth (<see cref="PageBlobGroundTruth"/>), its
+/// over slices), its loop (<see cref="PageBlobUploadSlice"/>), its ground truth (<see cref="PageBlobGroundTruth"/>), its
 /// goodput in MB/s, latency per Put Page and its request lines.
 /// </summary>
-public sealed class PageBlobUploadRoom : Workload<PageBlobUploadSpec, PageBlobSlicePlan, VerifyPageBlobsInput>
+public sealed class PageBlobUploadRoom : BlobWriteRoom<PageBlobUploadSpec, VerifyPageBlobsInput>
 {
     public static PageBlobUploadRoom Instance { get; } = new();
 
     /// <summary>Goodput in MB/s of wholly written page blobs; its results columns start with "PageBlob".</summary>
-    public static readonly WorkloadKind PageBlobUpload = new(PageBlobUploadWorkload.Name, "MB", "MB", "#,0.00", "bytes", 1e6, "megabytesPerSecond")
-    {
-        ColumnPrefix = "PageBlob",
-        Done = "uploaded",
-        RateOf = t => t.MegabytesPerSecond,
-    };
+    public override WorkloadKind Kind { get; } = WorkloadKind.CountingBytes("pageBlobUpload", "PageBlob") with { Done = "uploaded" };
 
-    public override WorkloadKind Kind => PageBlobUpload;
-
-    public override string CountField => "blobCount";
-
-    public override Capacity.CapacityModel Capacity { get; } = new Capacity.BlobCapacityModel(s => s.PageBlobUpload!.Slices, s => s.PageBlobUpload!.ParallelRanges,
-        Engine.Capacity.CapacityPlanner.PlanPageBlob, s => $"{s.PageBlobUpload!.BlobSizeBytes:N0}-byte page blobs in {s.PageBlobUpload.PageRangeBytes:N0}-byte Put Pages",
+    public override CapacityModel Capacity { get; } = new BlobCapacityModel(s => s.PageBlobUpload!.Slices, s => s.PageBlobUpload!.ParallelRanges,
+        PageBlobUploadCapacity.Plan, s => $"{s.PageBlobUpload!.BlobSizeBytes:N0}-byte page blobs in {s.PageBlobUpload.PageRangeBytes:N0}-byte Put Pages",
         "pages in flight/slice", "blob write operations");
-
-    public override TargetService Service => TargetService.Blob;
 
     /// <summary>Its own container beside blobUpload's, so the page-or-block comparison counts each workload's blobs apart.</summary>
     public override string TargetSuffix => "p";
@@ -59,7 +41,7 @@ public sealed class PageBlobUploadRoom : Workload<PageBlobUploadSpec, PageBlobSl
         if (errors.Count == before && section.DurationSeconds == 0)
         {
             // warmupOperations counts Put Pages; the smallest slice has the last share of the blobs.
-            long fewest = section.BlobCount / section.Slices * PageBlobUploadWorkload.RangeCount(section.BlobSizeBytes, section.PageRangeBytes);
+            long fewest = section.BlobCount / section.Slices * PageBlobUploadSlice.RangeCount(section.BlobSizeBytes, section.PageRangeBytes);
             if (section.WarmupOperations >= fewest)
             {
                 errors.Add(new(p + "warmupOperations", Num(section.WarmupOperations),
@@ -83,17 +65,10 @@ public sealed class PageBlobUploadRoom : Workload<PageBlobUploadSpec, PageBlobSl
         }
     }
 
-    protected override IReadOnlyList<PageBlobSlicePlan> Plan(StepPlan stepPlan, PageBlobUploadSpec section, ClientSettings client) =>
-        [.. Enumerable.Range(0, section.Slices).Select(i => new PageBlobSlicePlan(stepPlan.RunId, stepPlan.StepId, stepPlan.TargetName, i,
-            (int)Planner.Share(section.BlobCount, i, section.Slices), section, client, stepPlan.StartAtUtc, i % stepPlan.TargetAccounts))];
+    protected override (int Count, long SizeBytes, int Slices) BlobsOf(PageBlobUploadSpec section) => (section.BlobCount, section.BlobSizeBytes, section.Slices);
 
-    protected override SliceHeader HeaderOf(PageBlobSlicePlan plan) => new(plan.RunId, plan.StepId, plan.SliceIndex, plan.StartAtUtc, plan.TargetIndex);
-
-    protected override SliceProgress ProgressOf(SliceOrder order, PageBlobSlicePlan plan) => new(plan.StepId, Name, plan.SliceIndex, default, 0,
-        plan.Workload.DurationSeconds > 0 ? 0 : plan.BlobCount * plan.Workload.BlobSizeBytes, plan.Workload.DurationSeconds, plan.StartAtUtc, default, false);
-
-    protected override Task<SliceResult> RunSliceAsync(PageBlobSlicePlan plan, StorageTarget target, TimeProvider time, CancellationToken ct, LiveSlice? live, ILogger? logger) =>
-        PageBlobUploadWorkload.RunAsync(plan, target, time, ct, live, logger);
+    protected override Task<SliceResult> RunSliceAsync(BlobSlicePlan<PageBlobUploadSpec> plan, StorageTarget target, TimeProvider time, CancellationToken ct, LiveSlice? live, ILogger? logger) =>
+        PageBlobUploadSlice.RunAsync(plan, target, time, ct, live, logger);
 
     protected override VerifyPageBlobsInput VerifyOrderOf(PageBlobUploadSpec section, StepPlan stepPlan, IReadOnlyList<SliceResult> slices) =>
         new(stepPlan.TargetName, Attempts(slices), slices.Sum(s => s.Objects), section.BlobSizeBytes,
@@ -104,17 +79,13 @@ public sealed class PageBlobUploadRoom : Workload<PageBlobUploadSpec, PageBlobSl
 
     /// <summary>Goodput: bytes of page blobs whose every page landed; a failed blob holds the pages that did land.</summary>
     protected override WorkloadSummary Summarize(PageBlobUploadSpec section, IReadOnlyList<SliceResult> slices, VerificationResult verified) =>
-        BlobWriteSummary.Of(Kind,
+        SummarizeBlobs(
             $"operation = one Put Page (up to {section.PageRangeBytes} B) or the Put Blob that creates a page blob of {section.BlobSizeBytes} B, retries included; " +
             "latency = successful Put Page requests; throughput = bytes of page blobs whose every page landed per second (goodput); " +
             "per-second figures = bytes written by successful Put Pages",
-            section, section.BlobCount, section.BlobSizeBytes, slices, verified, Words, failedBlobsHoldBytes: true);
+            section, slices, verified, failedBlobsHoldBytes: true);
 
-    private static readonly BlobWriteWords Words = new("Put Page", "Put Blob (page blob create)", "priming Put Blob (page blob create) and Put Page", "Get Page Ranges");
-
-    /// <summary>Its requests by kind, as counted (<see cref="TransactionCounts"/>): what the cost estimate prices.</summary>
-    public static IReadOnlyList<TransactionLine> Transactions(IReadOnlyList<SliceResult> slices, VerificationResult verified) =>
-        BlobWriteSummary.Transactions(slices, verified, Words);
+    private protected override BlobWriteWords Words { get; } = new("Put Page", "Put Blob (page blob create)", "priming Put Blob (page blob create) and Put Page", "Get Page Ranges");
 
     protected override IEnumerable<(string Name, string Value)> Parameters(PageBlobUploadSpec section) =>
     [

@@ -1,4 +1,5 @@
-namespace StorageBench.Engine.Spec;
+
+namespace StorageBench.Engine.Workloads.PageBlobUpload;
 
 /// <summary>
 /// Page blobs: each created at its full size (Put Blob), then written by Put Page in ranges of at most pageRangeBytes,

@@ -1,9 +1,8 @@
 using System.Buffers.Text;
 using System.Text;
 using Azure;
-using StorageBench.Engine.Measurement;
 
-namespace StorageBench.Engine.Workloads.Lean;
+namespace StorageBench.Engine.Workloads.TableInsert;
 
 /// <summary>
 /// One worker's table inserts on the lean driver: an entity group transaction (<c>$batch</c>) of inserts,
@@ -19,22 +18,16 @@ namespace StorageBench.Engine.Workloads.Lean;
 public sealed class LeanTableInserts : ITableInserts
 {
     /// <summary>The service version Azure.Data.Tables 12.13 sends.</summary>
-    public const string ServiceVersion = "2020-12-06";
-    public static readonly string UserAgent = LeanUserAgent.Replacing(typeof(Azure.Data.Tables.TableServiceClient).Assembly);
     private const string FormatQuery = "?$format=application%2Fjson%3Bodata%3Dminimalmetadata";
 
     private readonly LeanRequest _request;
     private readonly WireCounter _wire;
     private readonly bool _single;
     private readonly byte[] _batchHead, _partHead, _afterPartition, _afterRowKey, _batchTail;
-    private readonly string _canonicalResource;
-    private readonly Func<LeanRequest, ValueTask> _sign;
+    private readonly TableSharedKeyLite _key = new();
     private readonly byte[] _rowKeyPrefix = new byte[64];
     private string? _rowKeyAttempt;
     private int _rowKeySlice = -1, _rowKeyPrefixLength;
-    private byte[] _answer = new byte[16 * 1024];
-    private string _signedDate = "";
-    private string _authorization = "";
 
     public LeanTableInserts(LeanTransport transport, WireCounter wire, string tableName, EntityPayload payload, int batchSize)
     {
@@ -60,7 +53,7 @@ public sealed class LeanTableInserts : ITableInserts
         {
             string batch = "batch_" + Guid.NewGuid(), changeset = "changeset_" + Guid.NewGuid();
             string part = $"--{changeset}\r\nContent-Type: application/http\r\nContent-Transfer-Encoding: binary\r\n\r\n" +
-                $"POST {table}{FormatQuery} HTTP/1.1\r\nHost: {tableEndpoint.Host}\r\nx-ms-version: {ServiceVersion}\r\nDataServiceVersion: 3.0\r\n" +
+                $"POST {table}{FormatQuery} HTTP/1.1\r\nHost: {tableEndpoint.Host}\r\nx-ms-version: {TableSharedKeyLite.ServiceVersion}\r\nDataServiceVersion: 3.0\r\n" +
                 "Prefer: return-no-content\r\nAccept: application/json;odata=minimalmetadata\r\nContent-Type: application/json;odata=nometadata\r\n\r\n";
             _batchHead = Encoding.UTF8.GetBytes($"--{batch}\r\nContent-Type: multipart/mixed; boundary={changeset}\r\n\r\n");
             _partHead = Encoding.UTF8.GetBytes(part);
@@ -73,18 +66,13 @@ public sealed class LeanTableInserts : ITableInserts
         }
         _partHead = _single ? Encoding.UTF8.GetBytes("{\"PartitionKey\":\"") : [.. _partHead, .. "{\"PartitionKey\":\""u8];
         _afterPartition = "\",\"RowKey\":\""u8.ToArray();
-        _request.Set("User-Agent", UserAgent);
-        _request.Set("x-ms-version", ServiceVersion);
-        _request.Set("DataServiceVersion", "3.0");
-        _request.Set("x-ms-return-client-request-id", "true");
-        // SharedKeyLite for the Table service: StringToSign = x-ms-date + "\n" + "/" + account + path (no comp here).
-        _canonicalResource = "\n/" + account.Name + _request.Message.RequestUri!.AbsolutePath;
-        _sign = SignAsync;
+        TableSharedKeyLite.SetCommonHeaders(_request);
+        _key.CanonicalResource = "\n/" + account.Name + _request.Message.RequestUri!.AbsolutePath;
     }
 
     /// <summary>
     /// Writes the request body for <paramref name="size"/> inserts into <paramref name="partition"/>, row keys as
-    /// <see cref="TableInsertWorkload.RowKey"/> makes them, straight into the buffer (no key strings).
+    /// <see cref="TableInsertSlice.RowKey"/> makes them, straight into the buffer (no key strings).
     /// </summary>
     public void Prepare(string partition, string attempt, int slice, long batch, int size)
     {
@@ -107,13 +95,13 @@ public sealed class LeanTableInserts : ITableInserts
     public async Task SendAsync()
     {
         _request.Set("x-ms-client-request-id", Guid.NewGuid().ToString());
-        var response = await _request.Transport.SendAsync(_request, _wire, _sign, _single ? 204 : 202).ConfigureAwait(false);
+        var response = await _request.Transport.SendAsync(_request, _wire, _key.Signer, _single ? 204 : 202).ConfigureAwait(false);
         try
         {
             if (!_single)
             {
-                int length = await ReadAnswerAsync(response).ConfigureAwait(false);
-                CheckChangeset(_answer.AsSpan(0, length));
+                int length = await _request.ReadAnswerAsync(response).ConfigureAwait(false);
+                CheckChangeset(_request.Answer.AsSpan(0, length));
             }
         }
         finally
@@ -123,44 +111,6 @@ public sealed class LeanTableInserts : ITableInserts
         }
     }
 
-    private async ValueTask SignAsync(LeanRequest request)
-    {
-        string date = RequestDate.Now();
-        request.Set("x-ms-date", date);
-        if (request.Transport.UsesToken)
-        {
-            request.Set("Authorization", await request.Transport.BearerAsync().ConfigureAwait(false));
-        }
-        else if (request.Transport.Account.Key is not null)
-        {
-            // SharedKeyLite signs only the date and the resource: one HMAC per second, not per request.
-            if (!ReferenceEquals(date, _signedDate))
-            {
-                _authorization = $"SharedKeyLite {request.Transport.Account.Name}:{request.Sign(date + _canonicalResource)}";
-                _signedDate = date;
-            }
-            request.Set("Authorization", _authorization);
-        }
-    }
-
-    private async Task<int> ReadAnswerAsync(HttpResponseMessage response)
-    {
-        var stream = await response.Content.ReadAsStreamAsync(_request.Timer.Token).ConfigureAwait(false);
-        int length = 0;
-        while (true)
-        {
-            if (length == _answer.Length)
-            {
-                Array.Resize(ref _answer, _answer.Length * 2);
-            }
-            int read = await stream.ReadAsync(_answer.AsMemory(length), _request.Timer.Token).ConfigureAwait(false);
-            if (read == 0)
-            {
-                return length;
-            }
-            length += read;
-        }
-    }
 
     /// <summary>
     /// A changeset is answered 202 as a whole; an operation that failed is an inner "HTTP/1.1 4xx" part, and the
@@ -198,7 +148,7 @@ public sealed class LeanTableInserts : ITableInserts
         return text.Length;
     }
 
-    /// <summary>"{attempt}-{slice:D3}-{batch:D9}-{item:D2}", exactly <see cref="TableInsertWorkload.RowKey"/>, in UTF-8.</summary>
+    /// <summary>"{attempt}-{slice:D3}-{batch:D9}-{item:D2}", exactly <see cref="TableInsertSlice.RowKey"/>, in UTF-8.</summary>
     private int RowKey(string attempt, int slice, long batch, int item, Span<byte> destination)
     {
         if (!ReferenceEquals(attempt, _rowKeyAttempt) || slice != _rowKeySlice)

@@ -1,9 +1,8 @@
-using StorageBench.Engine.Cost;
-using StorageBench.Engine.Spec;
+using static StorageBench.Engine.Capacity.CapacityPlanner;
 
-namespace StorageBench.Engine.Capacity;
+namespace StorageBench.Engine.Workloads.TableInsert;
 
-/// <summary>The table insert's capacity model: slices, partitions and accounts for an entity rate (<see cref="CapacityPlanner.PlanTable"/>).</summary>
+/// <summary>The table insert's capacity model: slices, partitions and accounts for an entity rate (<see cref="PlanTable"/>).</summary>
 public sealed class TableInsertCapacity : CapacityModel
 {
     public override int Slices(RunSpec spec) => spec.TableInsert!.Slices;
@@ -21,7 +20,7 @@ public sealed class TableInsertCapacity : CapacityModel
     }
 
     public override PlanOutcome Plan(List<MeasuredStep> sustained, MeasuredStep op, PlanRequest request, ScalabilityTargets targets, PriceTable prices) =>
-        CapacityPlanner.PlanTable(sustained, op, request, targets, prices);
+        PlanTable(sustained, op, request, targets, prices);
 
     public override string Describe(RunSpec spec) => $"{spec.TableInsert!.EntitySizeBytes:N0}-byte entities in batches of {spec.TableInsert.BatchSize}";
 
@@ -37,4 +36,77 @@ public sealed class TableInsertCapacity : CapacityModel
     public override string RequestsName => "table transactions";
 
     public override bool SizesPartitions => true;
+
+    // Read when planning, not at type load: the room makes this model while it is being made.
+    private static RateUnit Entities => new(r => $"{r:N0} {TableInsertRoom.Instance.Kind.RateUnit}", "slices, partitions or accounts", TableInsertRoom.Instance.Kind.UnitSingular);
+
+    private static PlanOutcome PlanTable(List<MeasuredStep> sustained, MeasuredStep op, PlanRequest request, ScalabilityTargets targets, PriceTable prices)
+    {
+        var t = op.Spec.TableInsert!;
+        var start = PlanStart.Of(op, request, targets);
+        var (target, azure, documented) = (start.Target, start.Azure, start.Documented);
+
+        double perSlice = op.Rate / op.Slices;
+        var bestPartition = sustained.MaxBy(s => s.Rate / s.Spec.TableInsert!.PartitionCount)!;
+        double measuredPerPartition = bestPartition.Rate / bestPartition.Spec.TableInsert!.PartitionCount;
+
+        double perPartition = azure ? targets.TableEntitiesPerSecondPerPartition : measuredPerPartition;
+        string partitionBasis = azure ? documented : $"measured: {bestPartition.Label} ({bestPartition.Rate:N0} entities/s over {bestPartition.Spec.TableInsert.PartitionCount} partition(s))";
+        (double, string)? documentedAccount = null;
+        if (azure)
+        {
+            long entityWireBytes = ServiceLimits.EncodedEntityBytes(t.EntitySizeBytes);
+            double ingressPerAccount = targets.AccountIngressGbps * 1e9 / 8 / entityWireBytes;
+            double perAccount = Math.Min(targets.AccountRequestsPerSecond, ingressPerAccount);
+            documentedAccount = (perAccount, documented + (perAccount < targets.AccountRequestsPerSecond
+                ? $" ({targets.AccountIngressGbps:0.#} Gbps ingress at about {entityWireBytes:N0} bytes per entity on the wire)"
+                : $" ({targets.AccountRequestsPerSecond:N0} requests/s, each entity of a batch counted)"));
+        }
+
+        var (z, refusal) = Size(Entities, sustained, op, request, targets, documented, perSlice, documentedAccount);
+        if (z is null)
+        {
+            return Refuse(refusal!);
+        }
+        int slices = z.Slices;
+        int partitions = Math.Max((int)Math.Ceiling(target / perPartition), t.PartitionCount);
+        double opsPerSlice = target / t.BatchSize / slices;
+        int inFlight = Math.Min(1_024, Math.Max(t.Concurrency, (int)Math.Ceiling(InFlightHeadroom * opsPerSlice * op.LatencyP99Ms / 1000)));
+        if (partitions > 100_000)
+        {
+            return Refuse($"{target:N0} entities/s needs {partitions:N0} partitions, more than the 100,000 a spec may name");
+        }
+
+        var notes = new List<string>();
+        if (azure && measuredPerPartition > targets.TableEntitiesPerSecondPerPartition)
+        {
+            notes.Add($"a partition was measured at {measuredPerPartition:N0} entities/s ({bestPartition.Label}), above the documented {targets.TableEntitiesPerSecondPerPartition:N0}: the plan keeps to the documented target");
+        }
+        double duration = Duration(request, op, t);
+        if (request.DurationSeconds is null && t.DurationSeconds > 0 && duration > t.DurationSeconds)
+        {
+            notes.Add($"the spec runs {duration:0} s where the measured step ran {t.DurationSeconds:0} s, so that its last request's latency (p50 {op.LatencyP50Ms:0} ms) is at most " +
+                $"{100 / DrainWindows:0}% of its measured window" + (azure ? "" : "; Azurite slows as a table fills, so a run longer than measured is an extrapolation"));
+        }
+        double requestsPerSecond = prices.EntityGroupTransactionBilling == PriceTable.PerEntity || t.BatchSize == 1 ? target : target / t.BatchSize;
+        return Complete(start, op, request, z, new PlanParts(TableInsertRoom.Instance, Entities, perSlice,
+            $"measured: {op.Label} ({op.Rate:N0} entities/s over {op.Slices} slice(s) at {t.Concurrency} in flight each)", inFlight,
+            [new("partitions", partitions, perPartition, partitionBasis)], notes,
+            (slices, duration) => op.Spec with
+            {
+                TableInsert = t with
+                {
+                    PartitionCount = partitions,
+                    Slices = slices,
+                    Concurrency = inFlight,
+                    TargetOperationsPerSecond = Math.Round(target / t.BatchSize, 3),
+                    DurationSeconds = duration,
+                    WarmupSeconds = t.WarmupSeconds < duration ? t.WarmupSeconds : 0,
+                    WarmupOperations = 0,
+                    EntityCount = Math.Max(t.EntityCount, slices),
+                },
+            },
+            instances => CapacityPlanner.Cost(prices, requestsPerSecond * 3600, prices.TableTransactionsPer10k, instances, request.InstanceMemoryMb,
+                target * t.EntitySizeBytes * 3600 / 1e9, prices.TableStoragePerGbMonth), partitions));
+    }
 }

@@ -1,24 +1,16 @@
-using Microsoft.Extensions.Logging;
-using StorageBench.Engine.Cost;
-using StorageBench.Engine.Measurement;
-using StorageBench.Engine.Planning;
-using StorageBench.Engine.Spec;
-using StorageBench.Engine.Statistics;
-using StorageBench.Engine.Targets;
-using StorageBench.Engine.Verification;
 
-namespace StorageBench.Engine.Workloads;
+namespace StorageBench.Engine.Workloads.TableInsert;
 
 /// <summary>
 /// The table insert's room: entity group transactions (or single inserts) into the step's table — its rules, its plan
-/// (partitions shared or owned per slice), its loop (<see cref="TableInsertWorkload"/>), its ground truth (every accepted
+/// (partitions shared or owned per slice), its loop (<see cref="TableInsertSlice"/>), its ground truth (every accepted
 /// attempt's entity counted in storage), its figures in entities per second and its request lines.
 /// </summary>
 public sealed class TableInsertRoom : Workload<TableInsertSpec, TableSlicePlan, VerifyTableInput>
 {
     public static TableInsertRoom Instance { get; } = new();
 
-    public override WorkloadKind Kind => WorkloadKind.TableInsert;
+    public override WorkloadKind Kind { get; } = WorkloadKind.CountingEntities("tableInsert", "Table") with { PlannedUnit = "entities" };
 
     public override string CountField => "entityCount";
 
@@ -26,7 +18,7 @@ public sealed class TableInsertRoom : Workload<TableInsertSpec, TableSlicePlan, 
 
     public override WorkloadSpec? SectionOf(RunSpec spec) => spec.TableInsert;
 
-    public override Capacity.CapacityModel Capacity { get; } = new Capacity.TableInsertCapacity();
+    public override CapacityModel Capacity { get; } = new TableInsertCapacity();
 
     protected override IReadOnlyList<TableSlicePlan> Plan(StepPlan stepPlan, TableInsertSpec section, ClientSettings client) =>
         PlanSlices(stepPlan.RunId, stepPlan.StepId, stepPlan.TargetName, section, client, stepPlan.StartAtUtc, stepPlan.TargetAccounts);
@@ -50,13 +42,13 @@ public sealed class TableInsertRoom : Workload<TableInsertSpec, TableSlicePlan, 
         plan.Workload.DurationSeconds > 0 ? 0 : plan.EntityCount, plan.Workload.DurationSeconds, plan.StartAtUtc, default, false);
 
     protected override Task<SliceResult> RunSliceAsync(TableSlicePlan plan, StorageTarget target, TimeProvider time, CancellationToken ct, LiveSlice? live, ILogger? logger) =>
-        TableInsertWorkload.RunAsync(plan, target, time, ct, live, logger);
+        TableInsertSlice.RunAsync(plan, target, time, ct, live, logger);
 
     protected override VerifyTableInput VerifyOrderOf(TableInsertSpec section, StepPlan stepPlan, IReadOnlyList<SliceResult> slices) =>
         new(stepPlan.TargetName, Attempts(slices), slices.Sum(s => s.Units + s.WarmupUnits));
 
     protected override Task<VerificationResult> VerifyAsync(VerifyTableInput order, IReadOnlyList<StorageTarget> targets, CancellationToken ct) =>
-        GroundTruth.VerifyTableAsync(targets, order.TableName, order.AcceptedAttempts, order.ReportedEntities, ct);
+        TableInsertGroundTruth.VerifyTableAsync(targets, order.TableName, order.AcceptedAttempts, order.ReportedEntities, ct);
 
     protected override WorkloadSummary Summarize(TableInsertSpec section, IReadOnlyList<SliceResult> slices, VerificationResult verified) =>
         SummarizeSlices(section, slices, verified);
@@ -67,7 +59,7 @@ public sealed class TableInsertRoom : Workload<TableInsertSpec, TableSlicePlan, 
         string latency = spec.TargetOperationsPerSecond > 0
             ? "latency = successful requests, from each one's slot in the open loop's schedule (from its send if that was earlier); service time = from the send"
             : "latency = successful requests";
-        var w = SummaryCalculator.Summarize(WorkloadKind.TableInsert, $"operation = one {op} ({spec.EntitySizeBytes} B entities); {latency}",
+        var w = SummaryCalculator.Summarize(Instance.Kind, $"operation = one {op} ({spec.EntitySizeBytes} B entities); {latency}",
             slices, verified, spec.EntitySizeBytes);
         long planned = spec.DurationSeconds > 0 ? slices.Sum(s => s.Planned) : spec.EntityCount;
         long stored = slices.Sum(s => s.Units + s.WarmupUnits);

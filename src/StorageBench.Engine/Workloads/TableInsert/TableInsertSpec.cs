@@ -1,4 +1,5 @@
-namespace StorageBench.Engine.Spec;
+
+namespace StorageBench.Engine.Workloads.TableInsert;
 
 /// <summary>Entity group transactions (or single inserts when batchSize is 1) into one table per run.</summary>
 public sealed record TableInsertSpec : WorkloadSpec

@@ -1,9 +1,6 @@
 using Azure.Data.Tables;
-using StorageBench.Engine.Spec;
-using StorageBench.Engine.Targets;
-using StorageBench.Engine.Workloads.Lean;
 
-namespace StorageBench.Engine.Workloads;
+namespace StorageBench.Engine.Workloads.TableInsert;
 
 /// <summary>
 /// One in-flight loop's insert request, as <c>client.driver</c> chooses: <see cref="Prepare"/> builds it
@@ -33,7 +30,7 @@ public sealed class SdkTableInserts(TableClient table, EntityPayload payload, in
         _actions.Clear();
         for (int i = 0; i < size; i++)
         {
-            _actions.Add(new TableTransactionAction(TableTransactionActionType.Add, payload.NewEntity(partition, TableInsertWorkload.RowKey(attempt, slice, batch, i))));
+            _actions.Add(new TableTransactionAction(TableTransactionActionType.Add, payload.NewEntity(partition, TableInsertSlice.RowKey(attempt, slice, batch, i))));
         }
     }
 

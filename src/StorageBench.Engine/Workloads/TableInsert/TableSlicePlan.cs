@@ -1,6 +1,5 @@
-using StorageBench.Engine.Spec;
 
-namespace StorageBench.Engine.Planning;
+namespace StorageBench.Engine.Workloads.TableInsert;
 
 /// <summary>One table-insert activity's share of a step. Serializable and small: it crosses the orchestration boundary.</summary>
 /// <param name="RunId">The run, for its cancel signal.</param>

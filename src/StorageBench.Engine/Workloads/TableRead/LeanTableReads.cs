@@ -2,10 +2,8 @@ using System.Buffers;
 using System.Buffers.Text;
 using System.Text;
 using System.Text.Json;
-using StorageBench.Engine.Measurement;
-using StorageBench.Engine.Workloads.Lean;
 
-namespace StorageBench.Engine.Workloads;
+namespace StorageBench.Engine.Workloads.TableRead;
 
 /// <summary>
 /// One worker's reads on the lean driver: Get Entity (<c>GET /table(PartitionKey='…',RowKey='…')</c>) and Query
@@ -23,9 +21,7 @@ public sealed class LeanTableReads : ITableReads
     private readonly WireCounter _wire;
     private readonly SeededEntities _seeded;
     private readonly string _table, _sas, _canonicalPrefix;
-    private readonly Func<LeanRequest, ValueTask> _sign;
-    private byte[] _answer = new byte[16 * 1024];
-    private string _canonicalResource = "", _signedDate = "", _signedResource = "", _authorization = "";
+    private readonly TableSharedKeyLite _key = new();
     private string _partitionKey = "", _filter = "";
     private string? _nextPartitionKey, _nextRowKey;
     private long _n, _next, _hi;
@@ -45,11 +41,7 @@ public sealed class LeanTableReads : ITableReads
         // A GET carries no body, and so no Content-Type or Content-Length, as the SDK's.
         _request.Message.Content = null;
         _request.Set("Accept", "application/json;odata=minimalmetadata");
-        _request.Set("User-Agent", LeanTableInserts.UserAgent);
-        _request.Set("x-ms-version", LeanTableInserts.ServiceVersion);
-        _request.Set("DataServiceVersion", "3.0");
-        _request.Set("x-ms-return-client-request-id", "true");
-        _sign = SignAsync;
+        TableSharedKeyLite.SetCommonHeaders(_request);
     }
 
     public void PreparePoint(string partitionKey, long n)
@@ -75,24 +67,23 @@ public sealed class LeanTableReads : ITableReads
     private void SetUri(string uri)
     {
         _request.Message.RequestUri = new Uri(uri);
-        // SharedKeyLite for the Table service signs x-ms-date and "/" + account + the path (no query but comp).
-        _canonicalResource = _canonicalPrefix + _request.Message.RequestUri.AbsolutePath;
+        _key.CanonicalResource = _canonicalPrefix + _request.Message.RequestUri.AbsolutePath;
     }
 
     public async Task<ReadAnswer> SendAsync()
     {
         _request.Set("x-ms-client-request-id", Guid.NewGuid().ToString());
-        var response = await _request.Transport.SendAsync(_request, _wire, _sign, 200).ConfigureAwait(false);
+        var response = await _request.Transport.SendAsync(_request, _wire, _key.Signer, 200).ConfigureAwait(false);
         try
         {
-            int length = await ReadAnswerAsync(response).ConfigureAwait(false);
+            int length = await _request.ReadAnswerAsync(response).ConfigureAwait(false);
             if (!_query)
             {
-                var reader = new Utf8JsonReader(_answer.AsSpan(0, length));
+                var reader = new Utf8JsonReader(_request.Answer.AsSpan(0, length));
                 reader.Read();
                 return new ReadAnswer(1, CheckEntity(ref reader, _n) ? 0 : 1, false);
             }
-            var (entities, wrong) = CheckPage(_answer.AsSpan(0, length));
+            var (entities, wrong) = CheckPage(_request.Answer.AsSpan(0, length));
             _nextPartitionKey = Header(response, "x-ms-continuation-NextPartitionKey");
             _nextRowKey = Header(response, "x-ms-continuation-NextRowKey");
             bool more = _nextPartitionKey is not null;
@@ -205,45 +196,6 @@ public sealed class LeanTableReads : ITableReads
             }
         }
         return right && partitionOk && rowOk && sequenceOk && int64 && payloads == _seeded.Properties;
-    }
-
-    private async Task<int> ReadAnswerAsync(HttpResponseMessage response)
-    {
-        var stream = await response.Content.ReadAsStreamAsync(_request.Timer.Token).ConfigureAwait(false);
-        int length = 0;
-        while (true)
-        {
-            if (length == _answer.Length)
-            {
-                Array.Resize(ref _answer, _answer.Length * 2);
-            }
-            int read = await stream.ReadAsync(_answer.AsMemory(length), _request.Timer.Token).ConfigureAwait(false);
-            if (read == 0)
-            {
-                return length;
-            }
-            length += read;
-        }
-    }
-
-    private async ValueTask SignAsync(LeanRequest request)
-    {
-        string date = RequestDate.Now();
-        request.Set("x-ms-date", date);
-        if (request.Transport.UsesToken)
-        {
-            request.Set("Authorization", await request.Transport.BearerAsync().ConfigureAwait(false));
-        }
-        else if (request.Transport.Account.Key is not null)
-        {
-            // One HMAC per second and resource: a point read's path changes per entity, a query's per query.
-            if (!ReferenceEquals(date, _signedDate) || !string.Equals(_canonicalResource, _signedResource, StringComparison.Ordinal))
-            {
-                _authorization = $"SharedKeyLite {request.Transport.Account.Name}:{request.Sign(date + _canonicalResource)}";
-                (_signedDate, _signedResource) = (date, _canonicalResource);
-            }
-            request.Set("Authorization", _authorization);
-        }
     }
 
     public void Dispose() => _request.Dispose();

@@ -1,10 +1,8 @@
 using System.Buffers.Binary;
 using System.Buffers.Text;
 using Azure.Data.Tables;
-using StorageBench.Engine.Planning;
-using StorageBench.Engine.Spec;
 
-namespace StorageBench.Engine.Workloads;
+namespace StorageBench.Engine.Workloads.TableRead;
 
 /// <summary>
 /// What tableRead seeds, as a function of the entity's number n alone, so a read is checked without storing what was

@@ -1,9 +1,8 @@
-using StorageBench.Engine.Cost;
-using StorageBench.Engine.Spec;
+using static StorageBench.Engine.Capacity.CapacityPlanner;
 
-namespace StorageBench.Engine.Capacity;
+namespace StorageBench.Engine.Workloads.TableRead;
 
-/// <summary>The table read's capacity model: slices, partitions and accounts for a rate of entities read (<see cref="CapacityPlanner.PlanTableRead"/>).</summary>
+/// <summary>The table read's capacity model: slices, partitions and accounts for a rate of entities read (<see cref="PlanTableRead"/>).</summary>
 public sealed class TableReadCapacity : CapacityModel
 {
     public override int Slices(RunSpec spec) => spec.TableRead!.Slices;
@@ -28,7 +27,7 @@ public sealed class TableReadCapacity : CapacityModel
     }
 
     public override PlanOutcome Plan(List<MeasuredStep> sustained, MeasuredStep op, PlanRequest request, ScalabilityTargets targets, PriceTable prices) =>
-        CapacityPlanner.PlanTableRead(sustained, op, request, targets, prices);
+        PlanTableRead(sustained, op, request, targets, prices);
 
     public override string Describe(RunSpec spec) => spec.TableRead!.Operation == TableReadSpec.Query
         ? $"{spec.TableRead.EntitySizeBytes:N0}-byte entities read by partition queries of {spec.TableRead.QueryEntities:N0}"
@@ -46,4 +45,88 @@ public sealed class TableReadCapacity : CapacityModel
     public override string RequestsName => "table transactions";
 
     public override bool SizesPartitions => true;
+
+    // Read when planning, not at type load: the room makes this model while it is being made.
+    private static RateUnit EntitiesRead => new(r => $"{r:N0} {TableReadRoom.Instance.Kind.RateUnit}", "slices, partitions or accounts", TableReadRoom.Instance.Kind.UnitSingular);
+
+    private static PlanOutcome PlanTableRead(List<MeasuredStep> sustained, MeasuredStep op, PlanRequest request, ScalabilityTargets targets, PriceTable prices)
+    {
+        var t = op.Spec.TableRead!;
+        var start = PlanStart.Of(op, request, targets);
+        var (target, azure, documented) = (start.Target, start.Azure, start.Documented);
+        bool query = t.Operation == TableReadSpec.Query;
+
+        // A request is one point read, or one query page: measured entities per page, else a full page of the query's entities (assumed).
+        double pagesPerQuery = Math.Ceiling(t.QueryEntities / (double)TableReadRoom.MaxPageEntities);
+        double entitiesPerRequest = !query ? 1 : op.EntitiesPerQueryPage is > 0 and var measuredPage ? measuredPage : t.QueryEntities / pagesPerQuery;
+        string requestBasis = !query ? "one request per entity (a point read)"
+            : op.EntitiesPerQueryPage is > 0 ? $"{entitiesPerRequest:N1} entities per query page, measured at {op.Label}"
+            : $"{entitiesPerRequest:N1} entities per query page, assumed ({t.QueryEntities:N0} per query in pages of up to {TableReadRoom.MaxPageEntities:N0}; the step recorded none)";
+        if (query)
+        {
+            pagesPerQuery = Math.Max(1, Math.Round(t.QueryEntities / entitiesPerRequest));
+        }
+
+        double perSlice = op.Rate / op.Slices;
+        var bestPartition = sustained.MaxBy(s => s.Rate / s.Spec.TableRead!.PartitionCount)!;
+        double measuredPerPartition = bestPartition.Rate / bestPartition.Spec.TableRead!.PartitionCount;
+        double perPartition = azure ? targets.TableEntitiesPerSecondPerPartition : measuredPerPartition;
+        string partitionBasis = azure
+            ? documented + " (a single table partition's target, entities/s; the Table page does not say reads differ)"
+            : $"measured: {bestPartition.Label} ({bestPartition.Rate:N0} entities/s over {bestPartition.Spec.TableRead.PartitionCount} partition(s))";
+        (double, string)? documentedAccount = null;
+        if (azure)
+        {
+            long entityWireBytes = ServiceLimits.EncodedEntityBytes(t.EntitySizeBytes);
+            double byRequests = targets.AccountRequestsPerSecond * entitiesPerRequest;
+            double byEgress = targets.AccountEgressGbps * 1e9 / 8 / entityWireBytes;
+            documentedAccount = (Math.Min(byRequests, byEgress), documented + (byEgress < byRequests
+                ? $" ({targets.AccountEgressGbps:0.#} Gbps egress at about {entityWireBytes:N0} bytes per entity on the wire)"
+                : $" ({targets.AccountRequestsPerSecond:N0} requests/s, {requestBasis})"));
+        }
+
+        var (z, refusal) = Size(EntitiesRead, sustained, op, request, targets, documented, perSlice, documentedAccount);
+        if (z is null)
+        {
+            return Refuse(refusal!);
+        }
+        int slices = z.Slices;
+        // Each slice reads partitions of its own, so at least one partition per slice.
+        int partitions = Math.Max(Math.Max((int)Math.Ceiling(target / perPartition), t.PartitionCount), slices);
+        if (partitions > 100_000)
+        {
+            return Refuse($"{target:N0} entities/s needs {partitions:N0} partitions, more than the 100,000 a spec may name");
+        }
+        double entitiesPerRead = query ? t.QueryEntities : 1;
+        double readsPerSlice = target / entitiesPerRead / slices;
+        // A query's latency is that of its pages one after another.
+        int inFlight = Math.Min(1_024, Math.Max(t.Concurrency, (int)Math.Ceiling(InFlightHeadroom * readsPerSlice * op.LatencyP99Ms * pagesPerQuery / 1000)));
+
+        var notes = new List<string>();
+        if (azure && measuredPerPartition > targets.TableEntitiesPerSecondPerPartition)
+        {
+            notes.Add($"a partition was measured at {measuredPerPartition:N0} entities/s read ({bestPartition.Label}), above the documented {targets.TableEntitiesPerSecondPerPartition:N0}: the plan keeps to the documented target");
+        }
+        notes.Add("the seeded entities per partition stay as measured (more partitions seed more entities, outside the measured window and not in the cost per hour)");
+        long perPartitionSeeded = Math.Max(1, t.EntityCount / t.PartitionCount);
+        return Complete(start, op, request, z, new PlanParts(TableReadRoom.Instance, EntitiesRead, perSlice,
+            $"measured: {op.Label} ({op.Rate:N0} entities/s over {op.Slices} slice(s) at {t.Concurrency} in flight each)", inFlight,
+            [new("partitions", partitions, perPartition, partitionBasis)], notes,
+            (slices, duration) => op.Spec with
+            {
+                TableRead = t with
+                {
+                    PartitionCount = partitions,
+                    EntityCount = Math.Max(t.EntityCount, perPartitionSeeded * partitions),
+                    Slices = slices,
+                    Concurrency = inFlight,
+                    TargetOperationsPerSecond = Math.Round(target / entitiesPerRead, 3),
+                    DurationSeconds = duration,
+                    WarmupSeconds = t.WarmupSeconds < duration ? t.WarmupSeconds : 0,
+                    WarmupOperations = 0,
+                },
+            },
+            instances => CapacityPlanner.Cost(prices, target / entitiesPerRequest * 3600, prices.TableTransactionsPer10k, instances, request.InstanceMemoryMb, 0, prices.TableStoragePerGbMonth),
+            partitions));
+    }
 }

@@ -1,15 +1,8 @@
 using System.Globalization;
 using Azure;
 using Azure.Data.Tables;
-using Microsoft.Extensions.Logging;
-using StorageBench.Engine.Cost;
-using StorageBench.Engine.Measurement;
-using StorageBench.Engine.Planning;
-using StorageBench.Engine.Spec;
-using StorageBench.Engine.Statistics;
-using StorageBench.Engine.Targets;
 
-namespace StorageBench.Engine.Workloads;
+namespace StorageBench.Engine.Workloads.TableRead;
 
 /// <summary>One tableRead slice's share of a step: its partitions (it seeds and reads them), its reads and its share of the rate.</summary>
 /// <param name="ReadCount">This slice's share of the reads (count mode).</param>
@@ -42,13 +35,7 @@ public sealed class TableReadRoom : Workload<TableReadSpec, TableReadSlicePlan, 
 {
     public static TableReadRoom Instance { get; } = new();
 
-    public static readonly WorkloadKind TableReadKind = new("tableRead", "entities", "entity", "#,0.0", "entities", 1, "entitiesPerSecond")
-    {
-        ColumnPrefix = "TableRead",
-        Done = "read",
-        Work = "reads",
-        RateOf = t => t.EntitiesPerSecond,
-    };
+    public override WorkloadKind Kind { get; } = WorkloadKind.CountingEntities("tableRead", "TableRead") with { Done = "read", Work = "reads" };
 
     /// <summary>The most entities one query page returns (the service's limit, and $top's).</summary>
     public const int MaxPageEntities = 1_000;
@@ -56,11 +43,9 @@ public sealed class TableReadRoom : Workload<TableReadSpec, TableReadSlicePlan, 
     /// <summary>Seeding's entity group transactions in flight per slice.</summary>
     private const int SeedingConcurrency = 8;
 
-    public override WorkloadKind Kind => TableReadKind;
-
     public override string CountField => "readCount";
 
-    public override Capacity.CapacityModel Capacity { get; } = new Capacity.TableReadCapacity();
+    public override CapacityModel Capacity { get; } = new TableReadCapacity();
 
     public override TargetService Service => TargetService.Table;
 

@@ -1,12 +1,7 @@
 using Azure;
 using Azure.Data.Tables;
-using Microsoft.Extensions.Logging;
-using StorageBench.Engine.Measurement;
-using StorageBench.Engine.Planning;
-using StorageBench.Engine.Spec;
-using StorageBench.Engine.Targets;
 
-namespace StorageBench.Engine.Workloads;
+namespace StorageBench.Engine.Workloads.TableRead;
 
 /// <summary>
 /// One tableRead slice on the engine's loop: one operation is one read — a point read, or a query whose later pages go out

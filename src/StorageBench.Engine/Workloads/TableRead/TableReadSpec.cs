@@ -1,4 +1,5 @@
-namespace StorageBench.Engine.Spec;
+
+namespace StorageBench.Engine.Workloads.TableRead;
 
 /// <summary>
 /// Reads of entities the workload seeds itself (outside the measured window): point reads by PartitionKey and RowKey,

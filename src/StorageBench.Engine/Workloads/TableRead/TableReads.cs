@@ -1,9 +1,7 @@
 using Azure;
 using Azure.Data.Tables;
-using StorageBench.Engine.Spec;
-using StorageBench.Engine.Targets;
 
-namespace StorageBench.Engine.Workloads;
+namespace StorageBench.Engine.Workloads.TableRead;
 
 /// <summary>What one read request brought back: entities returned, of them how many were not what was seeded, and whether a query has a next page.</summary>
 public readonly record struct ReadAnswer(int Entities, int Wrong, bool More);

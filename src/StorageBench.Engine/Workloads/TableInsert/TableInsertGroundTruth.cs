@@ -1,13 +1,10 @@
 using Azure;
 using Azure.Data.Tables;
-using StorageBench.Engine.Statistics;
-using StorageBench.Engine.Targets;
-using StorageBench.Engine.Workloads;
 
-namespace StorageBench.Engine.Verification;
+namespace StorageBench.Engine.Workloads.TableInsert;
 
 /// <summary>The table insert's ground truth: what landed in the step's table.</summary>
-public static partial class GroundTruth
+public static class TableInsertGroundTruth
 {
     /// <summary>Counts the accepted attempts' entities in the step's table in every target account.</summary>
     public static async Task<VerificationResult> VerifyTableAsync(IReadOnlyList<StorageTarget> targets, string tableName, IReadOnlyCollection<string> acceptedAttempts,
@@ -27,7 +24,7 @@ public static partial class GroundTruth
                 {
                     foreach (var e in page.Values)
                     {
-                        string attempt = TableInsertWorkload.AttemptOf(e.RowKey);
+                        string attempt = TableInsertSlice.AttemptOf(e.RowKey);
                         if (accepted.Contains(attempt))
                         {
                             actual++;
@@ -36,7 +33,7 @@ public static partial class GroundTruth
                         {
                             // Another execution's rows, or a primer row its delete missed: not counted, deleted.
                             stray.Add(e);
-                            discarded += attempt == TableInsertWorkload.PrimerAttempt ? 0 : 1;
+                            discarded += attempt == Priming.Attempt ? 0 : 1;
                         }
                         else
                         {
@@ -60,7 +57,7 @@ public static partial class GroundTruth
             deletedEntities += stray.Count;
         }
         return new VerificationResult(actual == reportedEntities && foreign == 0, reportedEntities, actual, "entities",
-            $"entities in table {tableName}" + Across(targets) + Discarded(discarded, "entities") + Foreign(foreign, "entities"))
+            $"entities in table {tableName}" + GroundTruth.Across(targets) + GroundTruth.Discarded(discarded, "entities") + GroundTruth.Foreign(foreign, "entities"))
         {
             Discarded = discarded,
             Requests = new VerificationRequests(queries, 0, deletes, deletedEntities),

@@ -1,11 +1,8 @@
-using StorageBench.Engine.Statistics;
-using StorageBench.Engine.Targets;
-using StorageBench.Engine.Workloads;
 
-namespace StorageBench.Engine.Verification;
+namespace StorageBench.Engine.Workloads.BlobUpload;
 
 /// <summary>The blob upload's ground truth: what was committed in the step's container.</summary>
-public static partial class GroundTruth
+public static class BlobUploadGroundTruth
 {
     /// <summary>
     /// Lists the step's container in every target account: count and lengths of the accepted attempts'
@@ -39,7 +36,7 @@ public static partial class GroundTruth
         string missing = notFound > 0 ? $"; {notFound} of {blobs} blobs not found when read back (listed, then 404 on the read)" : "";
         return new VerificationResult(bytes == expected && blobs == reportedBlobs && wrongLength == 0 && wrongContent == 0 && notFound == 0 && foreign == 0, expected, bytes, "bytes",
             $"{blobs} committed blobs (reported {reportedBlobs}), {wrongLength} with a length other than {blobSizeBytes}, {content}, in container {containerName}"
-            + Across(targets) + missing + Discarded(discarded, "blobs") + Foreign(foreign, "blobs"))
+            + GroundTruth.Across(targets) + missing + GroundTruth.Discarded(discarded, "blobs") + GroundTruth.Foreign(foreign, "blobs"))
         {
             Discarded = discarded,
             // Every other request these clients sent was a List Blobs page.

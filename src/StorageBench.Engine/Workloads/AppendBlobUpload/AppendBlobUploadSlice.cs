@@ -1,10 +1,5 @@
 using Azure.Storage.Blobs;
 using Azure.Storage.Blobs.Specialized;
-using Microsoft.Extensions.Logging;
-using StorageBench.Engine.Measurement;
-using StorageBench.Engine.Spec;
-using StorageBench.Engine.Targets;
-using StorageBench.Engine.Workloads.Lean;
 
 namespace StorageBench.Engine.Workloads.AppendBlobUpload;
 
@@ -14,9 +9,9 @@ namespace StorageBench.Engine.Workloads.AppendBlobUpload;
 /// never sent again: one whose answer was lost may have landed, and a second would append its bytes twice, so a failed
 /// append fails its blob (throttling is counted as such).
 /// </summary>
-internal static class AppendBlobSlice
+internal static class AppendBlobUploadSlice
 {
-    public static async Task<SliceResult> RunAsync(AppendSlicePlan plan, StorageTarget target, TimeProvider time, CancellationToken ct, LiveSlice? live, ILogger? logger)
+    public static async Task<SliceResult> RunAsync(BlobSlicePlan<AppendBlobUploadSpec> plan, StorageTarget target, TimeProvider time, CancellationToken ct, LiveSlice? live, ILogger? logger)
     {
         var spec = plan.Workload;
         using var clients = target.CreateClients(plan.Client);
@@ -35,14 +30,14 @@ internal static class AppendBlobSlice
     /// Untimed, before the start barrier: a probe, then on every loop (up to 16) a small append blob created, <c>client.primeRounds</c>
     /// appends of <see cref="Priming.BlobBytes"/> through the measured driver, and the blob deleted. Counted for cost.
     /// </summary>
-    private static async Task<SliceRequests> PrimeAsync(AppendSlicePlan plan, Appends work, int loops, TimeProvider time, ILogger? logger)
+    private static async Task<SliceRequests> PrimeAsync(BlobSlicePlan<AppendBlobUploadSpec> plan, Appends work, int loops, TimeProvider time, ILogger? logger)
     {
         var tally = new PrimingTally(logger, plan.SliceIndex);
         await tally.Quietly(work.Container.GetPropertiesAsync()).ConfigureAwait(false);
         int size = Math.Min(work.Buffer.Length, Priming.BlobBytes);
         int[] rounds = await Task.WhenAll(Enumerable.Range(0, plan.Client.PrimeRounds > 0 ? Math.Min(loops, Priming.MaxLoops) : 0).Select(loop => Task.Run(async () =>
         {
-            var blob = work.Of(BlobUploadWorkload.BlobName(TableInsertWorkload.PrimerAttempt, plan.SliceIndex, loop));
+            var blob = work.Of(BlobNames.Of(Priming.Attempt, plan.SliceIndex, loop));
             await tally.Quietly(work.Create(loop, blob)).ConfigureAwait(false);
             int round = 0;
             for (var lastRound = TimeSpan.Zero; round < plan.Client.PrimeRounds && Priming.HasTime(plan.StartAtUtc, time, lastRound); round++)
@@ -58,7 +53,7 @@ internal static class AppendBlobSlice
         return tally.AddTo(new SliceRequests { PrimingProbes = 1, PrimingWrites = rounds.Sum() + rounds.Length, PrimingDeletes = rounds.Length });
     }
 
-    private sealed class Appends(AppendSlicePlan plan, BlobContainerClient container, LeanAppendBlocks? lean, byte[] buffer, int loops, RetriedBlobRequests requests)
+    private sealed class Appends(BlobSlicePlan<AppendBlobUploadSpec> plan, BlobContainerClient container, LeanAppendBlocks? lean, byte[] buffer, int loops, RetriedBlobRequests requests)
         : BlobWrites<(AppendBlobClient Sdk, LeanBlob? Lean)>(plan.BlobCount, plan.Workload.BlobSizeBytes, plan.Workload.AppendSizeBytes, loops, 1, requests)
     {
         public BlobContainerClient Container => container;
@@ -69,7 +64,7 @@ internal static class AppendBlobSlice
 
         protected override bool Timed => plan.Workload.DurationSeconds > 0;
 
-        protected override string? ContentMd5 => plan.Workload.VerifyContent ? BlobUploadWorkload.ContentMd5(buffer, plan.Workload.BlobSizeBytes, plan.Workload.AppendSizeBytes) : null;
+        protected override string? ContentMd5 => plan.Workload.VerifyContent ? EntityPayload.ContentMd5(buffer, plan.Workload.BlobSizeBytes, plan.Workload.AppendSizeBytes) : null;
 
         public (AppendBlobClient Sdk, LeanBlob? Lean) Of(string name) => BlobOf(name);
 

@@ -1,12 +1,10 @@
-using StorageBench.Engine.Cost;
-using StorageBench.Engine.Workloads;
 
-namespace StorageBench.Engine.Capacity;
+namespace StorageBench.Engine.Workloads.BlobDownload;
 
 /// <summary>The download plan: slices, blobs and accounts for the MB/s read back, within the documented per-blob request and account egress targets.</summary>
-public static partial class CapacityPlanner
+internal static class BlobDownloadCapacity
 {
-    internal static PlanOutcome PlanBlobDownload(List<MeasuredStep> sustained, MeasuredStep op, PlanRequest request, ScalabilityTargets targets, PriceTable prices)
+    internal static PlanOutcome Plan(List<MeasuredStep> sustained, MeasuredStep op, PlanRequest request, ScalabilityTargets targets, PriceTable prices)
     {
         var d = op.Spec.BlobDownload!;
         double target = request.Target;
@@ -14,7 +12,7 @@ public static partial class CapacityPlanner
         double requestMb = (d.RangeSizeBytes > 0 ? d.RangeSizeBytes : d.BlobSizeBytes) / 1e6;
         string requestWords = d.RangeSizeBytes > 0 ? $"{requestMb:0.###} MB ranges" : $"whole {requestMb:0.###} MB blobs";
         int blobs = d.BlobCount;
-        return PlanBlobs(BlobDownloadRoom.Instance, sustained, op, request, targets, prices,
+        return CapacityPlanner.PlanBlobs(BlobDownloadRoom.Instance, sustained, op, request, targets, prices,
             new("blob downloads", requestMb, requestWords, d.RangeSizeBytes > 0 ? 1 : d.ParallelRanges, d.ParallelRanges, $"{d.ParallelRanges} Get Blob",
                 target / requestMb * 3600, prices.BlobReadOperationsPer10k, 0, target * 3600 / 1e3),
             (slices, duration) => op.Spec with

@@ -1,17 +1,10 @@
-using System.Security.Cryptography;
 using System.Text;
 using Azure.Storage.Blobs;
 using Azure.Storage.Blobs.Specialized;
-using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Logging.Abstractions;
 using StorageBench.Engine.Logging;
-using StorageBench.Engine.Measurement;
-using StorageBench.Engine.Planning;
-using StorageBench.Engine.Spec;
-using StorageBench.Engine.Targets;
-using StorageBench.Engine.Workloads.Lean;
 
-namespace StorageBench.Engine.Workloads;
+namespace StorageBench.Engine.Workloads.BlobUpload;
 
 /// <summary>
 /// Uploads one slice's blobs one after another; within a blob, ParallelBlocks Put Block requests are
@@ -25,13 +18,11 @@ namespace StorageBench.Engine.Workloads;
 /// <c>ct</c> stops the slice: no new block is sent, a blob left incomplete is not committed (it counts
 /// as failed), and requests in flight are counted.
 /// </summary>
-public static class BlobUploadWorkload
+public static class BlobUploadSlice
 {
-    public const string Name = "blobUpload";
-
     /// <param name="live">Shown the block and commit recorders once they exist, for progress; null when nobody watches.</param>
     /// <param name="retryDelays">Chooses (and keeps) the waits before retries; a new one per slice when not given.</param>
-    public static async Task<SliceResult> RunAsync(BlobSlicePlan plan, StorageTarget target, TimeProvider time, CancellationToken ct, LiveSlice? live = null,
+    public static async Task<SliceResult> RunAsync(BlobSlicePlan<BlobUploadSpec> plan, StorageTarget target, TimeProvider time, CancellationToken ct, LiveSlice? live = null,
         ILogger? logger = null, BlockRetryDelays? retryDelays = null)
     {
         logger ??= NullLogger.Instance;
@@ -50,12 +41,12 @@ public static class BlobUploadWorkload
         var requests = new RetriedBlobRequests(spec.BlockRetries, retryDelays ?? new BlockRetryDelays(),
             (failure, outcome, chosen) => logger.BlockRetryScheduled(failure, plan.SliceIndex, outcome, chosen.Retry, chosen.Wait.TotalMilliseconds, chosen.ServerDelay?.TotalMilliseconds));
         var work = new BlockWrites(plan, container, lean, block, blockIds, lanes, requests);
-        return await SliceLoop.RunAsync(new SliceStart(plan.StepId, Name, plan.SliceIndex, plan.TargetIndex, plan.StartAtUtc, spec, clients.Blobs.Uri), work,
+        return await SliceLoop.RunAsync(new SliceStart(plan.StepId, BlobUploadRoom.Instance.Name, plan.SliceIndex, plan.TargetIndex, plan.StartAtUtc, spec, clients.Blobs.Uri), work,
             priming, () => clients.BlobWire.Sent, time, ct, live).ConfigureAwait(false);
     }
 
     /// <summary>A block blob: Put Block ×N in parallel lanes, then Put Block List.</summary>
-    private sealed class BlockWrites(BlobSlicePlan plan, BlobContainerClient container, LeanBlockUploads? lean, byte[] block, string[] blockIds, int lanes,
+    private sealed class BlockWrites(BlobSlicePlan<BlobUploadSpec> plan, BlobContainerClient container, LeanBlockUploads? lean, byte[] block, string[] blockIds, int lanes,
         RetriedBlobRequests requests)
         : BlobWrites<(BlockBlobClient Sdk, LeanBlob? Lean)>(plan.BlobCount, plan.Workload.BlobSizeBytes, plan.Workload.BlockSizeBytes, 1, lanes, requests)
     {
@@ -63,7 +54,7 @@ public static class BlobUploadWorkload
 
         protected override bool Timed => plan.Workload.DurationSeconds > 0;
 
-        protected override string? ContentMd5 => plan.Workload.VerifyContent ? BlobUploadWorkload.ContentMd5(block, plan.Workload.BlobSizeBytes, plan.Workload.BlockSizeBytes) : null;
+        protected override string? ContentMd5 => plan.Workload.VerifyContent ? EntityPayload.ContentMd5(block, plan.Workload.BlobSizeBytes, plan.Workload.BlockSizeBytes) : null;
 
         protected override (BlockBlobClient Sdk, LeanBlob? Lean) BlobOf(string name) => (container.GetBlockBlobClient(name), lean?.Blob(name));
 
@@ -77,20 +68,20 @@ public static class BlobUploadWorkload
     }
 
     /// <summary>
-    /// Untimed, before the start barrier (see TableInsertWorkload's primer): a probe request, then on every
+    /// Untimed, before the start barrier (as every room primes: <see cref="Priming"/>): a probe request, then on every
     /// block loop <c>client.primeRounds</c> Put Blocks of a small block, one Put Block List and a delete:
     /// the measured requests' code path and connections, warm, with nothing left behind; it stops when the
     /// start instant comes near. Returns what it sent, for the cost estimate.
     /// </summary>
-    private static async Task<SliceRequests> PrimeAsync(BlobContainerClient container, BlobSlicePlan plan, byte[] block, string blockId, int loops, TimeProvider time,
+    private static async Task<SliceRequests> PrimeAsync(BlobContainerClient container, BlobSlicePlan<BlobUploadSpec> plan, byte[] block, string blockId, int loops, TimeProvider time,
         LeanBlockUploads? lean, ILogger logger)
     {
         var tally = new PrimingTally(logger, plan.SliceIndex);
         await tally.Quietly(container.GetPropertiesAsync()).ConfigureAwait(false);
         int[] rounds = await Task.WhenAll(Enumerable.Range(0, plan.Client.PrimeRounds > 0 ? Math.Min(loops, Priming.MaxLoops) : 0).Select(loop => Task.Run(async () =>
         {
-            var blob = container.GetBlockBlobClient(BlobName(TableInsertWorkload.PrimerAttempt, plan.SliceIndex, loop));
-            var leanBlob = lean?.Blob(BlobName(TableInsertWorkload.PrimerAttempt, plan.SliceIndex, loop));
+            var blob = container.GetBlockBlobClient(BlobNames.Of(Priming.Attempt, plan.SliceIndex, loop));
+            var leanBlob = lean?.Blob(BlobNames.Of(Priming.Attempt, plan.SliceIndex, loop));
             int round = 0;
             var lastRound = TimeSpan.Zero;
             for (; round < plan.Client.PrimeRounds && Priming.HasTime(plan.StartAtUtc, time, lastRound); round++)
@@ -110,12 +101,6 @@ public static class BlobUploadWorkload
         return tally.AddTo(new SliceRequests { PrimingProbes = 1, PrimingWrites = rounds.Sum() + rounds.Length, PrimingDeletes = rounds.Length });
     }
 
-    /// <summary>"attempt/sSSS-NNNNNNN": slices never collide, and each execution's blobs are its own.</summary>
-    public static string BlobName(string attempt, int slice, int sequence) => $"{attempt}/s{slice:D3}-{sequence:D7}";
-
-    /// <summary>The attempt id a blob name starts with ("" for a name this tool did not write).</summary>
-    public static string AttemptOf(string blobName) => blobName.Length > 9 && blobName[8] == '/' ? blobName[..8] : "";
-
     public static int BlockCount(long blobSizeBytes, int blockSizeBytes) => (int)((blobSizeBytes + blockSizeBytes - 1) / blockSizeBytes);
 
     /// <summary>Block ids must be base64 of equal length within a blob; the same list serves every blob.</summary>
@@ -127,16 +112,5 @@ public static class BlobUploadWorkload
         using var content = new MemoryStream(block, 0, size, writable: false);
         // Not canceled with the slice: a request in flight finishes (or times out) and is counted.
         await blob.StageBlockAsync(blockId, content).ConfigureAwait(false);
-    }
-
-    /// <summary>MD5 of a whole blob as uploaded: each block is the start of the shared buffer.</summary>
-    public static string ContentMd5(byte[] block, long blobSizeBytes, int blockSizeBytes)
-    {
-        using var md5 = IncrementalHash.CreateHash(HashAlgorithmName.MD5);
-        for (long offset = 0; offset < blobSizeBytes; offset += blockSizeBytes)
-        {
-            md5.AppendData(block, 0, (int)Math.Min(blockSizeBytes, blobSizeBytes - offset));
-        }
-        return Convert.ToBase64String(md5.GetHashAndReset());
     }
 }

@@ -1,33 +1,25 @@
 using Azure.Storage.Blobs;
 using Azure.Storage.Blobs.Specialized;
-using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Logging.Abstractions;
 using StorageBench.Engine.Logging;
-using StorageBench.Engine.Measurement;
-using StorageBench.Engine.Spec;
-using StorageBench.Engine.Targets;
-using StorageBench.Engine.Workloads.Lean;
 
-namespace StorageBench.Engine.Workloads;
+namespace StorageBench.Engine.Workloads.PageBlobUpload;
 
 /// <summary>
 /// Uploads one slice's page blobs one after another: each is created at its full size (Put Blob, x-ms-blob-type PageBlob),
-/// then written by Put Page in ranges of at most PageRangeBytes, ParallelRanges of them in flight. Like the block upload
-/// (<see cref="BlobUploadWorkload"/>), a throttled or transiently failed request is sent again after the back-off of
+/// then written by Put Page in ranges of at most PageRangeBytes, ParallelRanges of them in flight. Like the block upload, a throttled or transiently failed request is sent again after the back-off of
 /// <see cref="BlockRetryDelays"/>, every attempt counted and only successful Put Pages timed; the create is counted, not
 /// timed. A blob is done when its every page landed: its bytes are goodput. A blob whose create or a page still fails
 /// is a failed blob (it exists, but holds zeros where its pages are missing); the bytes its Put Pages wrote are reported
 /// as sent for failed blobs. A fixed-duration slice starts no new blob once its time is up. Blob names start with this
-/// execution's attempt id (<see cref="BlobUploadWorkload.BlobName"/>). Canceling <c>ct</c> stops the slice: no new page is
+/// execution's attempt id (<see cref="BlobNames.Of"/>). Canceling <c>ct</c> stops the slice: no new page is
 /// sent, an unfinished blob counts as failed, and requests in flight are counted.
 /// </summary>
-public static class PageBlobUploadWorkload
+public static class PageBlobUploadSlice
 {
-    public const string Name = "pageBlobUpload";
-
     /// <param name="live">Shown the page and create recorders once they exist, for progress; null when nobody watches.</param>
     /// <param name="retryDelays">Chooses (and keeps) the waits before retries; a new one per slice when not given.</param>
-    public static async Task<SliceResult> RunAsync(PageBlobSlicePlan plan, StorageTarget target, TimeProvider time, CancellationToken ct, LiveSlice? live = null,
+    public static async Task<SliceResult> RunAsync(BlobSlicePlan<PageBlobUploadSpec> plan, StorageTarget target, TimeProvider time, CancellationToken ct, LiveSlice? live = null,
         ILogger? logger = null, BlockRetryDelays? retryDelays = null)
     {
         logger ??= NullLogger.Instance;
@@ -45,19 +37,19 @@ public static class PageBlobUploadWorkload
         var requests = new RetriedBlobRequests(spec.Retries, retryDelays ?? new BlockRetryDelays(),
             (failure, outcome, chosen) => logger.BlockRetryScheduled(failure, plan.SliceIndex, outcome, chosen.Retry, chosen.Wait.TotalMilliseconds, chosen.ServerDelay?.TotalMilliseconds));
         var work = new PageWrites(plan, container, lean, page, lanes, requests);
-        return await SliceLoop.RunAsync(new SliceStart(plan.StepId, Name, plan.SliceIndex, plan.TargetIndex, plan.StartAtUtc, spec, clients.Blobs.Uri), work,
+        return await SliceLoop.RunAsync(new SliceStart(plan.StepId, PageBlobUploadRoom.Instance.Name, plan.SliceIndex, plan.TargetIndex, plan.StartAtUtc, spec, clients.Blobs.Uri), work,
             priming, () => clients.BlobWire.Sent, time, ct, live).ConfigureAwait(false);
     }
 
     /// <summary>A page blob: created at its full size, then Put Page of its ranges in parallel lanes.</summary>
-    private sealed class PageWrites(PageBlobSlicePlan plan, BlobContainerClient container, LeanPageUploads? lean, byte[] page, int lanes, RetriedBlobRequests requests)
+    private sealed class PageWrites(BlobSlicePlan<PageBlobUploadSpec> plan, BlobContainerClient container, LeanPageUploads? lean, byte[] page, int lanes, RetriedBlobRequests requests)
         : BlobWrites<(PageBlobClient Sdk, LeanBlob? Lean)>(plan.BlobCount, plan.Workload.BlobSizeBytes, plan.Workload.PageRangeBytes, 1, lanes, requests)
     {
         protected override int SliceIndex => plan.SliceIndex;
 
         protected override bool Timed => plan.Workload.DurationSeconds > 0;
 
-        protected override string? ContentMd5 => plan.Workload.VerifyContent ? BlobUploadWorkload.ContentMd5(page, plan.Workload.BlobSizeBytes, plan.Workload.PageRangeBytes) : null;
+        protected override string? ContentMd5 => plan.Workload.VerifyContent ? EntityPayload.ContentMd5(page, plan.Workload.BlobSizeBytes, plan.Workload.PageRangeBytes) : null;
 
         protected override (PageBlobClient Sdk, LeanBlob? Lean) BlobOf(string name) => (container.GetPageBlobClient(name), lean?.Blob(name));
 
@@ -71,12 +63,12 @@ public static class PageBlobUploadWorkload
     }
 
     /// <summary>
-    /// Untimed, before the start barrier (see <see cref="BlobUploadWorkload"/>'s primer): a probe request, then on every range
+    /// Untimed, before the start barrier (as every room primes: <see cref="Priming"/>): a probe request, then on every range
     /// loop a small page blob created and <c>client.primeRounds</c> Put Pages of its first 4 KiB through the measured driver,
     /// and the blob deleted: the measured requests' code path and connections, warm, with nothing left behind. It stops when
     /// the start instant comes near. Returns what it sent, for the cost estimate.
     /// </summary>
-    private static async Task<SliceRequests> PrimeAsync(BlobContainerClient container, PageBlobSlicePlan plan, byte[] page, int loops, TimeProvider time,
+    private static async Task<SliceRequests> PrimeAsync(BlobContainerClient container, BlobSlicePlan<PageBlobUploadSpec> plan, byte[] page, int loops, TimeProvider time,
         LeanPageUploads? lean, ILogger logger)
     {
         var tally = new PrimingTally(logger, plan.SliceIndex);
@@ -84,7 +76,7 @@ public static class PageBlobUploadWorkload
         int size = Math.Min(page.Length, Priming.BlobBytes);
         int[] rounds = await Task.WhenAll(Enumerable.Range(0, plan.Client.PrimeRounds > 0 ? Math.Min(loops, Priming.MaxLoops) : 0).Select(loop => Task.Run(async () =>
         {
-            string name = BlobUploadWorkload.BlobName(TableInsertWorkload.PrimerAttempt, plan.SliceIndex, loop);
+            string name = BlobNames.Of(Priming.Attempt, plan.SliceIndex, loop);
             var blob = container.GetPageBlobClient(name);
             var leanBlob = lean?.Blob(name);
             // The primer's blob is as large as the measured ones (its create is the same request); only its first pages are written.

@@ -1,10 +1,6 @@
 using Azure.Data.Tables;
-using Microsoft.Extensions.Logging;
-using StorageBench.Engine.Measurement;
-using StorageBench.Engine.Planning;
-using StorageBench.Engine.Targets;
 
-namespace StorageBench.Engine.Workloads;
+namespace StorageBench.Engine.Workloads.TableInsert;
 
 /// <summary>
 /// Inserts one slice's entities: entity group transactions of batchSize into one partition each
@@ -14,10 +10,8 @@ namespace StorageBench.Engine.Workloads;
 /// <c>ct</c> stops the slice sending: requests already in flight finish and are counted, so the
 /// figures of a canceled slice are still true.
 /// </summary>
-public static class TableInsertWorkload
+public static class TableInsertSlice
 {
-    public const string Name = "tableInsert";
-
     /// <param name="live">Shown the workers' recorders once they exist, for progress; null when nobody watches.</param>
     /// <param name="logger">Where the slice's swallowed failures go (its first failed priming request); none when not given.</param>
     public static async Task<SliceResult> RunAsync(TableSlicePlan plan, StorageTarget target, TimeProvider time, CancellationToken ct, LiveSlice? live = null,
@@ -28,7 +22,7 @@ public static class TableInsertWorkload
         var table = clients.Tables.GetTableClient(plan.TableName);
         var work = new Inserts(plan, clients, table, new EntityPayload(spec.EntitySizeBytes));
         var priming = await PrimeAsync(table, work.Payload, plan, work.Loops, time, () => work.NewLoop(0), logger).ConfigureAwait(false);
-        return await SliceLoop.RunAsync(new SliceStart(plan.StepId, Name, plan.SliceIndex, plan.TargetIndex, plan.StartAtUtc, spec, clients.Tables.Uri), work,
+        return await SliceLoop.RunAsync(new SliceStart(plan.StepId, TableInsertRoom.Instance.Name, plan.SliceIndex, plan.TargetIndex, plan.StartAtUtc, spec, clients.Tables.Uri), work,
             priming, () => clients.TableWire.Sent, time, ct, live).ConfigureAwait(false);
     }
 
@@ -92,8 +86,8 @@ public static class TableInsertWorkload
             {
                 long began = time.GetTimestamp();
                 var entities = Enumerable.Range(0, Priming.Entities)
-                    .Select(i => payload.NewEntity(partition, RowKey(PrimerAttempt, plan.SliceIndex, loop * 1000L + round, i))).ToList();
-                inserts.Prepare(partition, PrimerAttempt, plan.SliceIndex, loop * 1000L + round, Priming.Entities);
+                    .Select(i => payload.NewEntity(partition, RowKey(Priming.Attempt, plan.SliceIndex, loop * 1000L + round, i))).ToList();
+                inserts.Prepare(partition, Priming.Attempt, plan.SliceIndex, loop * 1000L + round, Priming.Entities);
                 await tally.Quietly(inserts.SendAsync()).ConfigureAwait(false);
                 if (spec.BatchSize == 1)
                 {
@@ -112,8 +106,6 @@ public static class TableInsertWorkload
         return tally.AddTo(new SliceRequests { PrimingProbes = 1, PrimingWrites = sent, PrimingEntities = sent * Priming.Entities });
     }
 
-    /// <summary>The primer's rows carry this in place of an attempt id: never accepted, so never counted.</summary>
-    public const string PrimerAttempt = "0primer0";
 
     /// <summary>Row keys are attempt-slice-batch-item: slices sharing a partition never collide, and each execution's rows are its own.</summary>
     public static string RowKey(string attempt, int slice, long batch, int item) => $"{attempt}-{slice:D3}-{batch:D9}-{item:D2}";
