@@ -118,8 +118,20 @@ public static class ReportWriter
                 : "";
             string priming = w.Priming is { } p ? $" Priming (before the start, not in the figures above): {F(p.Requests)} requests, {F(p.Throttled)} throttled, {F(p.Failed)} failed." : "";
             string schedule = w.ScheduleLag is { } lagged ? " " + Schedule(lagged) : "";
-            b.AppendLine(CultureInfo.InvariantCulture, $"- {Label(w)}: {w.Measures}.{blobs}{warmup}{LateStart(w)}{schedule}{priming} Driver CPU {F(w.ClientCpuSeconds, "0.00")} s ({cpu}). Verified: {w.Verified.Detail}.");
+            b.AppendLine(CultureInfo.InvariantCulture, $"- {Label(w)}: {w.Measures}.{blobs}{warmup}{LateStart(w)}{schedule}{priming}{Drift(w)} Driver CPU {F(w.ClientCpuSeconds, "0.00")} s ({cpu}). Verified: {w.Verified.Detail}.");
         }
+    }
+
+    /// <summary>" Drift: stable (…)." for a run of ten segments or more: its first tenth against its last, by compare's noise rule.</summary>
+    public static string Drift(WorkloadSummary w)
+    {
+        if (w.Drift is not { } d)
+        {
+            return "";
+        }
+        string unit = w.Throughput.EntitiesPerSecond is null ? "MB/s" : "entities/s";
+        string p99 = d.FirstTenthP99Ms is { } first && d.LastTenthP99Ms is { } last ? $", p99 {F(first, "0.0")} → {F(last, "0.0")} ms (noise ±{F(d.P99Band * 100, "0")} %)" : "";
+        return $" Drift, first tenth of the run → last: {d.Verdict}: {F(d.FirstTenthPerSecond, "#,0.0")} → {F(d.LastTenthPerSecond, "#,0.0")} {unit} (noise ±{F(d.ThroughputBand * 100, "0")} %){p99}.";
     }
 
     /// <summary>

@@ -14,7 +14,7 @@ namespace StorageBench.Engine.Statistics;
 public sealed record DriftFigure(string Verdict, double FirstTenthPerSecond, double LastTenthPerSecond, double ThroughputBand,
     double? FirstTenthP99Ms, double? LastTenthP99Ms, double P99Band)
 {
-    public const string Stable = "stable", Slower = "slower", Faster = "faster";
+    public const string Stable = "stable", Slower = "slower", Faster = "faster", CannotJudge = "cannot judge";
 
     /// <summary>The step's drift from its slices' tenths (null unless every slice ran ten segments or more).</summary>
     internal static DriftFigure? Of(IReadOnlyList<SliceResult> slices, Timeline timeline, double unitDivisor, Func<IReadOnlyList<TimelinePoint>, long, int, RateSpread?> spread)
@@ -39,8 +39,10 @@ public sealed record DriftFigure(string Verdict, double FirstTenthPerSecond, dou
         var p99 = p99First is > 0 && p99Last is { } l
             ? ChangeRule.Decide(Change(p99First.Value, l), Change(p99First.Value, l), p99Band, higherIsBetter: false).Outcome
             : ChangeOutcome.CannotJudge;
+        // Neither figure judged is no verdict: "stable" would pass a run that measured nothing in a tenth.
         string verdict = rate == ChangeOutcome.Worse || p99 == ChangeOutcome.Worse ? Slower
             : rate == ChangeOutcome.Better || p99 == ChangeOutcome.Better ? Faster
+            : rate == ChangeOutcome.CannotJudge && p99 == ChangeOutcome.CannotJudge ? CannotJudge
             : Stable;
         return new DriftFigure(verdict, first.Mean, last.Mean, rateBand, p99First, p99Last, p99Band);
     }

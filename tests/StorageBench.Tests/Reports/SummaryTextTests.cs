@@ -41,6 +41,17 @@ public class SummaryTextTests
     }
 
     [Fact]
+    public void ALongRunsDriftIsSaidInSummaryMdAndNothingIsSaidWithoutOne()
+    {
+        var table = TestData.TableWorkload();
+        var drifted = table with { Drift = new DriftFigure(DriftFigure.Slower, 2_000, 1_400, 0.15, 40, 95, 0.5) };
+
+        Assert.Contains("Drift, first tenth of the run → last: slower: 2,000.0 → 1,400.0 entities/s (noise ±15 %), p99 40.0 → 95.0 ms (noise ±50 %).",
+            ReportWriter.Markdown(TestData.Run("soak", T0, drifted)));
+        Assert.DoesNotContain("Drift", ReportWriter.Markdown(TestData.Run("soak", T0, table)));
+    }
+
+    [Fact]
     public void ARerunSliceIsANoteNotAnError()
     {
         var s = Canceled() with { Status = RunStatus.Completed, Unmeasured = [] };

@@ -140,6 +140,9 @@ public class SegmentTests
         // Too few requests for a p99 in a tenth: the rate alone decides, and the p99 is not a figure.
         var few = DriftFigure.Judge(new RateSpread(100, 1, 60), new RateSpread(100, 1, 60), Latencies(1_000, 10), Latencies(9_000, 10), NoiseRule.Default);
         Assert.Equal((DriftFigure.Stable, (double?)null), (few.Verdict, few.LastTenthP99Ms));
+        // Tenths that measured nothing, too few for a p99 either: no verdict, never "stable".
+        var nothing = DriftFigure.Judge(new RateSpread(0, 0, 60), new RateSpread(0, 0, 60), Latencies(1_000, 10), Latencies(9_000, 10), NoiseRule.Default);
+        Assert.Equal(DriftFigure.CannotJudge, nothing.Verdict);
     }
 
     private static string Judge(RateSpread first, RateSpread last, HdrHistogram.HistogramBase a, HdrHistogram.HistogramBase b) =>
