@@ -137,5 +137,8 @@ public sealed record SliceOutcome(SliceResult? Result, SeatRefusal? Refused = nu
 /// </summary>
 public sealed record SeatRefusal(string Worker, int Running, bool Rerun);
 
-/// <summary>A worker process up on the task hub (its last heartbeat within <see cref="WorkerRoster.Fresh"/>) and its activity limit.</summary>
-public sealed record WorkerSeen(string Worker, int? ActivityLimit);
+/// <summary>
+/// A worker process up on the task hub (its last heartbeat within <see cref="WorkerRoster.Fresh"/>), its activity limit, and the
+/// hub's control-queue partitions as it runs them (a worker beyond that many owns none, so no handed-back slice reaches it).
+/// </summary>
+public sealed record WorkerSeen(string Worker, int? ActivityLimit, int? HubPartitions = null);

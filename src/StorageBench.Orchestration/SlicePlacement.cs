@@ -74,7 +74,7 @@ public static class SlicePlacement
             var now = context.CurrentUtcDateTime;
             firstRefused[i] ??= now;
             // With workers enough for the cap a slice may still be on its way between them at the start: it starts late, its lag reported.
-            int needed = (orders.Length + cap!.Value - 1) / cap.Value;
+            int needed = Needed(orders.Length, cap!.Value);
             var giveUpAt = refused.Rerun ? firstRefused[i]!.Value + RerunWait : orders[i].StartAtUtc + (seen.Count >= needed ? LateStartWait : TimeSpan.Zero);
             if (now < giveUpAt || placement is null)
             {
@@ -95,7 +95,7 @@ public static class SlicePlacement
         }
         if (unplaced.Count > 0)
         {
-            failure = Unmet(placement!, orders, unplaced, seen) + failure;
+            failure = Unmet(placement!, orders, unplaced, seen, roster.Min(w => w.HubPartitions)) + failure;
         }
         return new Dispatch(calls, failure, refusals, cap, uncapped.Count > 0 ? Lifted(orders[0].Workload, uncapped, cap) : null);
     }
@@ -148,22 +148,42 @@ public static class SlicePlacement
         }
     }
 
-    /// <summary>The one line of a placement that cannot be met: the cap, the slices, the workers seen, and the cure.</summary>
-    public static string Unmet(PlacementSpec placement, IReadOnlyList<SliceOrder> orders, IEnumerable<int> unplaced, IReadOnlyCollection<string> workers)
+    /// <summary>
+    /// The one line of a placement that cannot be met: the cap, the slices, the workers seen, and the cause and cure. With fewer
+    /// of the hub's partitions (<paramref name="hubPartitions"/>, from the roster) than workers needed, the workers were up but a
+    /// handed-back slice could not reach them all, and no start delay helps.
+    /// </summary>
+    public static string Unmet(PlacementSpec placement, IReadOnlyList<SliceOrder> orders, IEnumerable<int> unplaced, IReadOnlyCollection<string> workers, int? hubPartitions = null)
     {
-        int n = placement.SlicesPerWorker, needed = (orders.Count + n - 1) / n;
+        int n = placement.SlicesPerWorker, needed = Needed(orders.Count, n);
         string seen = workers.Count == 0 ? "no worker" : $"{workers.Count} worker(s) ({string.Join(", ", workers)})";
-        // Enough workers were up: the slices were still being handed back between them when the start came.
-        string cure = workers.Count >= needed
-            ? "Cure: a longer startDelaySeconds: the workers could hold them, but each hand-back costs about a second (a worker's queue poll) " +
-              $"and the slices had not all reached a worker with room {LateStartWait.TotalSeconds:0} s after the start"
-            : $"Cure: start more workers (or Function App instances), raise placement.slicesPerWorker to {(orders.Count + Math.Max(1, workers.Count) - 1) / Math.Max(1, workers.Count)}, " +
-              "or give scale-out time with a longer startDelaySeconds";
         string at = orders[0].StartAtUtc.ToString("HH:mm:ss'Z'", CultureInfo.InvariantCulture);
         return
             $"{orders[0].Workload}: placement.slicesPerWorker {n} cannot be met: {orders.Count} slices need {needed} workers, and by the planned start " +
-            $"{at} {seen} had taken slices or were on the hub; slice(s) {Ranges(unplaced)} found no worker with room. " + cure;
+            $"{at} {seen} had taken slices or were on the hub; slice(s) {Ranges(unplaced)} found no worker with room. " + Cure(orders.Count, needed, workers.Count, hubPartitions);
     }
+
+    private static string Cure(int slices, int needed, int workers, int? hubPartitions)
+    {
+        if (workers >= needed && hubPartitions is { } partitions && partitions < needed)
+        {
+            // A handed-back slice reaches a worker through a partition it owns: beyond the hub's partitions a worker owns none.
+            string more = partitions < HubPartitions.Most ? $"a hub of {Math.Min(needed, HubPartitions.Most)} partitions or more (partitionCount, at most {HubPartitions.Most}: " +
+                "local shared hubs have 16; a Function App sets it in host.json's durableTask.storageProvider), or " : "";
+            return $"Cause: the hub has {partitions} control-queue partitions for {workers} workers, and a handed-back slice reaches a worker only through a " +
+                $"partition it owns, so {workers - partitions} worker(s) could take a slice only when their own queue poll came first. " +
+                $"Cure: {more}placement.slicesPerWorker {Needed(slices, partitions)}, so that {partitions} workers can hold them";
+        }
+        // Enough workers were up: the slices were still being handed back between them when the start came.
+        return workers >= needed
+            ? "Cure: a longer startDelaySeconds: the workers could hold them, but each hand-back costs about a second (a worker's queue poll) " +
+              $"and the slices had not all reached a worker with room {LateStartWait.TotalSeconds:0} s after the start"
+            : $"Cure: start more workers (or Function App instances), raise placement.slicesPerWorker to {Needed(slices, Math.Max(1, workers))}, " +
+              "or give scale-out time with a longer startDelaySeconds";
+    }
+
+    /// <summary>⌈<paramref name="slices"/> ÷ <paramref name="per"/>⌉.</summary>
+    private static int Needed(int slices, int per) => (slices + per - 1) / per;
 
     private static string Lifted(string workload, IEnumerable<int> slices, int? cap) =>
         $"{workload}: slice(s) {Ranges(slices)} found no worker with room under the even share ({cap} per worker) by the planned start and ran " +

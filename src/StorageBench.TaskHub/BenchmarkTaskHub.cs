@@ -45,7 +45,7 @@ public static class BenchmarkTaskHub
         TelemetryEmitter? telemetry = null, ILoggerFactory? loggers = null, Action<TaskRegistry>? configure = null, CancellationToken ct = default)
     {
         var logger = (loggers ?? Microsoft.Extensions.Logging.Abstractions.NullLoggerFactory.Instance).CreateLogger<WorkerRoster>();
-        var roster = new WorkerRoster(results, settings.HubName, settings.WorkerName, settings.MaxConcurrentActivities, TimeProvider.System, logger);
+        var roster = new WorkerRoster(results, settings.HubName, settings.WorkerName, settings.MaxConcurrentActivities, settings.PartitionCount, TimeProvider.System, logger);
         var activities = new BenchmarkActivities(targets, results, TimeProvider.System, telemetry, loggers: loggers, seats: new WorkerSeats(settings.WorkerName), roster: roster);
         var registry = Registry(activities, loggers?.CreateLogger<TaskRegistry>());
         configure?.Invoke(registry);

@@ -53,14 +53,18 @@ public sealed record TaskHubSettings
     public TimeSpan VisibilityTimeout { get; init; } = TimeSpan.FromSeconds(30);
 
     /// <summary>
-    /// Control queues (and partition leases) of the hub: Durable's default, 4, where several workers share a hub; 1 on a
-    /// run's own hub (<see cref="ForOneRun"/>), which one process works: each queue more is one more create, delete and
-    /// poll in the hub store on every short run, and spreads nothing.
+    /// Control queues (and partition leases) of the hub: <see cref="SharedHubPartitions"/> where several workers share it; 1 on
+    /// a run's own hub (<see cref="ForOneRun"/>), which one process works: each queue more is one more create, delete and poll
+    /// in the hub store on every short run, and spreads nothing.
     /// </summary>
     public int PartitionCount { get; init; } = SharedHubPartitions;
 
-    /// <summary>DurableTask.AzureStorage's default partition count, for hubs several workers share.</summary>
-    public const int SharedHubPartitions = 4;
+    /// <summary>
+    /// The partitions of a hub several workers share: the Azure Storage provider's most. A handed-back slice reaches a worker
+    /// through a partition that worker owns (docs/architecture.md, "Placement"), so a worker beyond the hub's partition count
+    /// owns none and is never offered one: on the provider's default of 4, 8 workers could not take 8 slices one each.
+    /// </summary>
+    public const int SharedHubPartitions = HubPartitions.Most;
 
     /// <summary>These settings for a run's own hub (<see cref="ForRun"/>): one partition.</summary>
     public TaskHubSettings ForOneRun() => this with { PartitionCount = 1 };

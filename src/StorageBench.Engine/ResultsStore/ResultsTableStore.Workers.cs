@@ -9,14 +9,14 @@ namespace StorageBench.Engine.ResultsStore;
 /// </summary>
 public sealed partial class ResultsTableStore
 {
-    private const string WorkerPrefix = "workers-", ActivityLimitColumn = "ActivityLimit", SeenColumn = "SeenUtc", NameColumn = "Worker";
+    private const string WorkerPrefix = "workers-", ActivityLimitColumn = "ActivityLimit", PartitionsColumn = "HubPartitions", SeenColumn = "SeenUtc", NameColumn = "Worker";
 
-    /// <summary>Writes (or refreshes) a worker's row: its name, its activity limit, and when it was last seen.</summary>
-    public async Task SaveWorkerAsync(string hub, string worker, int? activityLimit, DateTime seenUtc, CancellationToken ct)
+    /// <summary>Writes (or refreshes) a worker's row: its name, its activity limit, its hub's partition count, and when it was last seen.</summary>
+    public async Task SaveWorkerAsync(string hub, string worker, int? activityLimit, int? hubPartitions, DateTime seenUtc, CancellationToken ct)
     {
         var row = new TableEntity(WorkerPrefix + hub, WorkerKey(worker))
         {
-            [NameColumn] = worker, [ActivityLimitColumn] = activityLimit, [SeenColumn] = DateTime.SpecifyKind(seenUtc, DateTimeKind.Utc),
+            [NameColumn] = worker, [ActivityLimitColumn] = activityLimit, [PartitionsColumn] = hubPartitions, [SeenColumn] = DateTime.SpecifyKind(seenUtc, DateTimeKind.Utc),
         };
         // The quick pipeline, as the cancel poll's: a heartbeat answers within seconds or not at all, and it leaves the
         // bookkeeping pipeline (results, steps) to the runs.
@@ -33,9 +33,9 @@ public sealed partial class ResultsTableStore
     }
 
     /// <summary>The workers seen on the hub at or after <paramref name="sinceUtc"/>, by name.</summary>
-    public async Task<IReadOnlyList<(string Worker, int? ActivityLimit)>> WorkersAsync(string hub, DateTime sinceUtc, CancellationToken ct)
+    public async Task<IReadOnlyList<(string Worker, int? ActivityLimit, int? HubPartitions)>> WorkersAsync(string hub, DateTime sinceUtc, CancellationToken ct)
     {
-        var seen = new List<(string, int?)>();
+        var seen = new List<(string, int?, int?)>();
         try
         {
             string partition = WorkerPrefix + hub;
@@ -43,7 +43,7 @@ public sealed partial class ResultsTableStore
             await foreach (var r in _poll.Value.Tables.GetTableClient(signalsTable).QueryAsync<TableEntity>(
                 TableClient.CreateQueryFilter($"PartitionKey eq {partition} and SeenUtc ge {since}"), cancellationToken: ct).ConfigureAwait(false))
             {
-                seen.Add((r.GetString(NameColumn), r.GetInt32(ActivityLimitColumn)));
+                seen.Add((r.GetString(NameColumn), r.GetInt32(ActivityLimitColumn), r.GetInt32(PartitionsColumn)));
             }
         }
         catch (RequestFailedException ex) when (ex.Status == 404)

@@ -9,7 +9,7 @@ namespace StorageBench.Orchestration;
 /// <see cref="Beat"/>, removed when it stops. A step lists the workers seen within <see cref="Fresh"/> (a killed one drops
 /// off by then) to share its slices evenly among them when the spec gives no placement.
 /// </summary>
-public sealed class WorkerRoster(ResultsTableStore results, string hub, string worker, int? activityLimit, TimeProvider time, ILogger logger) : IAsyncDisposable
+public sealed class WorkerRoster(ResultsTableStore results, string hub, string worker, int? activityLimit, int? hubPartitions, TimeProvider time, ILogger logger) : IAsyncDisposable
 {
     public static readonly TimeSpan Beat = TimeSpan.FromSeconds(5), Fresh = TimeSpan.FromSeconds(20);
 
@@ -24,12 +24,12 @@ public sealed class WorkerRoster(ResultsTableStore results, string hub, string w
     }
 
     public async Task<IReadOnlyList<WorkerSeen>> ListAsync(CancellationToken ct) =>
-        [.. (await results.WorkersAsync(hub, time.GetUtcNow().UtcDateTime - Fresh, ct).ConfigureAwait(false)).Select(w => new WorkerSeen(w.Worker, w.ActivityLimit))];
+        [.. (await results.WorkersAsync(hub, time.GetUtcNow().UtcDateTime - Fresh, ct).ConfigureAwait(false)).Select(w => new WorkerSeen(w.Worker, w.ActivityLimit, w.HubPartitions))];
 
     private Task SaveAsync(CancellationToken ct) =>
         StorageCall.TryAsync("worker heartbeat", results.Policy.Quick, async t =>
         {
-            await results.SaveWorkerAsync(hub, worker, activityLimit, time.GetUtcNow().UtcDateTime, t).ConfigureAwait(false);
+            await results.SaveWorkerAsync(hub, worker, activityLimit, hubPartitions, time.GetUtcNow().UtcDateTime, t).ConfigureAwait(false);
             return true;
         }, ct, logger);
 

@@ -94,6 +94,26 @@ public class PlacementRuleTests
         });
 
     [Fact]
+    public void WorkersAHandedBackSliceCannotReachAreNamedAsTheCauseWithThePartitionsCureNeverTheStartDelay() =>
+        // Measured: 8 workers on a hub of 4 partitions, 8 slices one per worker; the line blamed startDelaySeconds.
+        Gen.Select(Gen.Int[2, 64], Gen.Int[1, 4], Gen.Int[1, HubPartitions.Most], Gen.Int[0, 8]).Sample((slices, n, partitions, extra) =>
+        {
+            int needed = (slices + n - 1) / n;
+            var workers = Enumerable.Range(0, needed + extra).Select(w => $"vm/{w}").ToList();
+            var orders = Enumerable.Range(0, slices).Select(i => new StorageBench.Engine.Workloads.SliceOrder("tableInsert", "run", "run-s0", i, DateTime.UnixEpoch, 0, default)).ToList();
+            string line = SlicePlacement.Unmet(new PlacementSpec { SlicesPerWorker = n }, orders, [0], workers, partitions);
+            if (partitions >= needed)
+            {
+                Assert.DoesNotContain("partitions", line);
+                return;
+            }
+            Assert.Contains($"Cause: the hub has {partitions} control-queue partitions for {workers.Count} workers", line);
+            Assert.Contains($"placement.slicesPerWorker {(slices + partitions - 1) / partitions}, so that {partitions} workers can hold them", line);
+            Assert.Equal(partitions < HubPartitions.Most, line.Contains("partitionCount", StringComparison.Ordinal));
+            Assert.DoesNotContain("startDelaySeconds", line);
+        });
+
+    [Fact]
     public void SliceIndexesAreNamedAsRuns() =>
         Assert.Equal("0-2, 5, 7-8", SlicePlacement.Ranges([8, 0, 1, 2, 5, 7]));
 }
