@@ -1,4 +1,3 @@
-using StorageBench.Engine.Workloads.TableRead;
 using System.Collections.Concurrent;
 using System.Globalization;
 using System.Text;

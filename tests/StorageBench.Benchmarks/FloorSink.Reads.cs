@@ -1,6 +1,5 @@
 using System.Buffers;
 using System.Buffers.Text;
-using StorageBench.Engine.Workloads;
 
 namespace StorageBench.Benchmarks;
 
