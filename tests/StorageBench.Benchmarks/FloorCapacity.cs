@@ -2,6 +2,7 @@ using System.Diagnostics;
 using System.Net;
 using System.Net.Sockets;
 using System.Text;
+using StorageBench.Engine.Workloads.TableRead;
 
 namespace StorageBench.Benchmarks;
 

@@ -1,3 +1,4 @@
+using StorageBench.Engine.Workloads.TableRead;
 using System.Collections.Concurrent;
 using System.Globalization;
 using System.Text;

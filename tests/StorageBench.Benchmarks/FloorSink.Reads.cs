@@ -1,5 +1,6 @@
 using System.Buffers;
 using System.Buffers.Text;
+using StorageBench.Engine.Workloads.TableRead;
 
 namespace StorageBench.Benchmarks;
 

@@ -3,4 +3,3 @@ global using StorageBench.Engine.Workloads.BlobDownload;
 global using StorageBench.Engine.Workloads.BlobUpload;
 global using StorageBench.Engine.Workloads.PageBlobUpload;
 global using StorageBench.Engine.Workloads.TableInsert;
-global using StorageBench.Engine.Workloads.TableRead;
