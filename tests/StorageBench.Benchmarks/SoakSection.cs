@@ -97,9 +97,15 @@ internal static partial class SoakSection
         md.AppendLine("| minute | resident set | GC heap | GC committed | malloc held | malloc in use |");
         md.AppendLine("|---:|---:|---:|---:|---:|---:|");
         int step = Math.Max(1, (int)Math.Round(minutes / 10));
+        // A run that ended early has no samples past its end: each sample is listed once.
+        var listed = new HashSet<DateTime>();
         for (int m = 0; m <= (int)(run.SliceSeconds / 60); m += step)
         {
             var s = inSlice.MinBy(x => Math.Abs((x.Utc - run.SliceStart).TotalSeconds - Math.Max(m, 1) * 60));
+            if (!listed.Add(s.Utc))
+            {
+                continue;
+            }
             md.AppendLine(string.Create(Inv, $"| {Minute(run, s)} | {MiB(s.ResidentBytes)} | {MiB(s.GcHeapBytes)} | {MiB(s.GcCommittedBytes)} | {MiB(s.MallocHeldBytes)} | {MiB(s.MallocInUseBytes)} |"));
         }
         return md.ToString();
