@@ -95,13 +95,6 @@ public sealed class AppendBlobUploadRoom : BlobWriteRoom<AppendBlobUploadSpec, A
         return CapacityPlanner.PlanBlobs(Instance, sustained, op, request, targets, prices,
             new("append blob uploads", appendMb, $"{appendMb:0.###} MB appends", a.ParallelBlobs, a.ParallelBlobs, $"{a.ParallelBlobs} Append Blocks", requestsPerHour,
                 prices.BlobWriteOperationsPer10k, target * 3600 / 1e3, 0),
-            (slices, duration) => op.Spec with
-            {
-                AppendBlobUpload = a with
-                {
-                    Slices = slices, DurationSeconds = duration, WarmupSeconds = a.WarmupSeconds < duration ? a.WarmupSeconds : 0, WarmupOperations = 0,
-                    BlobCount = Math.Max(a.BlobCount, slices),
-                },
-            });
+            (slices, duration) => op.Spec with { AppendBlobUpload = CapacityPlanner.ForDuration(a, duration) with { Slices = slices, BlobCount = Math.Max(a.BlobCount, slices) } });
     }
 }
