@@ -5,8 +5,6 @@ using System.Text.Json;
 using Azure.Data.Tables;
 using StorageBench.Engine;
 using StorageBench.Engine.Reports;
-using StorageBench.Engine.ResultsStore;
-using StorageBench.Engine.Statistics;
 using StorageBench.Engine.Workloads;
 
 namespace StorageBench.Cli;

@@ -13,25 +13,32 @@ namespace StorageBench.Engine.Workloads;
 /// its parts wrote are reported as sent for failed blobs. A fixed-duration slice starts no new blob once its time is up;
 /// canceling stops it: no new part is sent, an unfinished blob counts as failed.
 /// </summary>
+/// <typeparam name="TSpec">The room's section of the spec.</typeparam>
 /// <typeparam name="TBlob">A blob's handles on the driver the spec chose.</typeparam>
+/// <param name="partBytes">Bytes of a part (the last of a blob may be shorter): one buffer of them serves every part of every blob.</param>
 /// <param name="lean">The lean driver's requests, disposed with the writes; null on the SDK driver.</param>
-internal abstract class BlobWrites<TBlob>(long blobCount, long blobSizeBytes, int partBytes, int loops, int lanes, RetriedBlobRequests requests, IDisposable? lean)
+internal abstract class BlobWrites<TSpec, TBlob>(BlobSlicePlan<TSpec> plan, long blobSizeBytes, int partBytes, bool verifyContent, int loops, int lanes,
+    RetriedBlobRequests requests, IDisposable? lean)
     : SliceWork<int>, IDisposable
+    where TSpec : WorkloadSpec
 {
     private long _started, _done, _goodBytes, _failedBytes;
+
+    /// <summary>The room's section of the spec.</summary>
+    protected TSpec Spec => plan.Workload;
+
+    /// <summary>The content of every part: the driver allocates no payload per request.</summary>
+    protected byte[] Buffer { get; } = EntityPayload.RandomBytes((int)Math.Min(partBytes, blobSizeBytes));
 
     public override int Loops => loops;
 
     public override int Lanes => lanes;
 
-    public override long Count => blobCount;
+    public override long Count => plan.BlobCount;
 
     public override bool CountsApart => true;
 
     public override int NewLoop(int index) => index;
-
-    /// <summary>Parts per blob: the last one shorter when the size is not a multiple.</summary>
-    public static long PartsOf(long blobSizeBytes, int partBytes) => (blobSizeBytes + partBytes - 1) / partBytes;
 
     protected abstract TBlob BlobOf(string name);
 
@@ -58,7 +65,7 @@ internal abstract class BlobWrites<TBlob>(long blobCount, long blobSizeBytes, in
         {
             return;
         }
-        long parts = PartsOf(blobSizeBytes, partBytes), next = -1;
+        long parts = BlobWriteSlice.PartsOf(blobSizeBytes, partBytes), next = -1;
         long[] written = await Task.WhenAll(op.Lanes.Select((lane, l) => Task.Run(async () =>
         {
             // Bytes this lane wrote into this blob, or -1 - those when a part of it failed for good.
@@ -93,14 +100,10 @@ internal abstract class BlobWrites<TBlob>(long blobCount, long blobSizeBytes, in
         }
     }
 
-    /// <summary>The slice this is (blob names carry it).</summary>
-    protected abstract int SliceIndex { get; }
-
-    /// <summary>Whether the spec counts a fixed duration (then the planned blobs are those started).</summary>
-    protected abstract bool Timed { get; }
+    private int SliceIndex => plan.SliceIndex;
 
     /// <summary>MD5 (base64) of the content every blob was given; null unless verifyContent asks for it.</summary>
-    protected abstract string? ContentMd5 { get; }
+    private string? ContentMd5 => verifyContent ? EntityPayload.ContentMd5(Buffer, blobSizeBytes, partBytes) : null;
 
     /// <summary>
     /// Untimed, before the start barrier (as every room primes: <see cref="Priming"/>): a probe request, then on every loop and lane
@@ -108,8 +111,9 @@ internal abstract class BlobWrites<TBlob>(long blobCount, long blobSizeBytes, in
     /// <see cref="Priming.BlobBytes"/> at most through the measured driver, its priming end and a delete — the measured requests'
     /// code path and connections, warm, with nothing left behind. It stops when the start instant comes near. Returns what it sent, for the cost estimate.
     /// </summary>
-    public async Task<SliceRequests> PrimeAsync(BlobContainerClient container, ClientSettings client, DateTime startAtUtc, TimeProvider time, ILogger? logger)
+    public async Task<SliceRequests> PrimeAsync(BlobContainerClient container, TimeProvider time, ILogger? logger)
     {
+        var (client, startAtUtc) = (plan.Client, plan.StartAtUtc);
         var tally = new PrimingTally(logger, SliceIndex);
         await tally.Quietly(container.GetPropertiesAsync()).ConfigureAwait(false);
         int size = (int)Math.Min(Math.Min(partBytes, blobSizeBytes), Priming.BlobBytes);
@@ -145,7 +149,8 @@ internal abstract class BlobWrites<TBlob>(long blobCount, long blobSizeBytes, in
         Objects = _done,
         CommittedUnits = _goodBytes,
         ContentMd5 = ContentMd5,
-        Planned = Timed ? _started : blobCount,
+        // A fixed duration plans the blobs it started.
+        Planned = plan.Workload.DurationSeconds > 0 ? _started : plan.BlobCount,
         ObjectsFailed = _started - _done,
         FailedObjectUnits = _failedBytes,
     };
@@ -154,10 +159,13 @@ internal abstract class BlobWrites<TBlob>(long blobCount, long blobSizeBytes, in
 /// <summary>The slice every blob write room runs: its clients, its writes on the driver the spec chose, priming, then the engine's loop.</summary>
 internal static class BlobWriteSlice
 {
+    /// <summary>Parts per blob: the last one shorter when the size is not a multiple.</summary>
+    public static long PartsOf(long blobSizeBytes, int partBytes) => (blobSizeBytes + partBytes - 1) / partBytes;
+
     /// <param name="retries">How many more times a throttled or transiently failed request is sent.</param>
     /// <param name="writesOf">The room's writes, given the slice's clients, its container and its retried requests.</param>
     public static async Task<SliceResult> RunAsync<TSpec, TBlob>(Workload room, BlobSlicePlan<TSpec> plan, StorageTarget target, TimeProvider time, CancellationToken ct,
-        LiveSlice? live, ILogger? logger, int retries, BlockRetryDelays? retryDelays, Func<StorageClients, BlobContainerClient, RetriedBlobRequests, BlobWrites<TBlob>> writesOf)
+        LiveSlice? live, ILogger? logger, int retries, BlockRetryDelays? retryDelays, Func<StorageClients, BlobContainerClient, RetriedBlobRequests, BlobWrites<TSpec, TBlob>> writesOf)
         where TSpec : WorkloadSpec
     {
         logger ??= Microsoft.Extensions.Logging.Abstractions.NullLogger.Instance;
@@ -166,7 +174,7 @@ internal static class BlobWriteSlice
         var requests = new RetriedBlobRequests(retries, retryDelays ?? new BlockRetryDelays(),
             (failure, outcome, chosen) => logger.BlockRetryScheduled(failure, plan.SliceIndex, outcome, chosen.Retry, chosen.Wait.TotalMilliseconds, chosen.ServerDelay?.TotalMilliseconds));
         using var work = writesOf(clients, container, requests);
-        var priming = await work.PrimeAsync(container, plan.Client, plan.StartAtUtc, time, logger).ConfigureAwait(false);
+        var priming = await work.PrimeAsync(container, time, logger).ConfigureAwait(false);
         return await SliceLoop.RunAsync(new SliceStart(plan.StepId, room.Name, plan.SliceIndex, plan.TargetIndex, plan.StartAtUtc, plan.Workload, clients.Blobs.Uri), work,
             priming, () => clients.BlobWire.Sent, time, ct, live).ConfigureAwait(false);
     }

@@ -32,7 +32,7 @@ public sealed class AppendBlobUploadRoom : BlobWriteRoom<AppendBlobUploadSpec, A
         s => $"{s.AppendBlobUpload!.BlobSizeBytes:N0}-byte append blobs in {s.AppendBlobUpload.AppendSizeBytes:N0}-byte Append Blocks", "blobs in flight/slice", "blob write operations");
 
     /// <summary>Appends per blob: the last one shorter when the size is not a multiple.</summary>
-    public static long AppendsOf(AppendBlobUploadSpec s) => BlobWrites<int>.PartsOf(s.BlobSizeBytes, s.AppendSizeBytes);
+    public static long AppendsOf(AppendBlobUploadSpec s) => BlobWriteSlice.PartsOf(s.BlobSizeBytes, s.AppendSizeBytes);
 
     protected override void Validate(AppendBlobUploadSpec section, SpecChecks errors)
     {

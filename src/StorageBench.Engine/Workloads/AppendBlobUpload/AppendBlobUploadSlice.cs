@@ -4,7 +4,7 @@ using Azure.Storage.Blobs.Specialized;
 namespace StorageBench.Engine.Workloads.AppendBlobUpload;
 
 /// <summary>
-/// One appendBlobUpload slice on the engine's blob writer (<see cref="BlobWrites{TBlob}"/>): parallelBlobs loops, each
+/// One appendBlobUpload slice on the engine's blob writer (<see cref="BlobWrites{TSpec, TBlob}"/>): parallelBlobs loops, each
 /// creating its next blob and appending to it one Append Block at a time (an append blob grows in order). An append is
 /// never sent again: one whose answer was lost may have landed, and a second would append its bytes twice, so a failed
 /// append fails its blob (throttling is counted as such).
@@ -16,21 +16,15 @@ internal static class AppendBlobUploadSlice
         {
             var spec = plan.Workload;
             int loops = spec.DurationSeconds > 0 ? spec.ParallelBlobs : Math.Min(spec.ParallelBlobs, plan.BlobCount);
-            var buffer = EntityPayload.RandomBytes((int)Math.Min(spec.AppendSizeBytes, spec.BlobSizeBytes));
             // Null on the SDK driver (client.driver "sdk"): then the AppendBlobClient sends every request.
             var lean = plan.Client.Driver == ClientSettings.SdkDriver ? null : new LeanAppendBlocks(clients.Lean, clients.BlobWire, plan.ContainerName, loops);
-            return new Appends(plan, container, lean, buffer, loops, requests);
+            return new Appends(plan, container, lean, loops, requests);
         });
 
-    private sealed class Appends(BlobSlicePlan<AppendBlobUploadSpec> plan, BlobContainerClient container, LeanAppendBlocks? lean, byte[] buffer, int loops, RetriedBlobRequests requests)
-        : BlobWrites<(AppendBlobClient Sdk, LeanBlob? Lean)>(plan.BlobCount, plan.Workload.BlobSizeBytes, plan.Workload.AppendSizeBytes, loops, 1, requests, lean)
+    private sealed class Appends(BlobSlicePlan<AppendBlobUploadSpec> plan, BlobContainerClient container, LeanAppendBlocks? lean, int loops, RetriedBlobRequests requests)
+        : BlobWrites<AppendBlobUploadSpec, (AppendBlobClient Sdk, LeanBlob? Lean)>(plan, plan.Workload.BlobSizeBytes, plan.Workload.AppendSizeBytes, plan.Workload.VerifyContent,
+            loops, 1, requests, lean)
     {
-        protected override int SliceIndex => plan.SliceIndex;
-
-        protected override bool Timed => plan.Workload.DurationSeconds > 0;
-
-        protected override string? ContentMd5 => plan.Workload.VerifyContent ? EntityPayload.ContentMd5(buffer, plan.Workload.BlobSizeBytes, plan.Workload.AppendSizeBytes) : null;
-
         protected override (AppendBlobClient Sdk, LeanBlob? Lean) BlobOf(string name) => (container.GetAppendBlobClient(name), lean?.Blob(name));
 
         protected override BlobBaseClient SdkOf((AppendBlobClient Sdk, LeanBlob? Lean) blob) => blob.Sdk;
@@ -42,11 +36,11 @@ internal static class AppendBlobUploadSlice
         // A loop's blob is its own: the loop picks its lean request.
         protected override Task PartAsync(int loop, int lane, (AppendBlobClient Sdk, LeanBlob? Lean) blob, long part, long offset, int size) => lean is null
             ? AppendSdkAsync(blob.Sdk, size)
-            : lean.AppendAsync(loop, blob.Lean!, buffer, size);
+            : lean.AppendAsync(loop, blob.Lean!, Buffer, size);
 
         private async Task AppendSdkAsync(AppendBlobClient blob, int size)
         {
-            using var content = new MemoryStream(buffer, 0, size, writable: false);
+            using var content = new MemoryStream(Buffer, 0, size, writable: false);
             // Not canceled with the slice: a request in flight finishes (or times out) and is counted.
             await blob.AppendBlockAsync(content).ConfigureAwait(false);
         }

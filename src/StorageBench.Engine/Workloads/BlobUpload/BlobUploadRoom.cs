@@ -29,8 +29,7 @@ public sealed class BlobUploadRoom : BlobWriteRoom<BlobUploadSpec, VerifyBlobsIn
         BlobUploadSlice.RunAsync(plan, target, time, ct, live, logger);
 
     protected override VerifyBlobsInput VerifyOrderOf(BlobUploadSpec section, StepPlan stepPlan, IReadOnlyList<SliceResult> slices) =>
-        new(stepPlan.TargetName, Attempts(slices), slices.Sum(s => s.Objects), section.BlobSizeBytes,
-            section.VerifyContent ? ContentByAttempt(slices) : null);
+        BlobsToVerify(section, stepPlan, slices, section.VerifyContent);
 
     protected override Task<VerificationResult> VerifyAsync(VerifyBlobsInput order, IReadOnlyList<StorageTarget> targets, CancellationToken ct) =>
         BlobUploadGroundTruth.VerifyBlobsAsync(targets, order.ContainerName, order.AcceptedAttempts, order.ReportedBlobs, order.BlobSizeBytes, order.ContentMd5ByAttempt, ct);
@@ -106,6 +105,3 @@ public sealed class BlobUploadRoom : BlobWriteRoom<BlobUploadSpec, VerifyBlobsIn
         }
     }
 }
-
-/// <param name="ContentMd5ByAttempt">Null: check counts and lengths only. Otherwise each accepted attempt's content MD5, and every blob is read back.</param>
-public sealed record VerifyBlobsInput(string ContainerName, string[] AcceptedAttempts, long ReportedBlobs, long BlobSizeBytes, Dictionary<string, string>? ContentMd5ByAttempt);

@@ -27,32 +27,25 @@ public static class BlobUploadSlice
             var spec = plan.Workload;
             int blockCount = BlockCount(spec.BlobSizeBytes, spec.BlockSizeBytes);
             int lanes = Math.Min(spec.ParallelBlocks, blockCount);
-            // One buffer serves every block of every blob: the driver allocates no payload per request.
-            var block = EntityPayload.RandomBytes((int)Math.Min(spec.BlockSizeBytes, spec.BlobSizeBytes));
             var blockIds = BlockIds(blockCount);
             // Null on the SDK driver (client.driver "sdk"): then the BlockBlobClient sends every request.
             var lean = plan.Client.Driver == ClientSettings.SdkDriver ? null : new LeanBlockUploads(clients.Lean, clients.BlobWire, plan.ContainerName, blockIds, lanes);
-            return new BlockWrites(plan, container, lean, block, blockIds, lanes, requests);
+            return new BlockWrites(plan, container, lean, blockIds, lanes, requests);
         });
 
     /// <summary>A block blob: Put Block ×N in parallel lanes, then Put Block List. Its primer commits its one block through the SDK before the delete.</summary>
-    private sealed class BlockWrites(BlobSlicePlan<BlobUploadSpec> plan, BlobContainerClient container, LeanBlockUploads? lean, byte[] block, string[] blockIds, int lanes,
+    private sealed class BlockWrites(BlobSlicePlan<BlobUploadSpec> plan, BlobContainerClient container, LeanBlockUploads? lean, string[] blockIds, int lanes,
         RetriedBlobRequests requests)
-        : BlobWrites<(BlockBlobClient Sdk, LeanBlob? Lean)>(plan.BlobCount, plan.Workload.BlobSizeBytes, plan.Workload.BlockSizeBytes, 1, lanes, requests, lean)
+        : BlobWrites<BlobUploadSpec, (BlockBlobClient Sdk, LeanBlob? Lean)>(plan, plan.Workload.BlobSizeBytes, plan.Workload.BlockSizeBytes, plan.Workload.VerifyContent, 1, lanes,
+            requests, lean)
     {
-        protected override int SliceIndex => plan.SliceIndex;
-
-        protected override bool Timed => plan.Workload.DurationSeconds > 0;
-
-        protected override string? ContentMd5 => plan.Workload.VerifyContent ? EntityPayload.ContentMd5(block, plan.Workload.BlobSizeBytes, plan.Workload.BlockSizeBytes) : null;
-
         protected override (BlockBlobClient Sdk, LeanBlob? Lean) BlobOf(string name) => (container.GetBlockBlobClient(name), lean?.Blob(name));
 
         protected override BlobBaseClient SdkOf((BlockBlobClient Sdk, LeanBlob? Lean) blob) => blob.Sdk;
 
         protected override Task PartAsync(int loop, int lane, (BlockBlobClient Sdk, LeanBlob? Lean) blob, long part, long offset, int size) => lean is null
-            ? StageBlockAsync(blob.Sdk, blockIds[part], block, size)
-            : lean.StageBlockAsync(lane, blob.Lean!, (int)part, block, size);
+            ? StageBlockAsync(blob.Sdk, blockIds[part], Buffer, size)
+            : lean.StageBlockAsync(lane, blob.Lean!, (int)part, Buffer, size);
 
         protected override Func<Task> Last(int loop, (BlockBlobClient Sdk, LeanBlob? Lean) blob) => lean is null
             ? () => blob.Sdk.CommitBlockListAsync(new ArraySegment<string>(blockIds, 0, blockIds.Length))

@@ -23,41 +23,34 @@ public static class PageBlobUploadSlice
         {
             var spec = plan.Workload;
             int lanes = (int)Math.Min(spec.ParallelRanges, RangeCount(spec.BlobSizeBytes, spec.PageRangeBytes));
-            // One buffer serves every range of every blob: the driver allocates no payload per request.
-            var page = EntityPayload.RandomBytes((int)Math.Min(spec.PageRangeBytes, spec.BlobSizeBytes));
             // Null on the SDK driver (client.driver "sdk"): then the PageBlobClient sends every request.
             var lean = plan.Client.Driver == ClientSettings.SdkDriver ? null : new LeanPageUploads(clients.Lean, clients.BlobWire, plan.ContainerName, spec.BlobSizeBytes, lanes);
-            return new PageWrites(plan, container, lean, page, lanes, requests);
+            return new PageWrites(plan, container, lean, lanes, requests);
         });
 
     /// <summary>
     /// A page blob: created at its full size, then Put Page of its ranges in parallel lanes. A primer's blob is as large as the
     /// measured ones (its create is the same request); only its first pages are written.
     /// </summary>
-    private sealed class PageWrites(BlobSlicePlan<PageBlobUploadSpec> plan, BlobContainerClient container, LeanPageUploads? lean, byte[] page, int lanes, RetriedBlobRequests requests)
-        : BlobWrites<(PageBlobClient Sdk, LeanBlob? Lean)>(plan.BlobCount, plan.Workload.BlobSizeBytes, plan.Workload.PageRangeBytes, 1, lanes, requests, lean)
+    private sealed class PageWrites(BlobSlicePlan<PageBlobUploadSpec> plan, BlobContainerClient container, LeanPageUploads? lean, int lanes, RetriedBlobRequests requests)
+        : BlobWrites<PageBlobUploadSpec, (PageBlobClient Sdk, LeanBlob? Lean)>(plan, plan.Workload.BlobSizeBytes, plan.Workload.PageRangeBytes, plan.Workload.VerifyContent, 1, lanes,
+            requests, lean)
     {
-        protected override int SliceIndex => plan.SliceIndex;
-
-        protected override bool Timed => plan.Workload.DurationSeconds > 0;
-
-        protected override string? ContentMd5 => plan.Workload.VerifyContent ? EntityPayload.ContentMd5(page, plan.Workload.BlobSizeBytes, plan.Workload.PageRangeBytes) : null;
-
         protected override (PageBlobClient Sdk, LeanBlob? Lean) BlobOf(string name) => (container.GetPageBlobClient(name), lean?.Blob(name));
 
         protected override BlobBaseClient SdkOf((PageBlobClient Sdk, LeanBlob? Lean) blob) => blob.Sdk;
 
         protected override Func<Task> First(int loop, (PageBlobClient Sdk, LeanBlob? Lean) blob) => lean is null
-            ? () => blob.Sdk.CreateAsync(plan.Workload.BlobSizeBytes)
+            ? () => blob.Sdk.CreateAsync(Spec.BlobSizeBytes)
             : () => lean.CreateAsync(loop, blob.Lean!);
 
         protected override Task PartAsync(int loop, int lane, (PageBlobClient Sdk, LeanBlob? Lean) blob, long part, long offset, int size) => lean is null
-            ? UploadPagesAsync(blob.Sdk, page, offset, size)
-            : lean.UploadPagesAsync(lane, blob.Lean!, offset, page, size);
+            ? UploadPagesAsync(blob.Sdk, Buffer, offset, size)
+            : lean.UploadPagesAsync(lane, blob.Lean!, offset, Buffer, size);
     }
 
     /// <summary>Put Pages per blob: ranges of <paramref name="pageRangeBytes"/>, the last one shorter when the size is not a multiple.</summary>
-    public static long RangeCount(long blobSizeBytes, int pageRangeBytes) => BlobWrites<int>.PartsOf(blobSizeBytes, pageRangeBytes);
+    public static long RangeCount(long blobSizeBytes, int pageRangeBytes) => BlobWriteSlice.PartsOf(blobSizeBytes, pageRangeBytes);
 
     private static async Task UploadPagesAsync(PageBlobClient blob, byte[] page, long offset, int size)
     {
