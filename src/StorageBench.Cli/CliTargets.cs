@@ -157,8 +157,8 @@ public static class CliTargets
     public static ResultsTableStore ResultsStore(ControlPlane plane) => new(plane.Results);
 
     /// <summary>--task-hub: the Durable task hub (queues, History and Instances tables, leases) in the control plane's store.</summary>
-    /// <param name="defaultName">Null: the command picks (run: a hub of the run's own).</param>
-    public static Option<string?> TaskHubOption(string description, string? defaultName = TaskHubSettings.DefaultHubName)
+    /// <remarks>No default value: the command picks (run: a hub of the run's own; otherwise the targets' shared hub, <see cref="TaskHubSettings.SharedHubFor"/>).</remarks>
+    public static Option<string?> TaskHubOption(string description)
     {
         var option = new Option<string?>("--task-hub")
         {
@@ -166,10 +166,6 @@ public static class CliTargets
             HelpName = "NAME",
             Validators = { r => { if (r.GetValueOrDefault<string?>() is { } name && !TaskHubSettings.IsValidHubName(name)) { r.AddError($"--task-hub: \"{name}\" {TaskHubSettings.HubNameRule}"); } } },
         };
-        if (defaultName is not null)
-        {
-            option.DefaultValueFactory = _ => defaultName;
-        }
         return option;
     }
 

@@ -38,9 +38,9 @@ public static partial class RunCommand
         using ILoggerFactory loggers = Loggers(options, stderr);
         return await CliTargets.WithTargetsAsync(options.ConnectionString, options.HubConnectionString, human, stderr, async (targets, plane) =>
         {
-            // The run's own hub, unless --task-hub names one; a run started with --external-workers (or by serve) is on the default hub.
+            // The run's own hub, unless --task-hub names one; a run started with --external-workers (or by serve) is on its account's shared hub.
             string hubName = options.TaskHub
-                ?? (await LocalTaskHub.ExistsAsync(plane.Store, TaskHubSettings.ForRun(runId), ct).ConfigureAwait(false) ? TaskHubSettings.ForRun(runId) : TaskHubSettings.DefaultHubName);
+                ?? (await LocalTaskHub.ExistsAsync(plane.Store, TaskHubSettings.ForRun(runId), ct).ConfigureAwait(false) ? TaskHubSettings.ForRun(runId) : TaskHubSettings.SharedHubFor(targets));
             using var telemetry = CliTargets.Telemetry();
             using var results = CliTargets.ResultsStore(plane);
             bool ownHub = hubName == TaskHubSettings.ForRun(runId);

@@ -20,10 +20,11 @@ public sealed record RunOptions(string? Spec, string? Out, string? ConnectionStr
     string? ConnectionStringFile = null)
 {
     /// <summary>
-    /// The hub a run goes through: --task-hub, else with --external-workers the shared default (the workers must find it
-    /// before the run exists), else the run's own (<see cref="TaskHubSettings.ForRun"/>), deleted when the run has ended.
+    /// The hub a run goes through: --task-hub, else with --external-workers its accounts' shared hub (the workers must find
+    /// it before the run exists), else the run's own (<see cref="TaskHubSettings.ForRun"/>), deleted when the run has ended.
     /// </summary>
-    public string HubFor(string runId) => TaskHub ?? (ExternalWorkers ? TaskHubSettings.DefaultHubName : TaskHubSettings.ForRun(runId));
+    public string HubFor(string runId, IReadOnlyList<StorageTarget> targets) =>
+        TaskHub ?? (ExternalWorkers ? TaskHubSettings.SharedHubFor(targets) : TaskHubSettings.ForRun(runId));
 }
 
 /// <summary>`storagebench run`: validate the spec, start Azurite (unless given a target), run on the task hub (this process its worker), report.</summary>
@@ -45,7 +46,7 @@ public static partial class RunCommand
                 "against the scenario's trailing runs in the results table and store the verdict on its row; exit 1 regressed, 3 could not judge (too few earlier runs, too short a run)",
         };
         var taskHub = CliTargets.TaskHubOption("Durable task hub the run goes through, in the control plane's store (default: a hub of the run's own, " +
-            $"deleted when it has ended; with --external-workers {TaskHubSettings.DefaultHubName}, the workers' and the Function App's default)", defaultName: null);
+            "deleted when it has ended; with --external-workers the account's shared hub, where its `storagebench worker`s serve)");
         var hubConnectionString = CliTargets.HubConnectionStringOption();
         var resume = new Option<string?>("--resume")
         {
@@ -194,7 +195,7 @@ public static partial class RunCommand
         using var results = CliTargets.ResultsStore(plane);
         var startedUtc = DateTime.UtcNow;
         string runId = Engine.Planning.Planner.NewRunId(startedUtc);
-        string hubName = options.HubFor(runId);
+        string hubName = options.HubFor(runId, targets);
         if (options.ConnectionStringFile is { } targetFile)
         {
             RunTargetFiles.Remember(runId, targetFile);

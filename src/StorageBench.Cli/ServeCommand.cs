@@ -18,17 +18,17 @@ public static class ServeCommand
         };
         var connectionString = CliTargets.ConnectionStringOption("storage account the runs go to (default: the STORAGEBENCH_TARGET_* settings if set, else Azurite started on loopback)");
         var prices = CliTargets.PricesOption();
-        var taskHub = CliTargets.TaskHubOption("Durable task hub the API's runs go through, in the control plane's store (the default is the Function App's too)");
+        var taskHub = CliTargets.TaskHubOption("Durable task hub the API's runs go through, in the control plane's store (default: the target account's shared hub, where its `storagebench worker`s serve)");
         var hubConnectionString = CliTargets.HubConnectionStringOption();
         var command = new Command("serve", "The runs API and the dashboard (at /) on 127.0.0.1: POST /api/runs with a spec, GET /api/runs/{id}, " +
             "POST /api/runs/{id}/cancel, GET /api/runs?scenario=S&last=N, GET /api/runs/{id}/report, GET /api/compare?baseline=ID&candidate=ID. Ctrl+C asks the runs it started to stop, waits for them, then stops.") { port, connectionString, prices, taskHub, hubConnectionString };
-        command.SetAction((r, ct) => RunAsync(r.GetValue(port), r.GetValue(connectionString), r.GetValue(prices), cli.Stdout, cli.Stderr, ct, r.GetValue(taskHub)!,
+        command.SetAction((r, ct) => RunAsync(r.GetValue(port), r.GetValue(connectionString), r.GetValue(prices), cli.Stdout, cli.Stderr, ct, r.GetValue(taskHub),
             r.GetValue(hubConnectionString)));
         return command;
     }
 
     public static async Task<int> RunAsync(int port, string? connectionString, string? pricesFile, TextWriter stdout, TextWriter stderr, CancellationToken ct,
-        string taskHub = TaskHubSettings.DefaultHubName, string? hubConnectionString = null)
+        string? taskHub = null, string? hubConnectionString = null)
     {
         // Checked again when the server binds it (another program may take it meanwhile), but first, before Azurite or the hub store start.
         LoopbackServer.EnsureFree(port);
@@ -43,7 +43,7 @@ public static class ServeCommand
         {
             using var telemetry = CliTargets.Telemetry();
             using var results = CliTargets.ResultsStore(plane);
-            await using var hub = await CliTargets.StartHubAsync(targets, plane, results, taskHub, telemetry, null, ct).ConfigureAwait(false);
+            await using var hub = await CliTargets.StartHubAsync(targets, plane, results, taskHub ?? TaskHubSettings.SharedHubFor(targets), telemetry, null, ct).ConfigureAwait(false);
             var api = new RunsApi(hub, results, new TargetCleaner(targets), TimeProvider.System, "local-api", prices);
             await using var server = await LocalApiServer.StartAsync(api, port, ct).ConfigureAwait(false);
             await stdout.WriteLineAsync($"""

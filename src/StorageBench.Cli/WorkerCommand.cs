@@ -15,7 +15,7 @@ public static class WorkerCommand
     public static Command Create(CliContext cli)
     {
         var connectionString = CliTargets.ConnectionStringOption("the account the slices write to (default: the STORAGEBENCH_TARGET_* settings); required");
-        var taskHub = CliTargets.TaskHubOption("Durable task hub to serve, in the control plane's store (the default is where `run --external-workers` and serve start runs)");
+        var taskHub = CliTargets.TaskHubOption("Durable task hub to serve, in the control plane's store (default: the account's shared hub, where `run --external-workers` and serve start its runs)");
         var hubConnectionString = CliTargets.HubConnectionStringOption();
         var maxActivities = new Option<int?>("--max-activities")
         {
@@ -29,11 +29,11 @@ public static class WorkerCommand
         {
             connectionString, taskHub, hubConnectionString, maxActivities,
         };
-        command.SetAction((r, ct) => RunAsync(r.GetValue(connectionString), r.GetValue(taskHub)!, r.GetValue(maxActivities), cli.Stdout, cli.Stderr, ct, r.GetValue(hubConnectionString)));
+        command.SetAction((r, ct) => RunAsync(r.GetValue(connectionString), r.GetValue(taskHub), r.GetValue(maxActivities), cli.Stdout, cli.Stderr, ct, r.GetValue(hubConnectionString)));
         return command;
     }
 
-    public static async Task<int> RunAsync(string? connectionString, string taskHub, int? maxActivities, TextWriter stdout, TextWriter stderr, CancellationToken ct,
+    public static async Task<int> RunAsync(string? connectionString, string? taskHub, int? maxActivities, TextWriter stdout, TextWriter stderr, CancellationToken ct,
         string? hubConnectionString = null)
     {
         if (CliTargets.GivenTargets(connectionString, out var bad) is not { Count: > 0 })
@@ -47,7 +47,7 @@ public static class WorkerCommand
             InterruptNotice.WorkerStarted();
             using var telemetry = CliTargets.Telemetry();
             using var results = CliTargets.ResultsStore(plane);
-            await ServeHubAsync(targets, plane, results, taskHub, maxActivities, telemetry, stdout, ct).ConfigureAwait(false);
+            await ServeHubAsync(targets, plane, results, taskHub ?? TaskHub.TaskHubSettings.SharedHubFor(targets), maxActivities, telemetry, stdout, ct).ConfigureAwait(false);
             return 0;
         }, ct).ConfigureAwait(false);
     }

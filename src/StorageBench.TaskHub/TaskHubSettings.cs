@@ -1,5 +1,6 @@
 using Microsoft.Extensions.Logging;
 using StorageBench.Engine.Spec;
+using StorageBench.Engine.Targets;
 using StorageBench.Orchestration;
 
 namespace StorageBench.TaskHub;
@@ -10,8 +11,19 @@ namespace StorageBench.TaskHub;
 /// </summary>
 public sealed record TaskHubSettings
 {
-    /// <summary>The default task hub: the Function App's too (host.json's hubName), so runs started by either share one name.</summary>
+    /// <summary>The Function App's task hub (host.json's hubName); a local shared hub is this name and its accounts' (<see cref="SharedHubFor"/>).</summary>
     public const string DefaultHubName = "StorageBench";
+
+    /// <summary>
+    /// The shared hub of the accounts under test, where `serve`, `worker` and `run --external-workers` meet unless --task-hub
+    /// names one: named from the accounts (never their keys). A worker writes to the accounts it was given, so on a hub
+    /// two targets shared, a slice of a run against one was taken by the other's worker and written into its account.
+    /// </summary>
+    public static string SharedHubFor(IEnumerable<StorageTarget> targets)
+    {
+        byte[] hash = System.Security.Cryptography.SHA256.HashData(System.Text.Encoding.UTF8.GetBytes(string.Join('\n', targets.Select(t => t.Identity))));
+        return DefaultHubName + Convert.ToHexStringLower(hash.AsSpan(0, 5));
+    }
 
     /// <summary>Durable's rule for hub names: 3 to 45 letters and digits, starting with a letter.</summary>
     public const string HubNameRule = "must be 3 to 45 letters and digits, starting with a letter";

@@ -67,6 +67,14 @@ public sealed partial record StorageTarget(string? ConnectionString, Uri? TableE
         return $"{user} needs a {name} endpoint, but {setting} is not set ({Setting} is): set {setting}, one endpoint per account in the same order, or {otherwise}";
     }
 
+    /// <summary>
+    /// Which account and endpoints this is, without its secrets (a rotated key is the same account): the parts of its
+    /// connection string, keys hidden, in one order; or its endpoints.
+    /// </summary>
+    public string Identity => ConnectionString is { } cs
+        ? string.Join(';', Redact(cs).Split(';', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries).Select(p => p.ToLowerInvariant()).Order(StringComparer.Ordinal))
+        : $"tableendpoint={TableEndpoint};blobendpoint={BlobEndpoint}".ToLowerInvariant();
+
     /// <summary>Table and blob clients for the services the target has (<see cref="Has"/>).</summary>
     /// <param name="sideRequests">Also counts every request these clients send, SDK retries included: the calls outside the measured path count on it.</param>
     public StorageClients CreateClients(ClientSettings settings, WireCounter? sideRequests = null) => new(this, settings, sideRequests);
