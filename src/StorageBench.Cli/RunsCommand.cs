@@ -82,7 +82,7 @@ public static class RunsCommand
                 return Num(c.LatencyP99Ms, "0.0") is { Length: > 0 } p99 ? p99 + mark : "";
             }
             string verified = string.Join(" ", kinds.Select(k => WorkloadColumns.Of(k).Verified).Where(r.ContainsKey).Select(c => r.GetBoolean(c) == true ? "yes" : "NO"));
-            string Rate(WorkloadKind k) => r.TryGetValue(WorkloadColumns.Of(k).Rate, out var v) && v is double rate ? k.RowRateText(rate) : "";
+            string Rate(WorkloadKind k) => r.TryGetValue(WorkloadColumns.Of(k).RateColumn(), out var v) && v is double rate ? k.RowRateText(rate) : "";
             string figures = string.Concat(kinds.Select(k => $" {Rate(k)} | {P99(WorkloadColumns.Of(k))} |"));
             b.AppendLine(CultureInfo.InvariantCulture,
                 $"| {r.PartitionKey} | {r.GetString("RunId")} | {Num("StepValue", "0.##")} | {r.GetDateTimeOffset("StartedUtc")?.UtcDateTime:u} | {r.GetString("Status")} |{figures} {verified} |");
