@@ -49,10 +49,7 @@ public sealed class AppendBlobUploadRoom : BlobWriteRoom<AppendBlobUploadSpec, A
         errors.Range(p + "parallelBlobs", section.ParallelBlobs, 1, 1_024);
         errors.Range(p + "slices", section.Slices, 1, ServiceLimits.MaxSlices);
         errors.RunLength(section, p);
-        if (section.Slices > section.BlobCount && section.BlobCount >= 1)
-        {
-            errors.Add(new(p + "slices", Num(section.Slices), $"exceeds blobCount {Num(section.BlobCount)}: every slice needs at least one blob"));
-        }
+        errors.SlicesShare(p, section.Slices, "blobCount", section.BlobCount, "blob");
         long fewest = section.BlobCount / Math.Max(1, section.Slices) * AppendsOf(section with { AppendSizeBytes = Math.Max(1, section.AppendSizeBytes) });
         if (errors.Count == before && section.DurationSeconds == 0 && section.WarmupOperations >= fewest)
         {

@@ -88,10 +88,7 @@ public sealed class BlobUploadRoom : BlobWriteRoom<BlobUploadSpec, VerifyBlobsIn
         errors.Range(p + "blockRetries", b.BlockRetries, 0, 10);
         errors.Range(p + "slices", b.Slices, 1, ServiceLimits.MaxSlices);
         errors.RunLength(b, p);
-        if (b.Slices > b.BlobCount && b.BlobCount >= 1)
-        {
-            errors.Add(new(p + "slices", Num(b.Slices), $"exceeds blobCount {Num(b.BlobCount)}: every slice needs at least one blob"));
-        }
+        errors.SlicesShare(p, b.Slices, "blobCount", b.BlobCount, "blob");
         if (errors.Count == before && b.DurationSeconds == 0)
         {
             // warmupOperations counts Put Blocks; the smallest slice has the last share of the blobs.

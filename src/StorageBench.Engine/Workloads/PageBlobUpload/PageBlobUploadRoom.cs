@@ -34,10 +34,7 @@ public sealed class PageBlobUploadRoom : BlobWriteRoom<PageBlobUploadSpec, Verif
         errors.Range(p + "retries", section.Retries, 0, 10);
         errors.Range(p + "slices", section.Slices, 1, ServiceLimits.MaxSlices);
         errors.RunLength(section, p);
-        if (section.Slices > section.BlobCount && section.BlobCount >= 1)
-        {
-            errors.Add(new(p + "slices", Num(section.Slices), $"exceeds blobCount {Num(section.BlobCount)}: every slice needs at least one blob"));
-        }
+        errors.SlicesShare(p, section.Slices, "blobCount", section.BlobCount, "blob");
         if (errors.Count == before && section.DurationSeconds == 0)
         {
             // warmupOperations counts Put Pages; the smallest slice has the last share of the blobs.
