@@ -13,6 +13,9 @@
 #   ./scripts/benchmark.sh --soak [MINUTES] [--sample-seconds N]
 #                          (section 11 alone: one steady run of MINUTES, default 30, against the floor server, the CLI's
 #                           resident set and GC heap sampled every N s, default 10; all samples in out/soak/)
+#   ./scripts/benchmark.sh --segment-history
+#                          (section 12 alone: replay time and history size of 16 segmented slices at 6 and 60 segments
+#                           a slice, on the real engine and Azurite in the benchmark's own process)
 #   --fuzz-minutes N   first fuzz the input surface (specs, command line, API body: tests/.../InputFuzzTests.cs) for
 #                      N minutes, default 10 on a plain run (0: skip); a single-section run fuzzes only when given this
 #   --fuzz-only        the fuzzing alone; figures (cases tried, unhandled exceptions) in out/fuzz/report.txt
@@ -30,6 +33,7 @@ while [ $# -gt 0 ]; do
     --read-peers) mode="read-peers"; shift ;;
     --download-peers) mode="download-peers"; shift ;;
     --engine-only) mode="engine"; shift ;;
+    --segment-history) mode="segment-history"; shift ;;
     --soak) mode="soak"; shift
             if [ $# -gt 0 ] && [[ "$1" =~ ^[0-9]+$ ]]; then
               [ "$1" -ge 2 ] || { echo "error: --soak: \"$1\" must be at least 2 minutes (minute 1 is the baseline)" >&2; exit 2; }
@@ -37,7 +41,7 @@ while [ $# -gt 0 ]; do
             fi ;;
     --sample-seconds) [[ "${2:-}" =~ ^[0-9]+$ ]] && [ "${2}" -ge 1 ] || { echo "error: --sample-seconds: \"${2:-}\" must be a whole number of seconds, at least 1" >&2; exit 2; }
                       sample_seconds="$2"; shift 2 ;;
-    *) [[ "$1" =~ ^[0-9]+$ ]] || { echo "error: \"$1\" is not an option (--driver-only, --blob-peers, --read-peers, --download-peers, --engine-only, --soak [MINUTES], --sample-seconds N, --fuzz-minutes N, --fuzz-only) or seconds per run" >&2; exit 2; }
+    *) [[ "$1" =~ ^[0-9]+$ ]] || { echo "error: \"$1\" is not an option (--driver-only, --blob-peers, --read-peers, --download-peers, --engine-only, --segment-history, --soak [MINUTES], --sample-seconds N, --fuzz-minutes N, --fuzz-only) or seconds per run" >&2; exit 2; }
        seconds="$1"; shift ;;
   esac
 done
@@ -66,6 +70,11 @@ if [ "$mode" = "fuzz" ]; then
   exit 0
 fi
 "$root/scripts/install.sh"
+# Section 12 runs the engine in its own process on its own Azurite: no CLI, none of the tools below.
+if [ "$mode" = "segment-history" ]; then
+  if ! build_log=$(dotnet build "$root/tests/StorageBench.Benchmarks/StorageBench.Benchmarks.csproj" -c Release --nologo -v quiet 2>&1); then echo "$build_log" >&2; exit 1; fi
+  exec dotnet "$root/tests/StorageBench.Benchmarks/bin/Release/net10.0/StorageBench.Benchmarks.dll" segment-history "$root/BENCHMARKS.md"
+fi
 # The soak needs only the CLI, the floor server and the hub store's Azurite: none of the tools below.
 if [ "$mode" = "soak" ]; then
   cli=$("$root/scripts/build-cli.sh")

@@ -4,7 +4,11 @@ using Microsoft.Azure.Functions.Worker.Builder;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
 using StorageBench.Engine;
+using StorageBench.Engine.Measurement;
 using StorageBench.Functions;
+
+// A worker that runs slices for hours keeps its native heap flat, as the CLI's does (NativeHeap says why).
+NativeHeap.Configure();
 
 var builder = FunctionsApplication.CreateBuilder(args);
 builder.ConfigureFunctionsWebApplication();

@@ -36,7 +36,7 @@ public static class SegmentedSlice
                 context.ContinueAsNew(input with { Order = order, Next = index, SoFar = soFar });
                 return null!;
             }
-            var segment = plan.Segment(index, soFar?.Continuation);
+            var segment = plan.Segment(index, soFar?.Continuation) with { Before = LiveCounts.Of(soFar) };
             var call = order with { Segment = segment, SegmentsSoFar = segment.IsLast ? soFar : null };
             var outcome = await (handedBack ? HandedBackSlice.CallAsync(context, call) : ActivityList.RunSlice.CallAsync(context, call));
             if (outcome.Refused is not null)

@@ -6,7 +6,6 @@ using StorageBench.Engine.ResultsStore;
 using StorageBench.Engine.Spec;
 using StorageBench.Engine.Statistics;
 using StorageBench.Engine.Targets;
-using StorageBench.Engine.Workloads.TableInsert;
 using StorageBench.Orchestration;
 using StorageBench.TaskHub;
 

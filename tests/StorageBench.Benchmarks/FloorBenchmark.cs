@@ -4,6 +4,7 @@ using StorageBench.Engine.Planning;
 using StorageBench.Engine.Spec;
 using StorageBench.Engine.Targets;
 using StorageBench.Engine.Workloads;
+using StorageBench.Engine.Workloads.TableRead;
 
 namespace StorageBench.Benchmarks;
 

@@ -2,6 +2,7 @@ using System.Diagnostics;
 using System.Net;
 using System.Net.Sockets;
 using System.Text;
+using StorageBench.Engine.Workloads.TableRead;
 
 namespace StorageBench.Benchmarks;
 
@@ -27,7 +28,7 @@ public static class FloorCapacity
         await using var capture = await FloorServer.StartAsync(capture: true);
         if (floorCase.Spec.TableRead is { } read)
         {
-            capture.Seeded = new Engine.Workloads.SeededEntities(read);
+            capture.Seeded = new SeededEntities(read);
         }
         // Enough entities that every partition gets a full batch.
         var spec = floorCase.With(Engine.Spec.ClientSettings.LeanDriver, floorCase.Spec.TableInsert is { } t ? 2L * t.BatchSize * t.PartitionCount : 1);
@@ -52,7 +53,7 @@ public static class FloorCapacity
         head.Append("\r\n");
         double units = true switch
         {
-            _ when spec.TableRead is { } r => r.Operation == Engine.Spec.TableReadSpec.Query ? Math.Min(r.QueryEntities, Engine.Workloads.TableReadRoom.MaxPageEntities) : 1,
+            _ when spec.TableRead is { } r => r.Operation == TableReadSpec.Query ? Math.Min(r.QueryEntities, TableReadRoom.MaxPageEntities) : 1,
             _ when spec.BlobDownload is { } d => (d.RangeSizeBytes > 0 ? Math.Min(d.RangeSizeBytes, d.BlobSizeBytes) : d.BlobSizeBytes) / 1e6,
             _ when spec.TableInsert is null => request.Body.Length / 1e6,
             _ => request.Path.EndsWith("/$batch", StringComparison.Ordinal) ? Encoding.ASCII.GetString(request.Body).Split("Content-Type: application/http").Length - 1 : 1,

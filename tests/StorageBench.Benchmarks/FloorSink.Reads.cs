@@ -1,6 +1,6 @@
 using System.Buffers;
 using System.Buffers.Text;
-using StorageBench.Engine.Workloads;
+using StorageBench.Engine.Workloads.TableRead;
 
 namespace StorageBench.Benchmarks;
 

@@ -2,7 +2,7 @@ using System.Collections.Concurrent;
 using System.Net;
 using System.Net.Sockets;
 using System.Text;
-using StorageBench.Engine.Workloads;
+using StorageBench.Engine.Workloads.TableRead;
 
 namespace StorageBench.Benchmarks;
 

@@ -120,6 +120,13 @@ internal static class SectionModes
             await File.WriteAllTextAsync(soakOutput, BenchmarksFile.Splice(File.Exists(soakOutput) ? await File.ReadAllTextAsync(soakOutput) : "", soak));
             return true;
         }
+        if (args is ["segment-history", var historyOutput])
+        {
+            // Section 12 alone (./scripts/benchmark.sh --segment-history): replay time and history size at 6 and 60 segments a slice.
+            string history = await SegmentHistorySection.WriteAsync();
+            await File.WriteAllTextAsync(historyOutput, BenchmarksFile.Splice(File.Exists(historyOutput) ? await File.ReadAllTextAsync(historyOutput) : "", history));
+            return true;
+        }
         if (args is ["floor", var floorOutput])
         {
             // Section 5 alone, for iterating on the driver: ./scripts/benchmark.sh runs it with everything else.

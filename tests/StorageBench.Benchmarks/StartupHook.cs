@@ -71,13 +71,17 @@ internal readonly record struct CpuSample(DateTime Utc, TimeSpan Cpu, TimeSpan J
         : throw new FormatException($"not a CPU sample: {line}");
 }
 
-/// <summary>A process's resident set (/proc, via Environment.WorkingSet) and its GC heap after the last collection, at one instant.</summary>
-internal readonly record struct MemorySample(DateTime Utc, long ResidentBytes, long GcHeapBytes, long GcCommittedBytes)
+/// <summary>
+/// A process's resident set (/proc, via Environment.WorkingSet), its GC heap after the last collection, and glibc malloc's
+/// bytes held from the system and in use (mallinfo2, every arena and mapped block): what of the resident set is native heap.
+/// </summary>
+internal readonly record struct MemorySample(DateTime Utc, long ResidentBytes, long GcHeapBytes, long GcCommittedBytes, long MallocHeldBytes, long MallocInUseBytes)
 {
     public static MemorySample Now()
     {
         var gc = GC.GetGCMemoryInfo();
-        return new(DateTime.UtcNow, Environment.WorkingSet, gc.HeapSizeBytes, gc.TotalCommittedBytes);
+        var malloc = MallInfo.Read();
+        return new(DateTime.UtcNow, Environment.WorkingSet, gc.HeapSizeBytes, gc.TotalCommittedBytes, malloc.Held, malloc.InUse);
     }
 
     /// <summary>Every whole line of a samples file.</summary>
@@ -88,10 +92,38 @@ internal readonly record struct MemorySample(DateTime Utc, long ResidentBytes, l
         return [.. lines[..^1].Select(Parse)];
     }
 
-    public override string ToString() => string.Create(CultureInfo.InvariantCulture, $"{Utc.Ticks} {ResidentBytes} {GcHeapBytes} {GcCommittedBytes}");
+    public override string ToString() => string.Create(CultureInfo.InvariantCulture, $"{Utc.Ticks} {ResidentBytes} {GcHeapBytes} {GcCommittedBytes} {MallocHeldBytes} {MallocInUseBytes}");
 
-    private static MemorySample Parse(string line) => line.Split(' ') is [var utc, var rss, var heap, var committed]
-        ? new(new DateTime(long.Parse(utc, CultureInfo.InvariantCulture), DateTimeKind.Utc), long.Parse(rss, CultureInfo.InvariantCulture),
-            long.Parse(heap, CultureInfo.InvariantCulture), long.Parse(committed, CultureInfo.InvariantCulture))
-        : throw new FormatException($"not a memory sample: {line}");
+    private static MemorySample Parse(string line)
+    {
+        long[] v = [.. line.Split(' ').Select(x => long.Parse(x, CultureInfo.InvariantCulture))];
+        return v.Length == 6 ? new(new DateTime(v[0], DateTimeKind.Utc), v[1], v[2], v[3], v[4], v[5]) : throw new FormatException($"not a memory sample: {line}");
+    }
+}
+
+/// <summary>glibc's mallinfo2(): bytes malloc holds from the system (arenas and mapped blocks) and bytes in use; zeros elsewhere.</summary>
+internal static class MallInfo
+{
+    public static (long Held, long InUse) Read()
+    {
+        try
+        {
+            var m = MallInfo2();
+            return ((long)(m.Arena + m.MappedBytes), (long)(m.InUse + m.MappedBytes));
+        }
+        catch (Exception ex) when (ex is EntryPointNotFoundException or DllNotFoundException)
+        {
+            return (0, 0);
+        }
+    }
+
+    // struct mallinfo2 of glibc's malloc.h: ten size_t fields, of which these three are read.
+    [System.Runtime.InteropServices.StructLayout(System.Runtime.InteropServices.LayoutKind.Sequential)]
+    private struct Info
+    {
+        public nuint Arena, Ordblks, Smblks, Hblks, MappedBytes, Usmblks, Fsmblks, InUse, Fordblks, Keepcost;
+    }
+
+    [System.Runtime.InteropServices.DllImport("libc", EntryPoint = "mallinfo2")]
+    private static extern Info MallInfo2();
 }

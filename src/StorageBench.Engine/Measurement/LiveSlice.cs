@@ -5,13 +5,18 @@ public readonly record struct LiveCounts(long Operations, long Units, long Throt
 {
     public static LiveCounts operator +(LiveCounts a, LiveCounts b) =>
         new(a.Operations + b.Operations, a.Units + b.Units, a.Throttled + b.Throttled, a.Failed + b.Failed);
+
+    /// <summary>A result's measured requests as progress counts them: every request, commits included; units without them.</summary>
+    public static LiveCounts Of(SliceResult? result) => result is null ? default
+        : new(result.Counts.Operations, result.Units, result.Counts.Throttled, result.Counts.Failed);
 }
 
 /// <summary>
 /// A running slice as its progress publisher sees it: the workers' own recorders, summed on demand
 /// about once a second. The hot path pays nothing for progress: no shared counter, no lock.
 /// </summary>
-public sealed class LiveSlice
+/// <param name="before">A later segment of a slice: the segments before it, so its progress is the slice's since its start.</param>
+public sealed class LiveSlice(LiveCounts before = default)
 {
     private WorkerRecorder[] _workers = [];
     private WorkerRecorder? _countOnly;
@@ -64,7 +69,7 @@ public sealed class LiveSlice
 
     public LiveCounts Read()
     {
-        var total = Volatile.Read(ref _countOnly)?.Live(withUnits: false) ?? default;
+        var total = before + (Volatile.Read(ref _countOnly)?.Live(withUnits: false) ?? default);
         foreach (var worker in Volatile.Read(ref _workers))
         {
             total += worker.Live();

@@ -78,6 +78,7 @@ public static class SegmentMerge
         return drift;
     }
 
+    /// <summary>At a result's compression level: the merged figures cross the orchestration boundary as one execution's do.</summary>
     private static string? Histograms(string? a, string? b) =>
-        a is null ? b : b is null ? a : LatencyHistograms.Encode(LatencyHistograms.Merge([a, b]));
+        a is null ? b : b is null ? a : LatencyHistograms.Encode(LatencyHistograms.Merge([a, b]), LatencyHistograms.Compact);
 }

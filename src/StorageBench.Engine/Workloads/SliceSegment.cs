@@ -34,6 +34,9 @@ public sealed record SliceSegment(int Index, int Count, double StartSeconds, dou
 
     public bool IsLast => Index == Count - 1;
 
+    /// <summary>What the segments before this one measured: its live progress goes on from there, not from zero.</summary>
+    public LiveCounts Before { get; init; }
+
     /// <summary>
     /// The most a later segment may start after its window's start and still keep its slots' times (its first slots then go
     /// out late, and their latency says so): more than the hand-over between two segments, less than any lost segment's re-run.

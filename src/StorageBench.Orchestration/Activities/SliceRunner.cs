@@ -47,7 +47,8 @@ internal sealed class SliceRunner(ResultsTableStore results, TimeProvider time, 
         string runId = order.RunId;
         using var stop = CancellationTokenSource.CreateLinkedTokenSource(ct);
         using var done = new CancellationTokenSource();
-        var live = new LiveSlice();
+        var live = new LiveSlice(order.Segment?.Before ?? default);
+        progress = progress with { Counts = live.Read() };
         var misses = new BookkeepingMisses();
         bool rerun = await ClaimAsync(runId, progress, misses).ConfigureAwait(false);
         var watch = WatchAsync(runId, progress, live, stop, done.Token, misses);
@@ -153,7 +154,7 @@ internal sealed class SliceRunner(ResultsTableStore results, TimeProvider time, 
     /// <summary>Polls the run's cancel signal and publishes progress until the slice ends; true when it stopped the slice for the cancel signal.</summary>
     private async Task<bool> WatchAsync(string runId, SliceProgress progress, LiveSlice live, CancellationTokenSource stop, CancellationToken done, BookkeepingMisses misses)
     {
-        var last = (Units: 0L, At: time.GetTimestamp());
+        var last = (live.Read().Units, At: time.GetTimestamp());
         while (!done.IsCancellationRequested && !stop.IsCancellationRequested)
         {
             try

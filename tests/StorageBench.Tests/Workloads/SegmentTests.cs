@@ -92,6 +92,8 @@ public class SegmentTests
                 all.RecordValue(micros);
             }
             var latency = LatencyHistograms.Decode(merged!.LatencyHistogram);
+            // Carried as compactly as one execution's result: the same counts give the same bytes.
+            Assert.Equal(LatencyHistograms.Encode(all, LatencyHistograms.Compact), merged.LatencyHistogram);
             Assert.Equal(all.TotalCount, latency.TotalCount);
             Assert.Equal(all.GetValueAtPercentile(99), latency.GetValueAtPercentile(99));
             Assert.Equal(parts.Sum(p => p.Units), merged.Units);
