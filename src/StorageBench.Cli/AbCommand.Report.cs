@@ -2,8 +2,6 @@ using System.Globalization;
 using System.Text;
 using StorageBench.Engine.Comparison;
 using StorageBench.Engine.Reports;
-using StorageBench.Engine.Spec;
-using StorageBench.Engine.Statistics;
 
 namespace StorageBench.Cli;
 

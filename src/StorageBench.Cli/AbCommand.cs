@@ -3,12 +3,6 @@ using System.Globalization;
 using StorageBench.Engine.Comparison;
 using StorageBench.Engine.Cost;
 using StorageBench.Engine.Reports;
-using StorageBench.Engine.ResultsStore;
-using StorageBench.Engine.Spec;
-using StorageBench.Engine.Statistics;
-using StorageBench.Engine.Targets;
-using StorageBench.Orchestration;
-using StorageBench.TaskHub;
 
 namespace StorageBench.Cli;
 

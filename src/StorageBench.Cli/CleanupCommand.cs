@@ -3,7 +3,6 @@ using System.Globalization;
 using System.Text;
 using System.Text.RegularExpressions;
 using StorageBench.Engine.Cleanup;
-using StorageBench.Orchestration;
 
 namespace StorageBench.Cli;
 

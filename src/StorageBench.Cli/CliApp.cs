@@ -2,7 +2,6 @@ using System.CommandLine;
 using System.CommandLine.Invocation;
 using System.Reflection;
 using StorageBench.Engine.StorageCalls;
-using StorageBench.Engine.Targets;
 
 namespace StorageBench.Cli;
 

@@ -1,9 +1,6 @@
 using System.CommandLine;
 using StorageBench.Engine.Cost;
-using StorageBench.Engine.ResultsStore;
 using StorageBench.Engine.Telemetry;
-using StorageBench.Engine.Targets;
-using StorageBench.TaskHub;
 
 namespace StorageBench.Cli;
 

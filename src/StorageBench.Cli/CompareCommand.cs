@@ -3,7 +3,6 @@ using System.Globalization;
 using System.Text.Json;
 using StorageBench.Engine.Comparison;
 using StorageBench.Engine.Planning;
-using StorageBench.Engine.ResultsStore;
 
 namespace StorageBench.Cli;
 

@@ -1,7 +1,6 @@
 using System.Globalization;
 using System.Text;
 using StorageBench.Engine.Reports;
-using StorageBench.Engine.Statistics;
 
 namespace StorageBench.Cli;
 

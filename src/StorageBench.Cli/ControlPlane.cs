@@ -1,5 +1,4 @@
 using System.Diagnostics;
-using StorageBench.Engine.Targets;
 
 namespace StorageBench.Cli;
 

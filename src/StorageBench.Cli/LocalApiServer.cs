@@ -1,7 +1,6 @@
 using Microsoft.AspNetCore.Builder;
 using Microsoft.AspNetCore.Http;
 using Microsoft.AspNetCore.WebUtilities;
-using StorageBench.Orchestration;
 using StorageBench.Orchestration.Dashboard;
 
 namespace StorageBench.Cli;

@@ -1,11 +1,7 @@
 using Microsoft.Extensions.Logging;
 using StorageBench.Engine.Cost;
-using StorageBench.Engine.ResultsStore;
 using System.Diagnostics;
-using StorageBench.Engine.Spec;
-using StorageBench.Engine.Statistics;
 using StorageBench.Engine.StorageCalls;
-using StorageBench.Orchestration;
 
 namespace StorageBench.Cli;
 

@@ -1,7 +1,4 @@
 using StorageBench.Engine.Comparison;
-using StorageBench.Engine.Spec;
-using StorageBench.Engine.Statistics;
-using StorageBench.Orchestration;
 
 namespace StorageBench.Cli;
 

@@ -1,6 +1,4 @@
 using Microsoft.AspNetCore.Http;
-using StorageBench.Engine.Spec;
-using StorageBench.Orchestration;
 
 namespace StorageBench.Cli;
 

@@ -6,10 +6,6 @@ using StorageBench.Engine.Capacity;
 using StorageBench.Engine.Cost;
 using StorageBench.Engine.Planning;
 using StorageBench.Engine.Reports;
-using StorageBench.Engine.ResultsStore;
-using StorageBench.Engine.Spec;
-using StorageBench.Engine.Statistics;
-using StorageBench.Engine.Targets;
 
 namespace StorageBench.Cli;
 

@@ -1,7 +1,6 @@
 using System.Globalization;
 using StorageBench.Engine.Measurement;
 using StorageBench.Engine.Workloads;
-using StorageBench.Orchestration;
 
 namespace StorageBench.Cli;
 

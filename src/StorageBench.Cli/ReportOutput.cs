@@ -1,7 +1,6 @@
 using System.Text.Json;
 using StorageBench.Engine;
 using StorageBench.Engine.Reports;
-using StorageBench.Engine.Statistics;
 
 namespace StorageBench.Cli;
 

@@ -1,8 +1,6 @@
 using System.Text.Json;
 using Microsoft.Extensions.Logging;
 using StorageBench.Engine;
-using StorageBench.Orchestration;
-using StorageBench.TaskHub;
 
 namespace StorageBench.Cli;
 

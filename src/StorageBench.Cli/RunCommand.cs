@@ -3,11 +3,6 @@ using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Logging.Abstractions;
 using StorageBench.Engine.Cost;
 using StorageBench.Engine.Preflight;
-using StorageBench.Engine.Spec;
-using StorageBench.Engine.Statistics;
-using StorageBench.Engine.Targets;
-using StorageBench.Orchestration;
-using StorageBench.TaskHub;
 
 namespace StorageBench.Cli;
 

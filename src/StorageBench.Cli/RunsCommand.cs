@@ -5,8 +5,6 @@ using System.Text.Json;
 using Azure.Data.Tables;
 using StorageBench.Engine;
 using StorageBench.Engine.Reports;
-using StorageBench.Engine.ResultsStore;
-using StorageBench.Engine.Statistics;
 using StorageBench.Engine.Workloads;
 
 namespace StorageBench.Cli;
@@ -70,7 +68,7 @@ public static class RunsCommand
         var b = new StringBuilder();
         // A rate and a p99 column for each workload some row has figures for, in the order a step runs them.
         var kinds = WorkloadKind.All.Where(k => rows.Any(r => r.ContainsKey(WorkloadColumns.Of(k).Operations))).ToList();
-        b.AppendLine("| scenario | run | step | started (UTC) | status |" + string.Concat(kinds.Select(k => $" {k.Name} {(k.UnitsAreEntities ? k.RateUnit : "throughput")} | {k.Name} p99 ms |")) + " verified |");
+        b.AppendLine("| scenario | run | step | started (UTC) | status |" + string.Concat(kinds.Select(k => $" {k.Name} {k.RateHeading} | {k.Name} p99 ms |")) + " verified |");
         b.AppendLine("|---|---|---:|---|---|" + string.Concat(kinds.Select(_ => "---:|---:|")) + "---|");
         bool marked = false;
         foreach (var r in rows)
@@ -84,9 +82,8 @@ public static class RunsCommand
                 return Num(c.LatencyP99Ms, "0.0") is { Length: > 0 } p99 ? p99 + mark : "";
             }
             string verified = string.Join(" ", kinds.Select(k => WorkloadColumns.Of(k).Verified).Where(r.ContainsKey).Select(c => r.GetBoolean(c) == true ? "yes" : "NO"));
-            // Entities/s as stored; MB/s, or below 1 MB/s KB/s, as the reports write it.
-            string Rate(WorkloadKind k, string column) => k.UnitsAreEntities ? Num(column, "0.0") : r.GetDouble(column) is { } mb ? ReportWriter.BytesPerSecond(mb) : "";
-            string figures = string.Concat(kinds.Select(k => $" {Rate(k, WorkloadColumns.Of(k).RateColumn(k))} | {P99(WorkloadColumns.Of(k))} |"));
+            string Rate(WorkloadKind k) => r.TryGetValue(WorkloadColumns.Of(k).RateColumn(), out var v) && v is double rate ? k.RowRateText(rate) : "";
+            string figures = string.Concat(kinds.Select(k => $" {Rate(k)} | {P99(WorkloadColumns.Of(k))} |"));
             b.AppendLine(CultureInfo.InvariantCulture,
                 $"| {r.PartitionKey} | {r.GetString("RunId")} | {Num("StepValue", "0.##")} | {r.GetDateTimeOffset("StartedUtc")?.UtcDateTime:u} | {r.GetString("Status")} |{figures} {verified} |");
         }

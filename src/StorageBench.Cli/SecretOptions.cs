@@ -1,6 +1,5 @@
 using System.CommandLine;
 using System.CommandLine.Parsing;
-using StorageBench.Engine.Targets;
 
 namespace StorageBench.Cli;
 

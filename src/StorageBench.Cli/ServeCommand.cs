@@ -2,8 +2,6 @@ using System.CommandLine;
 using System.Globalization;
 using StorageBench.Engine.Cleanup;
 using StorageBench.Engine.Cost;
-using StorageBench.Orchestration;
-using StorageBench.TaskHub;
 
 namespace StorageBench.Cli;
 

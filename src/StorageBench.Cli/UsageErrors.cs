@@ -1,7 +1,6 @@
 using System.CommandLine;
 using System.CommandLine.Parsing;
 using StorageBench.Engine;
-using StorageBench.Engine.Targets;
 
 namespace StorageBench.Cli;
 

@@ -1,10 +1,5 @@
 using StorageBench.Engine.Measurement;
-using StorageBench.Engine.ResultsStore;
-using StorageBench.Engine.Spec;
-using StorageBench.Engine.Planning;
-using StorageBench.Engine.Statistics;
 using StorageBench.Engine.Targets;
-using StorageBench.Engine.Workloads;
 
 namespace StorageBench.Orchestration;
 

@@ -1,8 +1,4 @@
-using Microsoft.DurableTask;
 using StorageBench.Engine.Cost;
-using StorageBench.Engine.ResultsStore;
-using StorageBench.Engine.Statistics;
-using StorageBench.Engine.Workloads;
 
 namespace StorageBench.Orchestration;
 

@@ -1,7 +1,6 @@
 using System.Text.Json;
 using System.Text.Json.Nodes;
 using StorageBench.Engine;
-using StorageBench.Engine.Spec;
 
 namespace StorageBench.Orchestration;
 

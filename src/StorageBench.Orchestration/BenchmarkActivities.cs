@@ -6,12 +6,8 @@ using StorageBench.Engine.StorageCalls;
 using StorageBench.Engine.Cleanup;
 using StorageBench.Engine.Cost;
 using StorageBench.Engine.Measurement;
-using StorageBench.Engine.Planning;
-using StorageBench.Engine.ResultsStore;
-using StorageBench.Engine.Statistics;
 using StorageBench.Engine.Targets;
 using StorageBench.Engine.Telemetry;
-using StorageBench.Engine.Workloads;
 using StorageBench.Orchestration.Activities;
 
 namespace StorageBench.Orchestration;

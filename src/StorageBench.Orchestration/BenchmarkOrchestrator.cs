@@ -1,11 +1,4 @@
 using System.Globalization;
-using Microsoft.DurableTask;
-using StorageBench.Engine.Planning;
-using StorageBench.Engine.ResultsStore;
-using StorageBench.Engine.Spec;
-using StorageBench.Engine.Statistics;
-
-using StorageBench.Engine.Workloads;
 
 namespace StorageBench.Orchestration;
 

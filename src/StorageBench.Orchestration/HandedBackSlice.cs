@@ -1,6 +1,3 @@
-using Microsoft.DurableTask;
-using StorageBench.Engine.Workloads;
-
 namespace StorageBench.Orchestration;
 
 /// <summary>

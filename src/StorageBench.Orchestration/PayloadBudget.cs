@@ -1,6 +1,5 @@
 using System.Text;
 using System.Text.Json;
-using Microsoft.DurableTask;
 using StorageBench.Engine;
 
 namespace StorageBench.Orchestration;

@@ -2,8 +2,6 @@ using System.Text.Json;
 using Microsoft.Extensions.Logging;
 using StorageBench.Engine;
 using StorageBench.Engine.Measurement;
-using StorageBench.Engine.Planning;
-using StorageBench.Engine.ResultsStore;
 using StorageBench.Engine.StorageCalls;
 
 namespace StorageBench.Orchestration;

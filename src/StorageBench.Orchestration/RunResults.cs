@@ -1,8 +1,6 @@
 using System.Text.Json;
 using StorageBench.Engine;
 using StorageBench.Engine.Cost;
-using StorageBench.Engine.ResultsStore;
-using StorageBench.Engine.Statistics;
 using StorageBench.Engine.StorageCalls;
 
 namespace StorageBench.Orchestration;

@@ -1,6 +1,4 @@
-using StorageBench.Engine.Planning;
 using StorageBench.Engine.Preflight;
-using StorageBench.Engine.Spec;
 
 namespace StorageBench.Orchestration;
 

@@ -1,5 +1,3 @@
-using StorageBench.Engine.Spec;
-
 namespace StorageBench.Orchestration;
 
 /// <summary>The request body of POST /api/runs, read the same way by every host: its size, its Content-Type and its encoding.</summary>

@@ -1,8 +1,6 @@
 using System.Text.Json.Nodes;
 using Azure.Data.Tables;
 using StorageBench.Engine.Comparison;
-using StorageBench.Engine.Planning;
-using StorageBench.Engine.Spec;
 
 namespace StorageBench.Orchestration;
 

@@ -6,12 +6,8 @@ using System.Text.Json.Nodes;
 using StorageBench.Engine;
 using StorageBench.Engine.Cleanup;
 using StorageBench.Engine.Cost;
-using StorageBench.Engine.Planning;
 using StorageBench.Engine.Preflight;
 using StorageBench.Engine.Reports;
-using StorageBench.Engine.ResultsStore;
-using StorageBench.Engine.Spec;
-using StorageBench.Engine.Statistics;
 
 namespace StorageBench.Orchestration;
 

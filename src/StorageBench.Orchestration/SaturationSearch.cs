@@ -1,7 +1,4 @@
 using System.Globalization;
-using StorageBench.Engine.Spec;
-using StorageBench.Engine.Statistics;
-using StorageBench.Engine.Workloads;
 
 namespace StorageBench.Orchestration;
 

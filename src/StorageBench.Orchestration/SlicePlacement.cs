@@ -1,7 +1,4 @@
 using System.Globalization;
-using Microsoft.DurableTask;
-using StorageBench.Engine.Spec;
-using StorageBench.Engine.Workloads;
 
 namespace StorageBench.Orchestration;
 

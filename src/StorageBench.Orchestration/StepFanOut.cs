@@ -1,7 +1,4 @@
-using Microsoft.DurableTask;
 using StorageBench.Engine.Measurement;
-using StorageBench.Engine.Spec;
-using StorageBench.Engine.Workloads;
 
 namespace StorageBench.Orchestration;
 

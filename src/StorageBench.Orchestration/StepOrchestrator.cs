@@ -1,12 +1,6 @@
 using System.Globalization;
 using StorageBench.Engine.Cost;
 using StorageBench.Engine.Measurement;
-using Microsoft.DurableTask;
-using StorageBench.Engine.Planning;
-using StorageBench.Engine.ResultsStore;
-using StorageBench.Engine.Spec;
-using StorageBench.Engine.Statistics;
-using StorageBench.Engine.Workloads;
 
 namespace StorageBench.Orchestration;
 

@@ -1,4 +1,3 @@
-using Microsoft.DurableTask;
 using StorageBench.Engine;
 using StorageBench.Engine.StorageCalls;
 

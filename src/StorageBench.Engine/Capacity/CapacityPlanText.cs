@@ -12,7 +12,7 @@ public static class CapacityPlanText
         var room = WorkloadList.Of(plan.Workload);
         var model = room.Capacity!;
         string unit = plan.Request.Unit;
-        string N(double v) => v.ToString(room.Kind.UnitsAreEntities || v >= 100 ? "N0" : "N1", CultureInfo.InvariantCulture);
+        var N = room.Kind.PlanNumber;
         var b = new StringBuilder();
         void Line(string label, string value) => b.Append(CultureInfo.InvariantCulture, $"  {label,-24}{value}\n");
 

@@ -67,6 +67,10 @@ public static partial class CapacityPlanner
         });
     }
 
+    /// <summary>A section of a plan's written spec: it runs this long, keeps its warm-up when shorter, and counts no warm-up operations.</summary>
+    internal static T ForDuration<T>(T section, double duration) where T : WorkloadSpec =>
+        (T)(section with { DurationSeconds = duration, WarmupSeconds = section.WarmupSeconds < duration ? section.WarmupSeconds : 0, WarmupOperations = 0 });
+
     /// <summary>What a blob room's requests are, for <see cref="PlanBlobs"/>.</summary>
     /// <param name="RequestMb">MB one measured request moves (a block, a page range, an append, a range or a whole blob read).</param>
     /// <param name="RequestWords">How the documented basis names those requests ("4 MB blocks").</param>

@@ -23,8 +23,8 @@ public static class WorkerTable
             var kind = WorkloadKind.Of(w.Workload);
             foreach (var p in w.PerWorker)
             {
-                string cpu = p.CpuMicrosecondsPerUnit is { } c ? $"{c.ToString(kind.UnitsAreEntities ? "0.#" : "0", CultureInfo.InvariantCulture)} {kind.CpuUnit}" : "n/a";
-                string units = kind.UnitsAreEntities ? p.Units.ToString("#,0", CultureInfo.InvariantCulture) : (p.Units / 1e6).ToString("#,0.0", CultureInfo.InvariantCulture) + " MB";
+                string cpu = p.CpuMicrosecondsPerUnit is { } c ? $"{c.ToString(kind.CpuFormat, CultureInfo.InvariantCulture)} {kind.CpuUnit}" : "n/a";
+                string units = kind.UnitsText(p.Units);
                 b.AppendLine(CultureInfo.InvariantCulture,
                     $"| {ReportWriter.Label(w)} | {p.Worker} | {p.Slices} | {units} | {p.UnitsPerSecond.ToString(kind.RateFormat, CultureInfo.InvariantCulture)} {kind.RateUnit} | {cpu} |");
             }

@@ -11,7 +11,7 @@ public sealed record RegressionInput(string Scenario, string RunId, DateTime Sta
     public IReadOnlyDictionary<string, string>? NotJudgedMetrics { get; init; }
 
     public static readonly IReadOnlyList<(string Column, bool HigherIsBetter)> Columns =
-        [.. WorkloadKind.All.SelectMany(k => new[] { (WorkloadColumns.Of(k).RateColumn(k), true), (WorkloadColumns.Of(k).LatencyP99Ms, false) })];
+        [.. WorkloadKind.All.SelectMany(k => new[] { (WorkloadColumns.Of(k).RateColumn(), true), (WorkloadColumns.Of(k).LatencyP99Ms, false) })];
 
     public static RegressionInput From(string scenario, string runId, DateTime startedUtc, IEnumerable<WorkloadSummary> workloads)
     {
@@ -22,7 +22,7 @@ public sealed record RegressionInput(string Scenario, string RunId, DateTime Sta
         {
             var kind = WorkloadKind.Of(w.Workload);
             var c = WorkloadColumns.Of(kind);
-            metrics[c.RateColumn(kind)] = kind.RateOf(w.Throughput) ?? 0;
+            metrics[c.RateColumn()] = kind.RateOf(w.Throughput) ?? 0;
             if (w.LatencyMs.P99 is { } p99)
             {
                 metrics[c.LatencyP99Ms] = p99;   // a run with no sample has no p99 to judge

@@ -121,7 +121,7 @@ public sealed record WorkloadColumns
             DurationSeconds = p + "DurationSeconds", OperationsPerSecond = p + "OperationsPerSecond", EntitiesPerSecond = p + "EntitiesPerSecond",
             MegabytesPerSecond = p + "MegabytesPerSecond", PeakPerSecond = p + "PeakPerSecond", PerSecondMean = p + "PerSecondMean",
             PerSecondDeviation = p + "PerSecondDeviation", PerSecondSamples = p + "PerSecondSamples",
-            ClientCpu = p + "ClientCpuMicrosecondsPer" + (kind.UnitsAreEntities ? "Entity" : "Megabyte"),
+            ClientCpu = p + "ClientCpuMicrosecondsPer" + kind.CpuColumn, RateName = p + kind.RateColumn,
             LatencyP50Ms = p + "LatencyP50Ms", LatencyP90Ms = p + "LatencyP90Ms", LatencyP99Ms = p + "LatencyP99Ms", LatencyMaxMs = p + "LatencyMaxMs",
             Verified = p + "Verified", LatencyHistogram = p + "LatencyHistogram",
             ServiceTimeP50Ms = p + "ServiceTimeP50Ms", ServiceTimeP99Ms = p + "ServiceTimeP99Ms", ScheduleLagP99Ms = p + "ScheduleLagP99Ms",
@@ -134,8 +134,11 @@ public sealed record WorkloadColumns
     /// <summary>The columns of the workload of this name; null for a name no workload has.</summary>
     public static WorkloadColumns? For(string workload) => WorkloadKind.Find(workload) is { } kind ? Of(kind) : null;
 
-    /// <summary>Its headline rate's column: entities/s or MB/s.</summary>
-    public string RateColumn(WorkloadKind kind) => kind.UnitsAreEntities ? EntitiesPerSecond : MegabytesPerSecond;
+    // Private: it is one of the columns above, not a column of its own.
+    private string RateName { get; init; } = "";
+
+    /// <summary>Its headline rate's column: entities/s or MB/s, as its kind declares.</summary>
+    public string RateColumn() => RateName;
 
     public required string Operations { get; init; }
     public required string Succeeded { get; init; }

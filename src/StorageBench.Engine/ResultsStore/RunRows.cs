@@ -94,7 +94,7 @@ public static class RunRows
             }
             row[c.DurationSeconds] = w.DurationSeconds;
             row[c.OperationsPerSecond] = w.Throughput.OperationsPerSecond;
-            row[c.RateColumn(kind)] = kind.RateOf(w.Throughput) ?? 0;
+            row[c.RateColumn()] = kind.RateOf(w.Throughput) ?? 0;
             if (w.PeakPerSecond is { } peak)
             {
                 row[c.PeakPerSecond] = peak;   // absent when the run covered no whole second
@@ -216,7 +216,7 @@ public static class RunRows
         RateSpread? spread = r.GetDouble(c.PerSecondMean) is { } mean && r.GetDouble(c.PerSecondDeviation) is { } sd && r.GetInt64(c.PerSecondSamples) is { } n
             ? new RateSpread(mean, sd, (int)n)
             : null;
-        return new WorkloadFigures(workload, r.GetString(C.StepParameter), r.GetDouble(C.StepValue), Num(c.RateColumn(kind)),
+        return new WorkloadFigures(workload, r.GetString(C.StepParameter), r.GetDouble(C.StepValue), Num(c.RateColumn()),
             r.GetDouble(c.PeakPerSecond), latency?.P50 ?? Num(c.LatencyP50Ms), latency?.P95, latency?.P99 ?? Num(c.LatencyP99Ms), latency?.Max ?? Num(c.LatencyMaxMs),
             operations, r.GetInt64(c.Throttled) ?? 0, r.GetInt64(c.Failed) ?? 0, r.GetDouble(c.ClientCpu), spread)
         {

@@ -26,6 +26,15 @@ public sealed class SpecChecks(WrittenNumbers written) : List<ValidationError>
     /// <summary>The field's number as an error shows it: as written.</summary>
     public string Shown(string field, double read) => written.Differing(field, read)?.Text ?? Num(read);
 
+    /// <summary>A count shared out over slices: every slice needs at least one of it (<paramref name="unit"/>: "blob", "entity").</summary>
+    public void SlicesShare(string prefix, int slices, string countField, long count, string unit)
+    {
+        if (slices > count && count >= 1)
+        {
+            Add(new(prefix + "slices", Num(slices), $"exceeds {countField} {Num(count)}: every slice needs at least one {unit}"));
+        }
+    }
+
     /// <summary>A duration and its warm-up: the rules every workload's run length follows.</summary>
     public void RunLength(WorkloadSpec w, string prefix)
     {

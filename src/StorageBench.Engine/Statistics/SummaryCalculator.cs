@@ -53,7 +53,6 @@ public static class SummaryCalculator
     /// </summary>
     public static WorkloadSummary Summarize(WorkloadKind kind, string measures, IReadOnlyList<SliceResult> slices, VerificationResult verified, int entitySizeBytes = 0)
     {
-        bool unitsAreEntities = kind.UnitsAreEntities;
         var counts = OutcomeCounts.Sum(slices.Select(s => s.Counts));
         var histogram = LatencyHistograms.Merge(slices.Select(s => s.LatencyHistogram));
         // A closed-loop slice sends no service-time histogram: its latency is its service time.
@@ -90,7 +89,7 @@ public static class SummaryCalculator
         double cpu = ClientCpuSeconds(slices);
         long allUnits = units + slices.Sum(s => s.WarmupUnits);
         var rates = slices.Select(s => UnitsPerSecond(s, kind)).Order().ToList();
-        return new WorkloadSummary
+        return kind.WithUnits(new WorkloadSummary
         {
             Workload = kind.Name,
             Measures = measures,
@@ -103,12 +102,8 @@ public static class SummaryCalculator
             ServerErrors = counts.ServerErrors,
             ClientErrors = counts.ClientErrors,
             NetworkErrors = counts.NetworkErrors,
-            Entities = unitsAreEntities ? units : null,
-            Bytes = unitsAreEntities ? null : units,
             WarmupOperations = slices.Sum(s => s.WarmupOperations),
             ClientCpuSeconds = cpu,
-            ClientCpuMicrosecondsPerEntity = unitsAreEntities && allUnits > 0 ? cpu * 1e6 / (allUnits / kind.CountedPerUnit) : null,
-            ClientCpuMicrosecondsPerMegabyte = !unitsAreEntities && allUnits > 0 ? cpu * 1e6 / (allUnits / kind.CountedPerUnit) : null,
             LatencyDistribution = Distribution(histogram, HistogramBins),
             SliceSpread = new SliceSpread(rates[0], Robust.Median(rates), rates[^1], slices.Max(s => s.StartLagSeconds))
             {
@@ -133,7 +128,7 @@ public static class SummaryCalculator
             LatencyHistogram = LatencyHistograms.Encode(histogram, LatencyHistograms.Compact),
             // In a closed loop it is the latency histogram: carried once, so a long run's result stays within the payload budget.
             ServiceTimeHistogram = slices.All(s => s.ServiceTimeHistogram is null) ? null : LatencyHistograms.Encode(serviceTime, LatencyHistograms.Compact),
-        };
+        }, units, allUnits > 0 ? cpu * 1e6 / (allUnits / kind.CountedPerUnit) : null);
     }
 
     /// <summary>An open loop's lag behind its schedule, from the merged histogram of every measured request's lag (µs).</summary>
@@ -225,16 +220,9 @@ public static class SummaryCalculator
     }
 
     /// <summary>Operations and units per second in the fields of the kind's unit: entities/s and KB/s, or MB/s and Mbps (decimal units).</summary>
-    public static Throughput Rates(WorkloadKind kind, long operations, long units, double seconds, int entitySizeBytes = 0)
-    {
-        bool entities = kind.UnitsAreEntities;
-        if (seconds <= 0)
-        {
-            return new Throughput(0, entities ? 0 : null, entities ? 0 : null, entities ? null : 0, entities ? null : 0);
-        }
-        double ops = operations / seconds, perSecond = units / seconds / kind.CountedPerUnit;
-        return entities ? new Throughput(ops, perSecond, perSecond * entitySizeBytes / 1000.0, null, null) : new Throughput(ops, null, null, perSecond, perSecond * 8);
-    }
+    public static Throughput Rates(WorkloadKind kind, long operations, long units, double seconds, int entitySizeBytes = 0) => seconds <= 0
+        ? kind.ThroughputOf(0, 0, entitySizeBytes)
+        : kind.ThroughputOf(operations / seconds, units / seconds / kind.CountedPerUnit, entitySizeBytes);
 
     /// <summary>The first Unix second at or after <paramref name="utc"/> that is a multiple of <paramref name="width"/>.</summary>
     internal static long CeilTo(DateTime utc, int width)

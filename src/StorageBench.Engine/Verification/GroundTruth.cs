@@ -16,4 +16,10 @@ public static partial class GroundTruth
         count > 0 ? $"; {count} {what} written by an execution whose result was not used were deleted" : "";
 
     internal static string Foreign(long count, string what) => count > 0 ? $"; {count} {what} this tool did not write" : "";
+
+    /// <summary>What reading blobs back found: how many differ from the MD5 their attempt sent, or that content was not checked.</summary>
+    internal static string Content(bool contentChecked, long wrongContent) => contentChecked ? $"{wrongContent} whose MD5 differs from what was sent" : "content not checked";
+
+    /// <summary>Blobs the listing showed that a read then did not find (404).</summary>
+    internal static string NotFoundOnRead(long notFound) => notFound > 0 ? $"; {notFound} blobs not found when read (listed, then 404)" : "";
 }

@@ -7,6 +7,10 @@ public sealed record BlobSlicePlan<TSpec>(string RunId, string StepId, string Co
     DateTime StartAtUtc, int TargetIndex = 0)
     where TSpec : WorkloadSpec;
 
+/// <summary>What a blob write room's verification needs: the container, the accepted attempts, the blobs they report and their size.</summary>
+/// <param name="ContentMd5ByAttempt">Null: check what the room checks without reading blobs back. Otherwise each accepted attempt's content MD5, and every blob is read back.</param>
+public sealed record VerifyBlobsInput(string ContainerName, string[] AcceptedAttempts, long ReportedBlobs, long BlobSizeBytes, Dictionary<string, string>? ContentMd5ByAttempt);
+
 /// <summary>
 /// What every blob write room (block, page, append) has alike: the step's container, its blobs shared out over the slices, a
 /// slice's progress in bytes, and the goodput figures and request lines of <see cref="BlobWriteSummary"/>. A room gives its
@@ -36,6 +40,10 @@ public abstract class BlobWriteRoom<TSpec, TVerify> : Workload<TSpec, BlobSliceP
 
     protected override SliceProgress ProgressOf(SliceOrder order, BlobSlicePlan<TSpec> plan) => new(plan.StepId, Name, plan.SliceIndex, default, 0,
         plan.Workload.DurationSeconds > 0 ? 0 : plan.BlobCount * BlobsOf(plan.Workload).SizeBytes, plan.Workload.DurationSeconds, plan.StartAtUtc, default, false);
+
+    /// <summary>Its verification's order: the slices' accepted attempts and blobs, with their content MD5s when <paramref name="verifyContent"/>.</summary>
+    protected VerifyBlobsInput BlobsToVerify(TSpec section, StepPlan stepPlan, IReadOnlyList<SliceResult> slices, bool verifyContent) =>
+        new(stepPlan.TargetName, Attempts(slices), slices.Sum(s => s.Objects), BlobsOf(section).SizeBytes, verifyContent ? ContentByAttempt(slices) : null);
 
     /// <param name="failedBlobsHoldBytes">True when a failed blob keeps what its parts wrote (a page or append blob; a block blob never committed holds nothing).</param>
     protected WorkloadSummary SummarizeBlobs(string measures, TSpec section, IReadOnlyList<SliceResult> slices, VerificationResult verified, bool failedBlobsHoldBytes)

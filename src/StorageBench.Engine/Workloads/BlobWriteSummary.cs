@@ -9,7 +9,7 @@ namespace StorageBench.Engine.Workloads;
 internal sealed record BlobWriteWords(string Part, string? Apart, string PrimingWrites, string? BlobRead);
 
 /// <summary>
-/// The figures every blob upload has (<see cref="BlobWrites{TBlob}"/>): throughput is goodput — bytes of blobs whose every
+/// The figures every blob upload has (<see cref="BlobWrites{TSpec, TBlob}"/>): throughput is goodput — bytes of blobs whose every
 /// request landed, per second; a part of a blob that failed is work the run lost; bytes written by successful parts per
 /// second stay available as block throughput. And its request lines, as counted, for the cost estimate.
 /// </summary>

@@ -1,3 +1,6 @@
+using Azure.Storage.Blobs;
+using Azure.Storage.Blobs.Specialized;
+using StorageBench.Engine.Logging;
 
 namespace StorageBench.Engine.Workloads;
 
@@ -10,25 +13,40 @@ namespace StorageBench.Engine.Workloads;
 /// its parts wrote are reported as sent for failed blobs. A fixed-duration slice starts no new blob once its time is up;
 /// canceling stops it: no new part is sent, an unfinished blob counts as failed.
 /// </summary>
+/// <typeparam name="TSpec">The room's section of the spec.</typeparam>
 /// <typeparam name="TBlob">A blob's handles on the driver the spec chose.</typeparam>
-internal abstract class BlobWrites<TBlob>(long blobCount, long blobSizeBytes, int partBytes, int loops, int lanes, RetriedBlobRequests requests) : SliceWork<int>
+/// <param name="partBytes">Bytes of a part (the last of a blob may be shorter): one buffer of them serves every part of every blob.</param>
+/// <param name="lean">The lean driver's requests, disposed with the writes; null on the SDK driver.</param>
+internal abstract class BlobWrites<TSpec, TBlob>(BlobSlicePlan<TSpec> plan, long blobSizeBytes, int partBytes, bool verifyContent, int loops, int lanes,
+    RetriedBlobRequests requests, IDisposable? lean)
+    : SliceWork<int>, IDisposable
+    where TSpec : WorkloadSpec
 {
     private long _started, _done, _goodBytes, _failedBytes;
+
+    /// <summary>The room's section of the spec.</summary>
+    protected TSpec Spec => plan.Workload;
+
+    /// <summary>The content of every part: the driver allocates no payload per request.</summary>
+    protected byte[] Buffer { get; } = EntityPayload.RandomBytes((int)Math.Min(partBytes, blobSizeBytes));
 
     public override int Loops => loops;
 
     public override int Lanes => lanes;
 
-    public override long Count => blobCount;
+    public override long Count => plan.BlobCount;
 
     public override bool CountsApart => true;
 
     public override int NewLoop(int index) => index;
 
-    /// <summary>Parts per blob: the last one shorter when the size is not a multiple.</summary>
-    public static long PartsOf(long blobSizeBytes, int partBytes) => (blobSizeBytes + partBytes - 1) / partBytes;
-
     protected abstract TBlob BlobOf(string name);
+
+    /// <summary>The blob's SDK client: priming deletes its blob through it.</summary>
+    protected abstract BlobBaseClient SdkOf(TBlob blob);
+
+    /// <summary>What ends a primer's blob before its delete (a block blob's commit of its one block); null when nothing does.</summary>
+    protected virtual Func<Task>? PrimeLast(TBlob blob) => null;
 
     /// <summary>The request that must land before the parts (a create); null when there is none.</summary>
     protected virtual Func<Task>? First(int loop, TBlob blob) => null;
@@ -47,7 +65,7 @@ internal abstract class BlobWrites<TBlob>(long blobCount, long blobSizeBytes, in
         {
             return;
         }
-        long parts = PartsOf(blobSizeBytes, partBytes), next = -1;
+        long parts = BlobWriteSlice.PartsOf(blobSizeBytes, partBytes), next = -1;
         long[] written = await Task.WhenAll(op.Lanes.Select((lane, l) => Task.Run(async () =>
         {
             // Bytes this lane wrote into this blob, or -1 - those when a part of it failed for good.
@@ -82,22 +100,82 @@ internal abstract class BlobWrites<TBlob>(long blobCount, long blobSizeBytes, in
         }
     }
 
-    /// <summary>The slice this is (blob names carry it).</summary>
-    protected abstract int SliceIndex { get; }
-
-    /// <summary>Whether the spec counts a fixed duration (then the planned blobs are those started).</summary>
-    protected abstract bool Timed { get; }
+    private int SliceIndex => plan.SliceIndex;
 
     /// <summary>MD5 (base64) of the content every blob was given; null unless verifyContent asks for it.</summary>
-    protected abstract string? ContentMd5 { get; }
+    private string? ContentMd5 => verifyContent ? EntityPayload.ContentMd5(Buffer, blobSizeBytes, partBytes) : null;
+
+    /// <summary>
+    /// Untimed, before the start barrier (as every room primes: <see cref="Priming"/>): a probe request, then on every loop and lane
+    /// (up to <see cref="Priming.MaxLoops"/>) a small blob of its own: its first request, <c>client.primeRounds</c> parts of
+    /// <see cref="Priming.BlobBytes"/> at most through the measured driver, its priming end and a delete — the measured requests'
+    /// code path and connections, warm, with nothing left behind. It stops when the start instant comes near. Returns what it sent, for the cost estimate.
+    /// </summary>
+    public async Task<SliceRequests> PrimeAsync(BlobContainerClient container, TimeProvider time, ILogger? logger)
+    {
+        var (client, startAtUtc) = (plan.Client, plan.StartAtUtc);
+        var tally = new PrimingTally(logger, SliceIndex);
+        await tally.Quietly(container.GetPropertiesAsync()).ConfigureAwait(false);
+        int size = (int)Math.Min(Math.Min(partBytes, blobSizeBytes), Priming.BlobBytes);
+        int[] rounds = await Task.WhenAll(Enumerable.Range(0, client.PrimeRounds > 0 ? Math.Min(loops * lanes, Priming.MaxLoops) : 0).Select(loop => Task.Run(async () =>
+        {
+            var blob = BlobOf(BlobNames.Of(Priming.Attempt, SliceIndex, loop));
+            if (First(loop, blob) is { } first)
+            {
+                await tally.Quietly(first()).ConfigureAwait(false);
+            }
+            int round = 0;
+            for (var lastRound = TimeSpan.Zero; round < client.PrimeRounds && Priming.HasTime(startAtUtc, time, lastRound); round++)
+            {
+                long began = time.GetTimestamp();
+                await tally.Quietly(PartAsync(loop, loop, blob, 0, 0, size)).ConfigureAwait(false);
+                lastRound = time.GetElapsedTime(began);
+            }
+            if (PrimeLast(blob) is { } last)
+            {
+                await tally.Quietly(last()).ConfigureAwait(false);
+            }
+            await tally.Quietly(SdkOf(blob).DeleteIfExistsAsync()).ConfigureAwait(false);
+            return round;
+        }))).ConfigureAwait(false);
+        // Per primed loop: its parts, its first or its last request, and one Delete Blob.
+        return tally.AddTo(new SliceRequests { PrimingProbes = 1, PrimingWrites = rounds.Sum() + rounds.Length, PrimingDeletes = rounds.Length });
+    }
+
+    public void Dispose() => lean?.Dispose();
 
     public override SliceResult Finish(SliceResult result, IReadOnlyList<WorkerRecorder> recorders) => result with
     {
         Objects = _done,
         CommittedUnits = _goodBytes,
         ContentMd5 = ContentMd5,
-        Planned = Timed ? _started : blobCount,
+        // A fixed duration plans the blobs it started.
+        Planned = plan.Workload.DurationSeconds > 0 ? _started : plan.BlobCount,
         ObjectsFailed = _started - _done,
         FailedObjectUnits = _failedBytes,
     };
+}
+
+/// <summary>The slice every blob write room runs: its clients, its writes on the driver the spec chose, priming, then the engine's loop.</summary>
+internal static class BlobWriteSlice
+{
+    /// <summary>Parts per blob: the last one shorter when the size is not a multiple.</summary>
+    public static long PartsOf(long blobSizeBytes, int partBytes) => (blobSizeBytes + partBytes - 1) / partBytes;
+
+    /// <param name="retries">How many more times a throttled or transiently failed request is sent.</param>
+    /// <param name="writesOf">The room's writes, given the slice's clients, its container and its retried requests.</param>
+    public static async Task<SliceResult> RunAsync<TSpec, TBlob>(Workload room, BlobSlicePlan<TSpec> plan, StorageTarget target, TimeProvider time, CancellationToken ct,
+        LiveSlice? live, ILogger? logger, int retries, BlockRetryDelays? retryDelays, Func<StorageClients, BlobContainerClient, RetriedBlobRequests, BlobWrites<TSpec, TBlob>> writesOf)
+        where TSpec : WorkloadSpec
+    {
+        logger ??= Microsoft.Extensions.Logging.Abstractions.NullLogger.Instance;
+        using var clients = target.CreateClients(plan.Client);
+        var container = clients.Blobs.GetBlobContainerClient(plan.ContainerName);
+        var requests = new RetriedBlobRequests(retries, retryDelays ?? new BlockRetryDelays(),
+            (failure, outcome, chosen) => logger.BlockRetryScheduled(failure, plan.SliceIndex, outcome, chosen.Retry, chosen.Wait.TotalMilliseconds, chosen.ServerDelay?.TotalMilliseconds));
+        using var work = writesOf(clients, container, requests);
+        var priming = await work.PrimeAsync(container, time, logger).ConfigureAwait(false);
+        return await SliceLoop.RunAsync(new SliceStart(plan.StepId, room.Name, plan.SliceIndex, plan.TargetIndex, plan.StartAtUtc, plan.Workload, clients.Blobs.Uri), work,
+            priming, () => clients.BlobWire.Sent, time, ct, live).ConfigureAwait(false);
+    }
 }

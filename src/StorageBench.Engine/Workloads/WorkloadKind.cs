@@ -1,3 +1,4 @@
+using System.Globalization;
 using System.Text.Json.Serialization;
 
 namespace StorageBench.Engine.Workloads;
@@ -18,11 +19,27 @@ public sealed record WorkloadKind(string Name, string Unit, string UnitSingular,
 {
     /// <summary>A kind that counts entities: its rate in entities/s, CPU per entity.</summary>
     public static WorkloadKind CountingEntities(string name, string columnPrefix) =>
-        new(name, "entities", "entity", "#,0.0", "entities", 1, "entitiesPerSecond") { ColumnPrefix = columnPrefix, RateOf = t => t.EntitiesPerSecond };
+        new(name, "entities", "entity", "#,0.0", "entities", 1, "entitiesPerSecond")
+        {
+            ColumnPrefix = columnPrefix, RateOf = t => t.EntitiesPerSecond, RateColumn = "EntitiesPerSecond", CpuColumn = "Entity", CpuFormat = "0.#",
+            RateHeading = "entities/s", UnitsText = u => u.ToString("#,0", CultureInfo.InvariantCulture), RowRateText = r => r.ToString("0.0", CultureInfo.InvariantCulture),
+            PlanNumber = v => v.ToString("N0", CultureInfo.InvariantCulture),
+            ThroughputOf = (ops, perSecond, entitySizeBytes) => new Throughput(ops, perSecond, perSecond * entitySizeBytes / 1000.0, null, null),
+            WithUnits = (s, units, cpuPerUnit) => s with { Entities = units, ClientCpuMicrosecondsPerEntity = cpuPerUnit },
+        };
 
     /// <summary>A kind that counts bytes: its rate in MB/s (decimal), CPU per MB.</summary>
     public static WorkloadKind CountingBytes(string name, string columnPrefix) =>
-        new(name, "MB", "MB", "#,0.00", "bytes", 1e6, "megabytesPerSecond") { ColumnPrefix = columnPrefix, RateOf = t => t.MegabytesPerSecond };
+        new(name, "MB", "MB", "#,0.00", "bytes", 1e6, "megabytesPerSecond")
+        {
+            ColumnPrefix = columnPrefix, RateOf = t => t.MegabytesPerSecond, RateColumn = "MegabytesPerSecond", CpuColumn = "Megabyte", CpuFormat = "0",
+            RateHeading = "throughput", UnitsText = u => (u / 1e6).ToString("#,0.0", CultureInfo.InvariantCulture) + " MB",
+            // MB/s, or below 1 MB/s KB/s, as the reports write it.
+            RowRateText = Reports.ReportWriter.BytesPerSecond,
+            PlanNumber = v => v.ToString(v >= 100 ? "N0" : "N1", CultureInfo.InvariantCulture),
+            ThroughputOf = (ops, perSecond, _) => new Throughput(ops, null, null, perSecond, perSecond * 8),
+            WithUnits = (s, units, cpuPerUnit) => s with { Bytes = units, ClientCpuMicrosecondsPerMegabyte = cpuPerUnit },
+        };
 
     /// <summary>"entities/s": the rate of every kind that counts entities.</summary>
     public static string EntitiesPerSecond { get; } = CountingEntities("", "").RateUnit;
@@ -48,8 +65,42 @@ public sealed record WorkloadKind(string Name, string Unit, string UnitSingular,
     /// <summary>What its requests are, as a cost at scale says it ("writes", "reads").</summary>
     public string Work { get; init; } = "writes";
 
-    /// <summary>True when its units are entities (rates in entities/s), false when they are bytes (rates in MB/s).</summary>
-    public bool UnitsAreEntities => CountedPerUnit == 1;
+    // Its unit's rules, set by the two makers above only (a room picks its unit, never a rule of it); not in progress JSON.
+    /// <summary>Its headline rate's results column after the prefix ("EntitiesPerSecond", "MegabytesPerSecond").</summary>
+    [JsonIgnore]
+    public string RateColumn { get; private init; } = null!;
+
+    /// <summary>The unit in its CPU column's name (ClientCpuMicrosecondsPer"Entity", "Megabyte").</summary>
+    [JsonIgnore]
+    public string CpuColumn { get; private init; } = null!;
+
+    /// <summary>How CPU per unit is printed: a tenth of a µs per entity tells; per MB it does not.</summary>
+    [JsonIgnore]
+    public string CpuFormat { get; private init; } = null!;
+
+    /// <summary>The heading of its rate column in a listing of runs.</summary>
+    [JsonIgnore]
+    public string RateHeading { get; private init; } = null!;
+
+    /// <summary>Counted units as a table shows them ("12,000", "8.4 MB").</summary>
+    [JsonIgnore]
+    public Func<long, string> UnitsText { get; private init; } = null!;
+
+    /// <summary>A stored headline rate as a listing of runs shows it.</summary>
+    [JsonIgnore]
+    public Func<double, string> RowRateText { get; private init; } = null!;
+
+    /// <summary>A rate as a capacity plan writes it.</summary>
+    [JsonIgnore]
+    public Func<double, string> PlanNumber { get; private init; } = null!;
+
+    /// <summary>A throughput in its unit's fields, from operations/s, units/s and the entity size: entities/s and KB/s, or MB/s and Mbps (decimal units).</summary>
+    [JsonIgnore]
+    public Func<double, double, int, Throughput> ThroughputOf { get; private init; } = null!;
+
+    /// <summary>A summary given its counted units and CPU µs per unit in its unit's fields: entities and per entity, or bytes and per MB.</summary>
+    [JsonIgnore]
+    public Func<WorkloadSummary, long, double?, WorkloadSummary> WithUnits { get; private init; } = null!;
 
     /// <summary>"entities/s", "MB/s".</summary>
     public string RateUnit => Unit + "/s";

@@ -1,16 +1,13 @@
-using StorageBench.Engine.Workloads.BlobDownload;
-using StorageBench.Engine.Workloads.BlobUpload;
-using StorageBench.Engine.Workloads.PageBlobUpload;
-using StorageBench.Engine.Workloads.TableInsert;
-using StorageBench.Engine.Workloads.TableRead;
-
 namespace StorageBench.Engine.Workloads;
 
 /// <summary>Every workload's room, in the order a step runs them: a new workload is one more entry here and a section in <see cref="RunSpec"/>.</summary>
 public static class WorkloadList
 {
     public static IReadOnlyList<Workload> All { get; } =
-        [TableInsertRoom.Instance, BlobUploadRoom.Instance, PageBlobUploadRoom.Instance, TableReadRoom.Instance, BlobDownloadRoom.Instance, AppendBlobUpload.AppendBlobUploadRoom.Instance];
+        [
+            TableInsert.TableInsertRoom.Instance, BlobUpload.BlobUploadRoom.Instance, PageBlobUpload.PageBlobUploadRoom.Instance, TableRead.TableReadRoom.Instance,
+            BlobDownload.BlobDownloadRoom.Instance, AppendBlobUpload.AppendBlobUploadRoom.Instance,
+        ];
 
     /// <summary>The room of this name; null for a name no workload has (a row or event from elsewhere).</summary>
     public static Workload? Find(string? name) => All.FirstOrDefault(w => w.Name == name);

@@ -1,8 +1,6 @@
 using Microsoft.Extensions.Logging;
 using StorageBench.Engine.Measurement;
-using StorageBench.Engine.ResultsStore;
 using StorageBench.Engine.StorageCalls;
-using StorageBench.Engine.Workloads;
 
 namespace StorageBench.Orchestration.Activities;
 

@@ -1,5 +1,4 @@
 using Microsoft.Extensions.Logging;
-using StorageBench.Engine.ResultsStore;
 using StorageBench.Engine.StorageCalls;
 
 namespace StorageBench.Orchestration;

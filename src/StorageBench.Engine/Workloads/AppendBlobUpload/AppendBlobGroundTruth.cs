@@ -35,12 +35,12 @@ internal static class AppendBlobGroundTruth
             };
             wholeBytes += blocks == order.Appends && length == order.BlobSizeBytes && matches == true ? length : 0;
         }, ct).ConfigureAwait(false);
-        string content = order.ContentMd5ByAttempt is null ? "content not checked" : $"{wrongContent} whose MD5 differs from what was sent";
+        string content = GroundTruth.Content(order.ContentMd5ByAttempt is not null, wrongContent);
         return new VerificationResult(whole == order.ReportedBlobs && wrongLength + wrongBlocks + wrongContent + notFound + listed.Foreign == 0,
             order.ReportedBlobs * order.BlobSizeBytes, wholeBytes, "bytes",
             $"{whole} append blobs wholly appended (reported {order.ReportedBlobs}) of {blobs}, {wrongLength} with a length other than {order.BlobSizeBytes}, " +
             $"{wrongBlocks} with a committed block count other than {order.Appends}, {content}, in container {order.ContainerName}{GroundTruth.Across(targets)}" +
-            (notFound > 0 ? $"; {notFound} blobs not found when read (listed, then 404)" : "") + GroundTruth.Discarded(listed.Discarded, "blobs") + GroundTruth.Foreign(listed.Foreign, "blobs"))
+            GroundTruth.NotFoundOnRead(notFound) + GroundTruth.Discarded(listed.Discarded, "blobs") + GroundTruth.Foreign(listed.Foreign, "blobs"))
         {
             Discarded = listed.Discarded,
             // Every other request these clients sent was a List Blobs page.

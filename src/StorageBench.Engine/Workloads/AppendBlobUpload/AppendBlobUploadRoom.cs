@@ -32,7 +32,7 @@ public sealed class AppendBlobUploadRoom : BlobWriteRoom<AppendBlobUploadSpec, A
         s => $"{s.AppendBlobUpload!.BlobSizeBytes:N0}-byte append blobs in {s.AppendBlobUpload.AppendSizeBytes:N0}-byte Append Blocks", "blobs in flight/slice", "blob write operations");
 
     /// <summary>Appends per blob: the last one shorter when the size is not a multiple.</summary>
-    public static long AppendsOf(AppendBlobUploadSpec s) => BlobWrites<int>.PartsOf(s.BlobSizeBytes, s.AppendSizeBytes);
+    public static long AppendsOf(AppendBlobUploadSpec s) => BlobWriteSlice.PartsOf(s.BlobSizeBytes, s.AppendSizeBytes);
 
     protected override void Validate(AppendBlobUploadSpec section, SpecChecks errors)
     {
@@ -49,10 +49,7 @@ public sealed class AppendBlobUploadRoom : BlobWriteRoom<AppendBlobUploadSpec, A
         errors.Range(p + "parallelBlobs", section.ParallelBlobs, 1, 1_024);
         errors.Range(p + "slices", section.Slices, 1, ServiceLimits.MaxSlices);
         errors.RunLength(section, p);
-        if (section.Slices > section.BlobCount && section.BlobCount >= 1)
-        {
-            errors.Add(new(p + "slices", Num(section.Slices), $"exceeds blobCount {Num(section.BlobCount)}: every slice needs at least one blob"));
-        }
+        errors.SlicesShare(p, section.Slices, "blobCount", section.BlobCount, "blob");
         long fewest = section.BlobCount / Math.Max(1, section.Slices) * AppendsOf(section with { AppendSizeBytes = Math.Max(1, section.AppendSizeBytes) });
         if (errors.Count == before && section.DurationSeconds == 0 && section.WarmupOperations >= fewest)
         {
@@ -95,13 +92,6 @@ public sealed class AppendBlobUploadRoom : BlobWriteRoom<AppendBlobUploadSpec, A
         return CapacityPlanner.PlanBlobs(Instance, sustained, op, request, targets, prices,
             new("append blob uploads", appendMb, $"{appendMb:0.###} MB appends", a.ParallelBlobs, a.ParallelBlobs, $"{a.ParallelBlobs} Append Blocks", requestsPerHour,
                 prices.BlobWriteOperationsPer10k, target * 3600 / 1e3, 0),
-            (slices, duration) => op.Spec with
-            {
-                AppendBlobUpload = a with
-                {
-                    Slices = slices, DurationSeconds = duration, WarmupSeconds = a.WarmupSeconds < duration ? a.WarmupSeconds : 0, WarmupOperations = 0,
-                    BlobCount = Math.Max(a.BlobCount, slices),
-                },
-            });
+            (slices, duration) => op.Spec with { AppendBlobUpload = CapacityPlanner.ForDuration(a, duration) with { Slices = slices, BlobCount = Math.Max(a.BlobCount, slices) } });
     }
 }

@@ -15,17 +15,7 @@ internal static class BlobDownloadCapacity
         return CapacityPlanner.PlanBlobs(BlobDownloadRoom.Instance, sustained, op, request, targets, prices,
             new("blob downloads", requestMb, requestWords, d.RangeSizeBytes > 0 ? 1 : d.ParallelRanges, d.ParallelRanges, $"{d.ParallelRanges} Get Blob",
                 target / requestMb * 3600, prices.BlobReadOperationsPer10k, 0, target * 3600 / 1e3),
-            (slices, duration) => op.Spec with
-            {
-                BlobDownload = d with
-                {
-                    Slices = slices,
-                    BlobCount = blobs,
-                    DurationSeconds = duration,
-                    WarmupSeconds = d.WarmupSeconds < duration ? d.WarmupSeconds : 0,
-                    WarmupOperations = 0,
-                },
-            },
+            (slices, duration) => op.Spec with { BlobDownload = CapacityPlanner.ForDuration(d, duration) with { Slices = slices, BlobCount = blobs } },
             (s, z) =>
             {
                 // The slices cycle through every blob, so on Azure the reads spread over them: enough blobs that none passes its request target.

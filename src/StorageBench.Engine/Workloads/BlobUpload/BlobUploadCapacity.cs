@@ -13,16 +13,6 @@ internal static class BlobUploadCapacity
         return CapacityPlanner.PlanBlobs(BlobUploadRoom.Instance, sustained, op, request, targets, prices,
             new("blob uploads", blockMb, $"{blockMb:0.###} MB blocks", 1, b.ParallelBlocks, $"{b.ParallelBlocks} blocks", putsPerSecond * 3600, prices.BlobWriteOperationsPer10k,
                 target * 3600 / 1e3, 0),
-            (slices, duration) => op.Spec with
-            {
-                BlobUpload = b with
-                {
-                    Slices = slices,
-                    DurationSeconds = duration,
-                    WarmupSeconds = b.WarmupSeconds < duration ? b.WarmupSeconds : 0,
-                    WarmupOperations = 0,
-                    BlobCount = Math.Max(b.BlobCount, slices),
-                },
-            });
+            (slices, duration) => op.Spec with { BlobUpload = CapacityPlanner.ForDuration(b, duration) with { Slices = slices, BlobCount = Math.Max(b.BlobCount, slices) } });
     }
 }

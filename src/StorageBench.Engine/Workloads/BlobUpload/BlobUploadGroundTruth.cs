@@ -32,7 +32,7 @@ public static class BlobUploadGroundTruth
         }, ct).ConfigureAwait(false);
         var (discarded, foreign, sent, deletes) = (listed.Discarded, listed.Foreign, listed.Sent, listed.Deletes);
         long expected = reportedBlobs * blobSizeBytes;
-        string content = contentMd5ByAttempt is null ? "content not checked" : $"{wrongContent} whose MD5 differs from what was sent";
+        string content = GroundTruth.Content(contentMd5ByAttempt is not null, wrongContent);
         string missing = notFound > 0 ? $"; {notFound} of {blobs} blobs not found when read back (listed, then 404 on the read)" : "";
         return new VerificationResult(bytes == expected && blobs == reportedBlobs && wrongLength == 0 && wrongContent == 0 && notFound == 0 && foreign == 0, expected, bytes, "bytes",
             $"{blobs} committed blobs (reported {reportedBlobs}), {wrongLength} with a length other than {blobSizeBytes}, {content}, in container {containerName}"

@@ -29,8 +29,7 @@ public sealed class BlobUploadRoom : BlobWriteRoom<BlobUploadSpec, VerifyBlobsIn
         BlobUploadSlice.RunAsync(plan, target, time, ct, live, logger);
 
     protected override VerifyBlobsInput VerifyOrderOf(BlobUploadSpec section, StepPlan stepPlan, IReadOnlyList<SliceResult> slices) =>
-        new(stepPlan.TargetName, Attempts(slices), slices.Sum(s => s.Objects), section.BlobSizeBytes,
-            section.VerifyContent ? ContentByAttempt(slices) : null);
+        BlobsToVerify(section, stepPlan, slices, section.VerifyContent);
 
     protected override Task<VerificationResult> VerifyAsync(VerifyBlobsInput order, IReadOnlyList<StorageTarget> targets, CancellationToken ct) =>
         BlobUploadGroundTruth.VerifyBlobsAsync(targets, order.ContainerName, order.AcceptedAttempts, order.ReportedBlobs, order.BlobSizeBytes, order.ContentMd5ByAttempt, ct);
@@ -89,10 +88,7 @@ public sealed class BlobUploadRoom : BlobWriteRoom<BlobUploadSpec, VerifyBlobsIn
         errors.Range(p + "blockRetries", b.BlockRetries, 0, 10);
         errors.Range(p + "slices", b.Slices, 1, ServiceLimits.MaxSlices);
         errors.RunLength(b, p);
-        if (b.Slices > b.BlobCount && b.BlobCount >= 1)
-        {
-            errors.Add(new(p + "slices", Num(b.Slices), $"exceeds blobCount {Num(b.BlobCount)}: every slice needs at least one blob"));
-        }
+        errors.SlicesShare(p, b.Slices, "blobCount", b.BlobCount, "blob");
         if (errors.Count == before && b.DurationSeconds == 0)
         {
             // warmupOperations counts Put Blocks; the smallest slice has the last share of the blobs.
@@ -106,6 +102,3 @@ public sealed class BlobUploadRoom : BlobWriteRoom<BlobUploadSpec, VerifyBlobsIn
         }
     }
 }
-
-/// <param name="ContentMd5ByAttempt">Null: check counts and lengths only. Otherwise each accepted attempt's content MD5, and every blob is read back.</param>
-public sealed record VerifyBlobsInput(string ContainerName, string[] AcceptedAttempts, long ReportedBlobs, long BlobSizeBytes, Dictionary<string, string>? ContentMd5ByAttempt);

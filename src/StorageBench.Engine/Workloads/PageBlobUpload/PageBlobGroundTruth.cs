@@ -52,14 +52,12 @@ public static class PageBlobGroundTruth
         }, ct).ConfigureAwait(false);
         var (discarded, foreign, sent, deletes) = (listed.Discarded, listed.Foreign, listed.Sent, listed.Deletes);
         long expected = reportedBlobs * blobSizeBytes;
-        string content = contentMd5ByAttempt is null ? "content not checked" : $"{wrongContent} whose MD5 differs from what was sent";
-        string missing = notFound > 0 ? $"; {notFound} blobs not found when read (listed, then 404)" : "";
+        string content = GroundTruth.Content(contentMd5ByAttempt is not null, wrongContent);
         return new VerificationResult(whole == reportedBlobs && wrongLength == 0 && wrongContent == 0 && notFound == 0 && foreign == 0, expected, wholeBytes, "bytes",
             // A blob created whose pages did not all land is a failed blob the run reported as such: shown, not counted.
             $"{whole} page blobs wholly written (reported {reportedBlobs}) of {blobs}, {partial} created but not wholly written, {wrongLength} with a length other than {blobSizeBytes}, " +
-            $"{content}, in container {containerName}{(targets.Count > 1 ? $" across {targets.Count} accounts" : "")}{missing}" +
-            (discarded > 0 ? $"; {discarded} blobs written by an execution whose result was not used were deleted" : "") +
-            (foreign > 0 ? $"; {foreign} blobs this tool did not write" : ""))
+            $"{content}, in container {containerName}{GroundTruth.Across(targets)}{GroundTruth.NotFoundOnRead(notFound)}" +
+            GroundTruth.Discarded(discarded, "blobs") + GroundTruth.Foreign(foreign, "blobs"))
         {
             Discarded = discarded,
             // Every other request these clients sent was a List Blobs page.

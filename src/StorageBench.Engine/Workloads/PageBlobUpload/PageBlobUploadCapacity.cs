@@ -15,16 +15,6 @@ internal static class PageBlobUploadCapacity
         return CapacityPlanner.PlanBlobs(PageBlobUploadRoom.Instance, sustained, op, request, targets, prices,
             new("page blob uploads", rangeMb, $"{rangeMb:0.###} MB page ranges", 1, p.ParallelRanges, $"{p.ParallelRanges} Put Pages", requestsPerSecond * 3600,
                 prices.BlobWriteOperationsPer10k, target * 3600 / 1e3, 0),
-            (slices, duration) => op.Spec with
-            {
-                PageBlobUpload = p with
-                {
-                    Slices = slices,
-                    DurationSeconds = duration,
-                    WarmupSeconds = p.WarmupSeconds < duration ? p.WarmupSeconds : 0,
-                    WarmupOperations = 0,
-                    BlobCount = Math.Max(p.BlobCount, slices),
-                },
-            });
+            (slices, duration) => op.Spec with { PageBlobUpload = CapacityPlanner.ForDuration(p, duration) with { Slices = slices, BlobCount = Math.Max(p.BlobCount, slices) } });
     }
 }

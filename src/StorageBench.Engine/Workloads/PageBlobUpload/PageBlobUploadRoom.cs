@@ -7,7 +7,7 @@ namespace StorageBench.Engine.Workloads.PageBlobUpload;
 /// over slices), its loop (<see cref="PageBlobUploadSlice"/>), its ground truth (<see cref="PageBlobGroundTruth"/>), its
 /// goodput in MB/s, latency per Put Page and its request lines.
 /// </summary>
-public sealed class PageBlobUploadRoom : BlobWriteRoom<PageBlobUploadSpec, VerifyPageBlobsInput>
+public sealed class PageBlobUploadRoom : BlobWriteRoom<PageBlobUploadSpec, VerifyBlobsInput>
 {
     public static PageBlobUploadRoom Instance { get; } = new();
 
@@ -34,10 +34,7 @@ public sealed class PageBlobUploadRoom : BlobWriteRoom<PageBlobUploadSpec, Verif
         errors.Range(p + "retries", section.Retries, 0, 10);
         errors.Range(p + "slices", section.Slices, 1, ServiceLimits.MaxSlices);
         errors.RunLength(section, p);
-        if (section.Slices > section.BlobCount && section.BlobCount >= 1)
-        {
-            errors.Add(new(p + "slices", Num(section.Slices), $"exceeds blobCount {Num(section.BlobCount)}: every slice needs at least one blob"));
-        }
+        errors.SlicesShare(p, section.Slices, "blobCount", section.BlobCount, "blob");
         if (errors.Count == before && section.DurationSeconds == 0)
         {
             // warmupOperations counts Put Pages; the smallest slice has the last share of the blobs.
@@ -70,11 +67,10 @@ public sealed class PageBlobUploadRoom : BlobWriteRoom<PageBlobUploadSpec, Verif
     protected override Task<SliceResult> RunSliceAsync(BlobSlicePlan<PageBlobUploadSpec> plan, StorageTarget target, TimeProvider time, CancellationToken ct, LiveSlice? live, ILogger? logger) =>
         PageBlobUploadSlice.RunAsync(plan, target, time, ct, live, logger);
 
-    protected override VerifyPageBlobsInput VerifyOrderOf(PageBlobUploadSpec section, StepPlan stepPlan, IReadOnlyList<SliceResult> slices) =>
-        new(stepPlan.TargetName, Attempts(slices), slices.Sum(s => s.Objects), section.BlobSizeBytes,
-            section.VerifyContent ? ContentByAttempt(slices) : null);
+    protected override VerifyBlobsInput VerifyOrderOf(PageBlobUploadSpec section, StepPlan stepPlan, IReadOnlyList<SliceResult> slices) =>
+        BlobsToVerify(section, stepPlan, slices, section.VerifyContent);
 
-    protected override Task<VerificationResult> VerifyAsync(VerifyPageBlobsInput order, IReadOnlyList<StorageTarget> targets, CancellationToken ct) =>
+    protected override Task<VerificationResult> VerifyAsync(VerifyBlobsInput order, IReadOnlyList<StorageTarget> targets, CancellationToken ct) =>
         PageBlobGroundTruth.VerifyAsync(targets, order.ContainerName, order.AcceptedAttempts, order.ReportedBlobs, order.BlobSizeBytes, order.ContentMd5ByAttempt, ct);
 
     /// <summary>Goodput: bytes of page blobs whose every page landed; a failed blob holds the pages that did land.</summary>
@@ -92,6 +88,3 @@ public sealed class PageBlobUploadRoom : BlobWriteRoom<PageBlobUploadSpec, Verif
         ("blobSizeBytes", I(section.BlobSizeBytes)), ("pageRangeBytes", I(section.PageRangeBytes)), ("parallelRanges", I(section.ParallelRanges)), ("slices", I(section.Slices)),
     ];
 }
-
-/// <param name="ContentMd5ByAttempt">Null: check counts, lengths and written pages only. Otherwise each accepted attempt's content MD5, and every blob is read back.</param>
-public sealed record VerifyPageBlobsInput(string ContainerName, string[] AcceptedAttempts, long ReportedBlobs, long BlobSizeBytes, Dictionary<string, string>? ContentMd5ByAttempt);

@@ -3,21 +3,9 @@ using static StorageBench.Engine.Capacity.CapacityPlanner;
 namespace StorageBench.Engine.Workloads.TableInsert;
 
 /// <summary>The table insert's capacity model: slices, partitions and accounts for an entity rate (<see cref="PlanTable"/>).</summary>
-public sealed class TableInsertCapacity : CapacityModel
+public sealed class TableInsertCapacity() : TableCapacityModel<TableInsertSpec>("wrote", "requests", "batches/s")
 {
-    public override int Slices(RunSpec spec) => spec.TableInsert!.Slices;
-
-    public override int InFlight(RunSpec spec) => spec.TableInsert!.Concurrency;
-
-    /// <summary>Only steps of one entity size: the asked one, else the best step's. A plan does not extrapolate across sizes.</summary>
-    public override (List<MeasuredStep> Steps, string? Refusal) Narrow(List<MeasuredStep> sustained, PlanRequest request)
-    {
-        int size = request.EntitySizeBytes ?? sustained.MaxBy(s => s.Rate)!.Spec.TableInsert!.EntitySizeBytes;
-        var sized = sustained.Where(s => s.Spec.TableInsert!.EntitySizeBytes == size).ToList();
-        return sized.Count > 0 ? (sized, null)
-            : (sized, $"no sustained step wrote entities of {size:N0} bytes (measured: {string.Join(", ", sustained.Select(s => s.Spec.TableInsert!.EntitySizeBytes).Distinct().Order().Select(b => $"{b:N0}"))} bytes); " +
-                "a plan does not extrapolate across entity sizes: measure that size first");
-    }
+    protected override Workload Room => TableInsertRoom.Instance;
 
     public override PlanOutcome Plan(List<MeasuredStep> sustained, MeasuredStep op, PlanRequest request, ScalabilityTargets targets, PriceTable prices) =>
         PlanTable(sustained, op, request, targets, prices);
@@ -26,32 +14,13 @@ public sealed class TableInsertCapacity : CapacityModel
 
     public override string InFlightLabel => "in flight per slice";
 
-    public override string InFlightNote(CapacityPlan plan) => plan.InFlightPerSlice > plan.OperatingPoint.Spec.TableInsert!.Concurrency
-        ? $" (measured at {plan.OperatingPoint.Spec.TableInsert.Concurrency}; room for {CapacityPlanner.InFlightHeadroom:0}× the requests its p99 keeps in flight, assumed)"
-        : " (as measured)";
-
-    public override string ExpectedNote(CapacityPlan plan) =>
-        $" (open loop: tableInsert.targetOperationsPerSecond {plan.Spec.TableInsert!.TargetOperationsPerSecond:0.###} batches/s)";
-
-    public override string RequestsName => "table transactions";
-
-    public override bool SizesPartitions => true;
-
-    // Read when planning, not at type load: the room makes this model while it is being made.
-    private static RateUnit Entities => new(r => $"{r:N0} {TableInsertRoom.Instance.Kind.RateUnit}", "slices, partitions or accounts", TableInsertRoom.Instance.Kind.UnitSingular);
-
-    private static PlanOutcome PlanTable(List<MeasuredStep> sustained, MeasuredStep op, PlanRequest request, ScalabilityTargets targets, PriceTable prices)
+    private PlanOutcome PlanTable(List<MeasuredStep> sustained, MeasuredStep op, PlanRequest request, ScalabilityTargets targets, PriceTable prices)
     {
         var t = op.Spec.TableInsert!;
         var start = PlanStart.Of(op, request, targets);
         var (target, azure, documented) = (start.Target, start.Azure, start.Documented);
-
         double perSlice = op.Rate / op.Slices;
-        var bestPartition = sustained.MaxBy(s => s.Rate / s.Spec.TableInsert!.PartitionCount)!;
-        double measuredPerPartition = bestPartition.Rate / bestPartition.Spec.TableInsert!.PartitionCount;
-
-        double perPartition = azure ? targets.TableEntitiesPerSecondPerPartition : measuredPerPartition;
-        string partitionBasis = azure ? documented : $"measured: {bestPartition.Label} ({bestPartition.Rate:N0} entities/s over {bestPartition.Spec.TableInsert.PartitionCount} partition(s))";
+        var (perPartition, partitionBasis, measuredPerPartition, bestPartition) = Partitions(sustained, start, targets, null);
         (double, string)? documentedAccount = null;
         if (azure)
         {
@@ -72,15 +41,15 @@ public sealed class TableInsertCapacity : CapacityModel
         int partitions = Math.Max((int)Math.Ceiling(target / perPartition), t.PartitionCount);
         double opsPerSlice = target / t.BatchSize / slices;
         int inFlight = Math.Min(1_024, Math.Max(t.Concurrency, (int)Math.Ceiling(InFlightHeadroom * opsPerSlice * op.LatencyP99Ms / 1000)));
-        if (partitions > 100_000)
+        if (TooManyPartitions(target, partitions) is { } tooMany)
         {
-            return Refuse($"{target:N0} entities/s needs {partitions:N0} partitions, more than the 100,000 a spec may name");
+            return Refuse(tooMany);
         }
 
         var notes = new List<string>();
-        if (azure && measuredPerPartition > targets.TableEntitiesPerSecondPerPartition)
+        if (AboveDocumented(start, measuredPerPartition, bestPartition, targets, "") is { } above)
         {
-            notes.Add($"a partition was measured at {measuredPerPartition:N0} entities/s ({bestPartition.Label}), above the documented {targets.TableEntitiesPerSecondPerPartition:N0}: the plan keeps to the documented target");
+            notes.Add(above);
         }
         double duration = Duration(request, op, t);
         if (request.DurationSeconds is null && t.DurationSeconds > 0 && duration > t.DurationSeconds)
@@ -94,15 +63,9 @@ public sealed class TableInsertCapacity : CapacityModel
             [new("partitions", partitions, perPartition, partitionBasis)], notes,
             (slices, duration) => op.Spec with
             {
-                TableInsert = t with
+                TableInsert = ForDuration(t, duration) with
                 {
-                    PartitionCount = partitions,
-                    Slices = slices,
-                    Concurrency = inFlight,
-                    TargetOperationsPerSecond = Math.Round(target / t.BatchSize, 3),
-                    DurationSeconds = duration,
-                    WarmupSeconds = t.WarmupSeconds < duration ? t.WarmupSeconds : 0,
-                    WarmupOperations = 0,
+                    PartitionCount = partitions, Slices = slices, Concurrency = inFlight, TargetOperationsPerSecond = Math.Round(target / t.BatchSize, 3),
                     EntityCount = Math.Max(t.EntityCount, slices),
                 },
             },

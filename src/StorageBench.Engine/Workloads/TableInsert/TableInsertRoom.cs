@@ -133,10 +133,7 @@ public sealed class TableInsertRoom : Workload<TableInsertSpec, TableSlicePlan, 
         errors.Range(p + "slices", t.Slices, 1, ServiceLimits.MaxSlices);
         errors.Range(p + "targetOperationsPerSecond", t.TargetOperationsPerSecond, 0, 1_000_000, "(0 = closed loop)");
         errors.RunLength(t, p);
-        if (t.Slices > t.EntityCount && t.EntityCount >= 1)
-        {
-            errors.Add(new(p + "slices", Num(t.Slices), $"exceeds entityCount {Num(t.EntityCount)}: every slice needs at least one entity"));
-        }
+        errors.SlicesShare(p, t.Slices, "entityCount", t.EntityCount, "entity");
         if (errors.Count == before && t.DurationSeconds == 0)
         {
             // A fixed count: the requests each slice sends are known now. The last slice has the smallest share.

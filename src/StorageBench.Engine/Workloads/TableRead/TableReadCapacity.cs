@@ -3,25 +3,16 @@ using static StorageBench.Engine.Capacity.CapacityPlanner;
 namespace StorageBench.Engine.Workloads.TableRead;
 
 /// <summary>The table read's capacity model: slices, partitions and accounts for a rate of entities read (<see cref="PlanTableRead"/>).</summary>
-public sealed class TableReadCapacity : CapacityModel
+public sealed class TableReadCapacity() : TableCapacityModel<TableReadSpec>("read", "reads", "reads/s")
 {
-    public override int Slices(RunSpec spec) => spec.TableRead!.Slices;
-
-    public override int InFlight(RunSpec spec) => spec.TableRead!.Concurrency;
+    protected override Workload Room => TableReadRoom.Instance;
 
     /// <summary>
-    /// Only steps of one entity size (the asked one, else the best step's) and of that step's operation: a point read and
-    /// a query page are different requests, and a plan does not extrapolate across sizes or from one to the other.
+    /// Of the one entity size's steps, only those of the best step's operation: a point read and a query page are different
+    /// requests, and a plan does not extrapolate from one to the other.
     /// </summary>
-    public override (List<MeasuredStep> Steps, string? Refusal) Narrow(List<MeasuredStep> sustained, PlanRequest request)
+    protected override (List<MeasuredStep> Steps, string? Refusal) NarrowSized(List<MeasuredStep> sized)
     {
-        int size = request.EntitySizeBytes ?? sustained.MaxBy(s => s.Rate)!.Spec.TableRead!.EntitySizeBytes;
-        var sized = sustained.Where(s => s.Spec.TableRead!.EntitySizeBytes == size).ToList();
-        if (sized.Count == 0)
-        {
-            return (sized, $"no sustained step read entities of {size:N0} bytes (measured: {string.Join(", ", sustained.Select(s => s.Spec.TableRead!.EntitySizeBytes).Distinct().Order().Select(b => $"{b:N0}"))} bytes); " +
-                "a plan does not extrapolate across entity sizes: measure that size first");
-        }
         string operation = sized.MaxBy(s => s.Rate)!.Spec.TableRead!.Operation;
         return ([.. sized.Where(s => s.Spec.TableRead!.Operation == operation)], null);
     }
@@ -35,21 +26,7 @@ public sealed class TableReadCapacity : CapacityModel
 
     public override string InFlightLabel => "reads in flight/slice";
 
-    public override string InFlightNote(CapacityPlan plan) => plan.InFlightPerSlice > plan.OperatingPoint.Spec.TableRead!.Concurrency
-        ? $" (measured at {plan.OperatingPoint.Spec.TableRead.Concurrency}; room for {CapacityPlanner.InFlightHeadroom:0}× the reads its p99 keeps in flight, assumed)"
-        : " (as measured)";
-
-    public override string ExpectedNote(CapacityPlan plan) =>
-        $" (open loop: tableRead.targetOperationsPerSecond {plan.Spec.TableRead!.TargetOperationsPerSecond:0.###} reads/s)";
-
-    public override string RequestsName => "table transactions";
-
-    public override bool SizesPartitions => true;
-
-    // Read when planning, not at type load: the room makes this model while it is being made.
-    private static RateUnit EntitiesRead => new(r => $"{r:N0} {TableReadRoom.Instance.Kind.RateUnit}", "slices, partitions or accounts", TableReadRoom.Instance.Kind.UnitSingular);
-
-    private static PlanOutcome PlanTableRead(List<MeasuredStep> sustained, MeasuredStep op, PlanRequest request, ScalabilityTargets targets, PriceTable prices)
+    private PlanOutcome PlanTableRead(List<MeasuredStep> sustained, MeasuredStep op, PlanRequest request, ScalabilityTargets targets, PriceTable prices)
     {
         var t = op.Spec.TableRead!;
         var start = PlanStart.Of(op, request, targets);
@@ -68,12 +45,8 @@ public sealed class TableReadCapacity : CapacityModel
         }
 
         double perSlice = op.Rate / op.Slices;
-        var bestPartition = sustained.MaxBy(s => s.Rate / s.Spec.TableRead!.PartitionCount)!;
-        double measuredPerPartition = bestPartition.Rate / bestPartition.Spec.TableRead!.PartitionCount;
-        double perPartition = azure ? targets.TableEntitiesPerSecondPerPartition : measuredPerPartition;
-        string partitionBasis = azure
-            ? documented + " (a single table partition's target, entities/s; the Table page does not say reads differ)"
-            : $"measured: {bestPartition.Label} ({bestPartition.Rate:N0} entities/s over {bestPartition.Spec.TableRead.PartitionCount} partition(s))";
+        var (perPartition, partitionBasis, measuredPerPartition, bestPartition) =
+            Partitions(sustained, start, targets, " (a single table partition's target, entities/s; the Table page does not say reads differ)");
         (double, string)? documentedAccount = null;
         if (azure)
         {
@@ -85,7 +58,7 @@ public sealed class TableReadCapacity : CapacityModel
                 : $" ({targets.AccountRequestsPerSecond:N0} requests/s, {requestBasis})"));
         }
 
-        var (z, refusal) = Size(EntitiesRead, sustained, op, request, targets, documented, perSlice, documentedAccount);
+        var (z, refusal) = Size(Entities, sustained, op, request, targets, documented, perSlice, documentedAccount);
         if (z is null)
         {
             return Refuse(refusal!);
@@ -93,9 +66,9 @@ public sealed class TableReadCapacity : CapacityModel
         int slices = z.Slices;
         // Each slice reads partitions of its own, so at least one partition per slice.
         int partitions = Math.Max(Math.Max((int)Math.Ceiling(target / perPartition), t.PartitionCount), slices);
-        if (partitions > 100_000)
+        if (TooManyPartitions(target, partitions) is { } tooMany)
         {
-            return Refuse($"{target:N0} entities/s needs {partitions:N0} partitions, more than the 100,000 a spec may name");
+            return Refuse(tooMany);
         }
         double entitiesPerRead = query ? t.QueryEntities : 1;
         double readsPerSlice = target / entitiesPerRead / slices;
@@ -103,27 +76,21 @@ public sealed class TableReadCapacity : CapacityModel
         int inFlight = Math.Min(1_024, Math.Max(t.Concurrency, (int)Math.Ceiling(InFlightHeadroom * readsPerSlice * op.LatencyP99Ms * pagesPerQuery / 1000)));
 
         var notes = new List<string>();
-        if (azure && measuredPerPartition > targets.TableEntitiesPerSecondPerPartition)
+        if (AboveDocumented(start, measuredPerPartition, bestPartition, targets, " read") is { } above)
         {
-            notes.Add($"a partition was measured at {measuredPerPartition:N0} entities/s read ({bestPartition.Label}), above the documented {targets.TableEntitiesPerSecondPerPartition:N0}: the plan keeps to the documented target");
+            notes.Add(above);
         }
         notes.Add("the seeded entities per partition stay as measured (more partitions seed more entities, outside the measured window and not in the cost per hour)");
         long perPartitionSeeded = Math.Max(1, t.EntityCount / t.PartitionCount);
-        return Complete(start, op, request, z, new PlanParts(TableReadRoom.Instance, EntitiesRead, perSlice,
+        return Complete(start, op, request, z, new PlanParts(TableReadRoom.Instance, Entities, perSlice,
             $"measured: {op.Label} ({op.Rate:N0} entities/s over {op.Slices} slice(s) at {t.Concurrency} in flight each)", inFlight,
             [new("partitions", partitions, perPartition, partitionBasis)], notes,
             (slices, duration) => op.Spec with
             {
-                TableRead = t with
+                TableRead = ForDuration(t, duration) with
                 {
-                    PartitionCount = partitions,
-                    EntityCount = Math.Max(t.EntityCount, perPartitionSeeded * partitions),
-                    Slices = slices,
-                    Concurrency = inFlight,
+                    PartitionCount = partitions, EntityCount = Math.Max(t.EntityCount, perPartitionSeeded * partitions), Slices = slices, Concurrency = inFlight,
                     TargetOperationsPerSecond = Math.Round(target / entitiesPerRead, 3),
-                    DurationSeconds = duration,
-                    WarmupSeconds = t.WarmupSeconds < duration ? t.WarmupSeconds : 0,
-                    WarmupOperations = 0,
                 },
             },
             instances => CapacityPlanner.Cost(prices, target / entitiesPerRequest * 3600, prices.TableTransactionsPer10k, instances, request.InstanceMemoryMb, 0, prices.TableStoragePerGbMonth),
