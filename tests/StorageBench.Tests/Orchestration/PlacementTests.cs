@@ -95,7 +95,10 @@ public class PlacementTests(AzuriteFixture azurite, ITestOutputHelper output)
         await using var workers = await Workers.StartAsync(azurite, 2);
         var run = await new RunStarter(workers.Hubs[0], TimeProvider.System).StartAsync(
             RunSpecParser.ParseOrThrow(Spec(slices: 4, placement: 2, startDelay: 4, duration: 12)), "test", null, default);
-        // The slices are running (two on each worker) when a third worker joins and the first one stops.
+        // The slices are running, two on each worker (what the workers run, not a count of entities: on a busy machine two
+        // slices on one worker wrote 200 while the other two were still being handed back), when a third worker joins and
+        // the first one stops.
+        await Waits.UntilAsync(() => Task.FromResult(workers.RunningOn(1) >= 2 && workers.RunningOn(2) >= 2), TimeSpan.FromMinutes(2), "two slices running on each worker");
         await Waits.ForEntitiesAsync(azurite.Target, run.RunId, 200, TimeSpan.FromMinutes(2));
         await workers.AddAsync();
         await workers.StopAsync(1);
@@ -172,6 +175,9 @@ public class PlacementTests(AzuriteFixture azurite, ITestOutputHelper output)
 
         /// <summary>Activities running now on every worker started.</summary>
         public int Running => _registries.Sum(r => r.Running);
+
+        /// <summary>Activities running now on worker <paramref name="index"/> (1-based, as <see cref="StopAsync"/>).</summary>
+        public int RunningOn(int index) => _registries[index - 1].Running;
 
         public static async Task<Workers> StartAsync(AzuriteFixture azurite, int count, int activityLimit = TaskHubSettings.LargestFanOut)
         {
