@@ -67,7 +67,7 @@ public class ControlPlaneTests(AzuriteFixture azurite, ITestOutputHelper output)
 
     /// <summary>
     /// Three runs at once, and a run whose process was SIGKILLed mid-run, on one account and machine: the next small run
-    /// takes as long as one alone (within 10 s). On one shared task hub it waited for the killed process's partition leases.
+    /// waits for no lease (it ends within 25 s of one alone). On one shared task hub it waited for the killed process's partition leases (30 s).
     /// </summary>
     [Fact]
     public async Task RunsAtOnceAndAKilledRunDoNotHoldUpTheNextRun()
@@ -99,7 +99,9 @@ public class ControlPlaneTests(AzuriteFixture azurite, ITestOutputHelper output)
 
         var after = await TimedRunAsync(small, dir, "after");
         output.WriteLine($"small run alone {alone.TotalSeconds:0.0} s; after three at once and a SIGKILLed one {after.TotalSeconds:0.0} s");
-        Assert.True(after <= alone + TimeSpan.FromSeconds(10), $"alone {alone.TotalSeconds:0.0} s, after {after.TotalSeconds:0.0} s");
+        // What a held-up run waits for is a dead process's partition lease, 30 s; the suite's own load beside two CPU hogs
+        // stretched the next run by up to 12 s, so the bound is below a lease, not the run's own time.
+        Assert.True(after < alone + TimeSpan.FromSeconds(25), $"alone {alone.TotalSeconds:0.0} s, after {after.TotalSeconds:0.0} s");
     }
 
     private async Task<TimeSpan> TimedRunAsync(string spec, string dir, string name)
