@@ -1,3 +1,4 @@
+using Azure.Storage.Blobs.Specialized;
 using StorageBench.Engine.Workloads.BlobDownload;
 using System.Text.Json;
 using CsCheck;
@@ -86,6 +87,24 @@ public class BlobDownloadRoomTests(AzuriteFixture azurite)
         // A blob the seeding did not write fails it too.
         await azurite.Blobs.GetBlobContainerClient(step.TargetName).GetBlobClient("seed/stranger").UploadAsync(new BinaryData(new byte[1]));
         Assert.False((await Room.VerifyAsync(Room.VerifyOrderOf(run, step, slices), [azurite.Target], default)).Matched);
+    }
+
+    [Fact]
+    public async Task SeedingWritesABlobTheSdkWouldStageInBlocksWithOnePutBlob()
+    {
+        // 256 MiB: left to its defaults, the SDK stages a stream this large as 8-MiB blocks and a Put Block List.
+        var spec = new BlobDownloadSpec { BlobCount = 1, BlobSizeBytes = 256L << 20, DownloadCount = 1, Slices = 1 };
+        var (_, step, _) = await SeededAsync(spec, ClientSettings.LeanDriver);   // one request on the wire per blob
+        var container = azurite.Blobs.GetBlobContainerClient(step.TargetName);
+        try
+        {
+            var blocks = await container.GetBlockBlobClient(BlobDownloadRoom.SeedBlobName(0)).GetBlockListAsync(Azure.Storage.Blobs.Models.BlockListTypes.Committed);
+            Assert.Empty(blocks.Value.CommittedBlocks);
+        }
+        finally
+        {
+            await container.DeleteAsync();
+        }
     }
 
     private async Task<(RunSpec Run, StepPlan Step, IReadOnlyList<SliceOrder> Orders)> SeededAsync(BlobDownloadSpec spec, string driver)
