@@ -79,9 +79,10 @@ public sealed record StepInput(string RunId, int Index, DateTime RunStartedUtc, 
 
 /// <summary>
 /// A step's outcome: its workloads (merged figures; per-slice rows stay in the results table) and why it
-/// is not Completed. Small by construction: it is the sub-orchestration's output.
+/// is not Completed: the sub-orchestration's output, bounded by its shape and its figures (the payload budget's figures tier).
 /// </summary>
 /// <param name="Hosts">The workers (machine/process id) its slices ran on: one per Function App instance or local worker process.</param>
+[CarriesFigures(WorkloadSummary.HistogramCount, 1, PerWorkload = true)]
 public sealed record StepResult(string StepId, int Index, string? Parameter, double? Value, string Status, IReadOnlyList<string> Errors,
     IReadOnlyList<WorkloadSummary> Workloads, IReadOnlyList<string> Hosts)
 {
@@ -111,9 +112,11 @@ public sealed record StepTargets(string StepId, string[] Tables, string[] Contai
 /// <summary>The slice executions a workload of a step accepted: the other executions' slice rows are deleted.</summary>
 public sealed record AcceptedSlices(string Workload, string[] Attempts);
 
+[CarriesFigures(WorkloadSummary.HistogramCount, 0, PerWorkload = true)]
 public sealed record StoreStepInput(StepRecord Step, AcceptedSlices[] Accepted);
 
 /// <param name="Run">Names the run (scenario, id, environment) and carries the step's status and spec.</param>
+[CarriesFigures(WorkloadSummary.HistogramCount, 0, PerWorkload = true)]
 public sealed record StepTelemetryInput(RunSummary Run, WorkloadSummary[] Workloads);
 
 /// <summary>Headline form of a workload for activity payloads: no timeline, distribution or attempt list (they stay in the step's result).</summary>
@@ -123,6 +126,7 @@ public static class WorkloadPayloads
 }
 
 /// <summary>What a RunSlice call hands back: the slice's figures, or (placement) that this worker had no seat for it.</summary>
+[CarriesFigures(SliceResult.HistogramCount, 1)]
 public sealed record SliceOutcome(SliceResult? Result, SeatRefusal? Refused = null);
 
 /// <summary>

@@ -3,6 +3,7 @@ using StorageBench.Engine.Measurement;
 namespace StorageBench.Orchestration;
 
 /// <summary>A segmented slice's orchestration input: its order, the next segment, and the figures of the segments before it.</summary>
+[CarriesFigures(SliceResult.HistogramCount, 1)]
 public sealed record SegmentedSliceInput(SliceOrder Order, int Next = 0, SliceResult? SoFar = null);
 
 /// <summary>

@@ -73,6 +73,36 @@ public static class LatencyHistograms
     /// </summary>
     public const CompressionLevel Compact = CompressionLevel.Optimal;
 
+    /// <summary>
+    /// The most UTF-8 bytes <see cref="Encode"/>'s form of a histogram of these bounds holding at most <paramref name="samples"/>
+    /// samples can take inside a JSON payload, whatever its values and compression level: the counts' words at their longest
+    /// (<see cref="LongestCountsBytes"/>) after the header, deflate's worst expansion (zlib-ng's compressBound, zutil.h: 9 bits
+    /// a literal, a block's 3 bytes, the zlib wrapper's 6), the 8-byte prefix, base64, and '+' written as \u002B (System.Text.Json
+    /// escapes it) at twice its share of base64's 64 letters.
+    /// </summary>
+    public static int LargestJsonBytes(long samples)
+    {
+        long counts = V2HeaderBytes + LongestCountsBytes(samples);
+        long compressed = 8 + counts + (counts + 7) / 8 + 3 + 6;
+        long base64 = 4 * ((compressed + 2) / 3);
+        return checked((int)(base64 + 5 * ((base64 + 31) / 32)));
+    }
+
+    /// <summary>
+    /// The most bytes the counts can take in the encoding: every bucket at least one byte (a run of empty ones takes less a
+    /// bucket), and as many words of each longer length as <paramref name="samples"/> can pay for — a word of n bytes holds a
+    /// count of at least 2^(7n-8) (ZigZag doubles it) — each length counted on its own, so the sum is an upper bound.
+    /// </summary>
+    internal static long LongestCountsBytes(long samples)
+    {
+        long buckets = LatencyHistogram.CountsArrayLength, bytes = buckets;
+        for (int length = 2; length <= 9; length++)
+        {
+            bytes += Math.Min(buckets, samples >> (7 * length - 8));
+        }
+        return bytes;
+    }
+
     // V2 cookies with the word-size nibble set (0x10), as HdrHistogram writes and checks them.
     private const int V2Cookie = 0x1c849313;
     private const int V2CompressedCookie = 0x1c849314;

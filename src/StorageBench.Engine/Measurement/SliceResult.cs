@@ -13,6 +13,9 @@ public sealed record SliceResult
     /// <summary>Per-second detail for slices up to this many seconds long; longer ones widen their buckets.</summary>
     public const int MaxTimelineBuckets = 1024;
 
+    /// <summary>The encoded histograms a result can carry: latency, service time, lag, first byte and the drift's two tenths.</summary>
+    public const int HistogramCount = 6;
+
     /// <summary>The sweep step (or the run's only step) whose table/container this slice wrote to.</summary>
     public required string StepId { get; init; }
     /// <summary>

@@ -5,6 +5,9 @@ namespace StorageBench.Engine.Statistics;
 /// <summary>One workload's figures in a summary (summary.json's workloads[]): the counts, rates and latencies every workload has, and the fields a room adds.</summary>
 public sealed record WorkloadSummary
 {
+    /// <summary>The encoded histograms a workload's figures carry: latency and service time.</summary>
+    public const int HistogramCount = 2;
+
     public required string Workload { get; init; }
     /// <summary>For sweep and saturation steps: the parameter varied and this step's value.</summary>
     public string? StepParameter { get; init; }

@@ -154,6 +154,7 @@ public sealed record SliceHeader(string RunId, string StepId, int SliceIndex, Da
 public sealed record StepPlan(string RunId, string StepId, string TargetName, DateTime StartAtUtc, int TargetAccounts = 1);
 
 /// <summary>One slice of a workload's step as it crosses the orchestration boundary: what every slice has, and its room's own plan.</summary>
+[CarriesFigures(SliceResult.HistogramCount, 1)]
 public sealed record SliceOrder(string Workload, string RunId, string StepId, int SliceIndex, DateTime StartAtUtc, int TargetIndex, JsonElement Plan)
 {
     /// <summary>At most this many slices of the step run at once on one worker (placement); null: no cap.</summary>

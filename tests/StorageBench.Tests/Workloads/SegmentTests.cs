@@ -121,7 +121,7 @@ public class SegmentTests
         }
         int bytes = PayloadBudget.SizeOf(JsonSerializer.Serialize(new SegmentedSliceInput(Order(), 288, merged), JsonDefaults.Compact));
         Assert.True(merged!.Timeline.Count <= SliceResult.MaxTimelineBuckets, $"{merged.Timeline.Count} buckets");
-        Assert.True(bytes < PayloadBudget.MaxBytes, $"{bytes:N0} bytes carried");
+        Assert.True(bytes < PayloadBudget.For(typeof(SegmentedSliceInput)), $"{bytes:N0} bytes carried");
     }
 
     [Fact]
