@@ -10,7 +10,7 @@ namespace StorageBench.Engine.Workloads.AppendBlobUpload;
 /// </summary>
 internal static class AppendBlobGroundTruth
 {
-    public static async Task<VerificationResult> VerifyAsync(IReadOnlyList<StorageTarget> targets, AppendVerifyOrder order, CancellationToken ct)
+    public static async Task<VerificationResult> VerifyAsync(IReadOnlyList<StorageTarget> targets, VerifyBlobsInput order, CancellationToken ct)
     {
         long blobs = 0, whole = 0, wholeBytes = 0, wrongLength = 0, wrongBlocks = 0, wrongContent = 0, notFound = 0, reads = 0, propertyReads = 0;
         var listed = await BlobListing.EachAcceptedAsync(targets, order.ContainerName, order.AcceptedAttempts, async (container, item, attempt, wire) =>
@@ -29,17 +29,17 @@ internal static class AppendBlobGroundTruth
             {
                 (null, _) or (_, null) => (notFound + 1, wrongLength, wrongBlocks, wrongContent, whole),
                 _ when length != order.BlobSizeBytes => (notFound, wrongLength + 1, wrongBlocks, wrongContent, whole),
-                _ when blocks != order.Appends => (notFound, wrongLength, wrongBlocks + 1, wrongContent, whole),
+                _ when blocks != order.Parts => (notFound, wrongLength, wrongBlocks + 1, wrongContent, whole),
                 (_, false) => (notFound, wrongLength, wrongBlocks, wrongContent + 1, whole),
                 _ => (notFound, wrongLength, wrongBlocks, wrongContent, whole + 1),
             };
-            wholeBytes += blocks == order.Appends && length == order.BlobSizeBytes && matches == true ? length : 0;
+            wholeBytes += blocks == order.Parts && length == order.BlobSizeBytes && matches == true ? length : 0;
         }, ct).ConfigureAwait(false);
         string content = GroundTruth.Content(order.ContentMd5ByAttempt is not null, wrongContent);
         return new VerificationResult(whole == order.ReportedBlobs && wrongLength + wrongBlocks + wrongContent + notFound + listed.Foreign == 0,
             order.ReportedBlobs * order.BlobSizeBytes, wholeBytes, "bytes",
             $"{whole} append blobs wholly appended (reported {order.ReportedBlobs}) of {blobs}, {wrongLength} with a length other than {order.BlobSizeBytes}, " +
-            $"{wrongBlocks} with a committed block count other than {order.Appends}, {content}, in container {order.ContainerName}{GroundTruth.Across(targets)}" +
+            $"{wrongBlocks} with a committed block count other than {order.Parts}, {content}, in container {order.ContainerName}{GroundTruth.Across(targets)}" +
             GroundTruth.NotFoundOnRead(notFound) + GroundTruth.Discarded(listed.Discarded, "blobs") + GroundTruth.Foreign(listed.Foreign, "blobs"))
         {
             Discarded = listed.Discarded,

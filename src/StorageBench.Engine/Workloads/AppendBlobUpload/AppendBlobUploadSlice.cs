@@ -22,8 +22,7 @@ internal static class AppendBlobUploadSlice
         });
 
     private sealed class Appends(BlobSlicePlan<AppendBlobUploadSpec> plan, BlobContainerClient container, LeanAppendBlocks? lean, int loops, RetriedBlobRequests requests)
-        : BlobWrites<AppendBlobUploadSpec, (AppendBlobClient Sdk, LeanBlob? Lean)>(plan, plan.Workload.BlobSizeBytes, plan.Workload.AppendSizeBytes, plan.Workload.VerifyContent,
-            loops, 1, requests, lean)
+        : BlobWrites<AppendBlobUploadSpec, (AppendBlobClient Sdk, LeanBlob? Lean)>(plan, plan.Workload.AppendSizeBytes, loops, 1, requests, lean)
     {
         protected override (AppendBlobClient Sdk, LeanBlob? Lean) BlobOf(string name) => (container.GetAppendBlobClient(name), lean?.Blob(name));
 

@@ -36,8 +36,7 @@ public static class BlobUploadSlice
     /// <summary>A block blob: Put Block ×N in parallel lanes, then Put Block List. Its primer commits its one block through the SDK before the delete.</summary>
     private sealed class BlockWrites(BlobSlicePlan<BlobUploadSpec> plan, BlobContainerClient container, LeanBlockUploads? lean, string[] blockIds, int lanes,
         RetriedBlobRequests requests)
-        : BlobWrites<BlobUploadSpec, (BlockBlobClient Sdk, LeanBlob? Lean)>(plan, plan.Workload.BlobSizeBytes, plan.Workload.BlockSizeBytes, plan.Workload.VerifyContent, 1, lanes,
-            requests, lean)
+        : BlobWrites<BlobUploadSpec, (BlockBlobClient Sdk, LeanBlob? Lean)>(plan, plan.Workload.BlockSizeBytes, 1, lanes, requests, lean)
     {
         protected override (BlockBlobClient Sdk, LeanBlob? Lean) BlobOf(string name) => (container.GetBlockBlobClient(name), lean?.Blob(name));
 

@@ -33,8 +33,7 @@ public static class PageBlobUploadSlice
     /// measured ones (its create is the same request); only its first pages are written.
     /// </summary>
     private sealed class PageWrites(BlobSlicePlan<PageBlobUploadSpec> plan, BlobContainerClient container, LeanPageUploads? lean, int lanes, RetriedBlobRequests requests)
-        : BlobWrites<PageBlobUploadSpec, (PageBlobClient Sdk, LeanBlob? Lean)>(plan, plan.Workload.BlobSizeBytes, plan.Workload.PageRangeBytes, plan.Workload.VerifyContent, 1, lanes,
-            requests, lean)
+        : BlobWrites<PageBlobUploadSpec, (PageBlobClient Sdk, LeanBlob? Lean)>(plan, plan.Workload.PageRangeBytes, 1, lanes, requests, lean)
     {
         protected override (PageBlobClient Sdk, LeanBlob? Lean) BlobOf(string name) => (container.GetPageBlobClient(name), lean?.Blob(name));
 
