@@ -17,14 +17,10 @@ internal static class AppendBlobGroundTruth
         {
             blobs++;
             long length = item.Properties.ContentLength ?? 0;
-            long before = wire.Sent;
             var blob = container.GetAppendBlobClient(item.Name);
-            int? blocks = await CommittedBlocksAsync(blob, ct).ConfigureAwait(false);
-            propertyReads += wire.Sent - before;
-            bool? matches = blocks is not null && order.ContentMd5ByAttempt is not null && length == order.BlobSizeBytes
-                ? await BlobListing.ContentMatchesAsync(blob, order.ContentMd5ByAttempt.GetValueOrDefault(attempt), ct).ConfigureAwait(false)
-                : true;
-            reads += wire.Sent - before;
+            var (blocks, matches, propertyRequests, requests) = await BlobListing.ReadBackAsync(blob, wire, () => CommittedBlocksAsync(blob, ct),
+                _ => length == order.BlobSizeBytes, order.ContentMd5ByAttempt, attempt, ct).ConfigureAwait(false);
+            (propertyReads, reads) = (propertyReads + propertyRequests, reads + requests);
             (notFound, wrongLength, wrongBlocks, wrongContent, whole) = (blocks, matches) switch
             {
                 (null, _) or (_, null) => (notFound + 1, wrongLength, wrongBlocks, wrongContent, whole),
