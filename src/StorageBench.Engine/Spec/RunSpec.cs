@@ -156,4 +156,7 @@ public sealed record ClientSettings
 
     public const string LeanDriver = "lean";
     public const string SdkDriver = "sdk";
+
+    /// <summary>The lean driver's requests, made by <paramref name="lean"/>; null on the SDK driver, whose clients then send every request.</summary>
+    public T? LeanOrNull<T>(Func<T> lean) where T : class => Driver == SdkDriver ? null : lean();
 }

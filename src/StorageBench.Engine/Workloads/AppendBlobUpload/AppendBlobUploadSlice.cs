@@ -16,8 +16,7 @@ internal static class AppendBlobUploadSlice
         {
             var spec = plan.Workload;
             int loops = spec.DurationSeconds > 0 ? spec.ParallelBlobs : Math.Min(spec.ParallelBlobs, plan.BlobCount);
-            // Null on the SDK driver (client.driver "sdk"): then the AppendBlobClient sends every request.
-            var lean = plan.Client.Driver == ClientSettings.SdkDriver ? null : new LeanAppendBlocks(clients.Lean, clients.BlobWire, plan.ContainerName, loops);
+            var lean = plan.Client.LeanOrNull(() => new LeanAppendBlocks(clients.Lean, clients.BlobWire, plan.ContainerName, loops));
             return new Appends(plan, container, lean, loops, requests);
         });
 

@@ -28,8 +28,7 @@ public static class BlobUploadSlice
             int blockCount = BlockCount(spec.BlobSizeBytes, spec.BlockSizeBytes);
             int lanes = Math.Min(spec.ParallelBlocks, blockCount);
             var blockIds = BlockIds(blockCount);
-            // Null on the SDK driver (client.driver "sdk"): then the BlockBlobClient sends every request.
-            var lean = plan.Client.Driver == ClientSettings.SdkDriver ? null : new LeanBlockUploads(clients.Lean, clients.BlobWire, plan.ContainerName, blockIds, lanes);
+            var lean = plan.Client.LeanOrNull(() => new LeanBlockUploads(clients.Lean, clients.BlobWire, plan.ContainerName, blockIds, lanes));
             return new BlockWrites(plan, container, lean, blockIds, lanes, requests);
         });
 

@@ -23,8 +23,7 @@ public static class PageBlobUploadSlice
         {
             var spec = plan.Workload;
             int lanes = (int)Math.Min(spec.ParallelRanges, RangeCount(spec.BlobSizeBytes, spec.PageRangeBytes));
-            // Null on the SDK driver (client.driver "sdk"): then the PageBlobClient sends every request.
-            var lean = plan.Client.Driver == ClientSettings.SdkDriver ? null : new LeanPageUploads(clients.Lean, clients.BlobWire, plan.ContainerName, spec.BlobSizeBytes, lanes);
+            var lean = plan.Client.LeanOrNull(() => new LeanPageUploads(clients.Lean, clients.BlobWire, plan.ContainerName, spec.BlobSizeBytes, lanes));
             return new PageWrites(plan, container, lean, lanes, requests);
         });
 
