@@ -41,7 +41,7 @@ public static partial class CapacityPlanner
         var sustained = measured.Where(s => !s.BeyondKnee && s.Rate > 0 && s.FailedShare <= MaxFailedShare).ToList();
         if (sustained.Count == 0)
         {
-            return Refuse($"none of the {measured.Count} {workload} step(s) sustained its rate: each failed more than {MaxFailedShare * 100:0}% of its requests, stored nothing, or was past a saturation knee");
+            return Refuse($"none of the {measured.Count} {workload} step(s) sustained its rate: each failed more than {MaxFailedShare * 100:0}% of its requests, {room.Kind.StoredWord} nothing, or was past a saturation knee");
         }
         var kinds = sustained.Select(s => s.TargetKind).Distinct().ToList();
         if (kinds.Count > 1)

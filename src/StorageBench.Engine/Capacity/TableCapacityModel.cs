@@ -45,6 +45,21 @@ public abstract class TableCapacityModel<TSpec>(string did, string inFlight, str
                 "a plan does not extrapolate across entity sizes: measure that size first");
     }
 
+    /// <summary>
+    /// An account's documented entities/s on Azure: its requests/s (<paramref name="entitiesPerRequest"/> entities each) or its
+    /// <paramref name="direction"/> bandwidth (<paramref name="gbps"/>) over the entities' size on the wire, whichever is lower, and why.
+    /// </summary>
+    protected static (double PerAccount, string Basis) DocumentedAccount(ScalabilityTargets targets, string documented, int entitySizeBytes,
+        double entitiesPerRequest, string requestBasis, double gbps, string direction)
+    {
+        long entityWireBytes = ServiceLimits.EncodedEntityBytes(entitySizeBytes);
+        double byRequests = targets.AccountRequestsPerSecond * entitiesPerRequest;
+        double byBandwidth = gbps * 1e9 / 8 / entityWireBytes;
+        return (Math.Min(byRequests, byBandwidth), documented + (byBandwidth < byRequests
+            ? $" ({gbps:0.#} Gbps {direction} at about {entityWireBytes:N0} bytes per entity on the wire)"
+            : $" ({targets.AccountRequestsPerSecond:N0} requests/s, {requestBasis})"));
+    }
+
     /// <summary>The steps of the one size, narrowed further where the room's requests differ in kind.</summary>
     protected virtual (List<MeasuredStep> Steps, string? Refusal) NarrowSized(List<MeasuredStep> sized) => (sized, null);
 

@@ -10,7 +10,7 @@ public static class CostEstimator
     public static readonly IReadOnlyList<string> Counting =
     [
         "run: the slices' own counts: every request of the measured window and its warm-up, failed and throttled ones included, each retry of a block (blockRetries) too; \"failed\" is of the measured window",
-        "priming: counted by each slice's primer: one probe, then per primed loop and round the workload's own request, small (one entity, or 4 KiB of a blob), and what leaves nothing behind (a delete, a commit); each workload's priming lines say which requests",
+        "priming: counted by each slice's primer: one probe, then per primed loop and round the workload's own request, small (one entity, or 4 KiB of a blob), and for a write what leaves nothing behind (a delete, a commit); each workload's priming lines say which requests",
         "verification, setup and cleanup: counted on the wire by a counter in the storage client's pipeline, each SDK retry included",
         "SDK retries: what that wire counter saw beyond the slices' own counts (only with client.sdkRetries)",
         "billing: Azure bills a request once it is authenticated, failed and throttled ones included; one that never reached the service (a network error, some client timeouts) is counted here and may not be billed",

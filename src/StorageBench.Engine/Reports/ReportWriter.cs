@@ -29,16 +29,19 @@ public static class ReportWriter
             return b.ToString();
         }
         b.AppendLine();
-        b.AppendLine("| workload | slices | ops | ok | failed | throttled | timed out | stored / planned (warm-up included) | entities / MB measured (warm-up excluded) | seconds | throughput | all-slices window | peak/s | verified |");
+        // Each kind's own word for what its planned work came to: a download's is not stored.
+        string stored = string.Join(" or ", s.Workloads.Select(w => WorkloadKind.Find(w.Workload)?.StoredWord ?? "stored").Distinct());
+        b.AppendLine(CultureInfo.InvariantCulture,
+            $"| workload | slices | ops | ok | failed | throttled | timed out | {stored} / planned (warm-up included) | entities / MB measured (warm-up excluded) | seconds | throughput | all-slices window | peak/s | verified |");
         b.AppendLine("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|");
         foreach (var w in s.Workloads)
         {
             string amount = w.Entities is { } e ? F(e) : F((w.Bytes ?? 0) / 1e6, "0.0") + " MB";
             // Of nothing planned no share was stored: a run stopped before it sent anything says so.
             string share = w.Planned == 0 ? "none sent" : $"{(1 - w.UnstoredShare) * 100:0.0}%";
-            string stored = $"{F(w.Stored)}/{F(w.Planned)}{(w.BlobsPlanned is null ? "" : " blobs")} ({share})";
+            string done = $"{F(w.Stored)}/{F(w.Planned)}{(w.BlobsPlanned is null ? "" : " blobs")} ({share})";
             b.AppendLine(CultureInfo.InvariantCulture,
-                $"| {Label(w)} | {w.Slices} | {F(w.Operations)} | {F(w.Succeeded)} | {F(w.Failed)} | {F(w.Throttled)} | {F(w.TimedOut)} | {stored} | {amount} | {F(w.DurationSeconds, "0.00")} | {Rate(w.Throughput)} | {(w.AllSlicesActiveThroughput is { } a ? Rate(a) : "n/a")} | {(w.PeakPerSecond is { } peak ? $"{F(peak, "0.#")} {w.PeakUnit}" : "n/a")} | {Verified(w.Verified)} |");
+                $"| {Label(w)} | {w.Slices} | {F(w.Operations)} | {F(w.Succeeded)} | {F(w.Failed)} | {F(w.Throttled)} | {F(w.TimedOut)} | {done} | {amount} | {F(w.DurationSeconds, "0.00")} | {Rate(w.Throughput)} | {(w.AllSlicesActiveThroughput is { } a ? Rate(a) : "n/a")} | {(w.PeakPerSecond is { } peak ? $"{F(peak, "0.#")} {w.PeakUnit}" : "n/a")} | {Verified(w.Verified)} |");
         }
         b.AppendLine();
         // The † rule goes in the table's caption, not under it: the console summary stays within its line budget.

@@ -29,7 +29,15 @@ public sealed partial class ResultsTableStore
     /// <summary>Replaces the slice's progress row. Quick and without retries: progress may skip a beat, a slice must not wait for it.</summary>
     public async Task SaveProgressAsync(string runId, SliceProgress p, CancellationToken ct)
     {
-        var row = SliceRows.ProgressRow(runId, p);
+        await QuickSignalAsync(SliceRows.ProgressRow(runId, p), ct).ConfigureAwait(false);
+    }
+
+    /// <summary>
+    /// Replaces a row of the signals table through the quick pipeline (the cancel poll's: it answers within seconds or not at
+    /// all, and leaves the bookkeeping pipeline to the runs), creating the table the first time.
+    /// </summary>
+    private async Task QuickSignalAsync(TableEntity row, CancellationToken ct)
+    {
         var table = _poll.Value.Tables.GetTableClient(signalsTable);
         try
         {

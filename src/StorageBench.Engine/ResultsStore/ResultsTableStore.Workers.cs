@@ -18,18 +18,8 @@ public sealed partial class ResultsTableStore
         {
             [NameColumn] = worker, [ActivityLimitColumn] = activityLimit, [PartitionsColumn] = hubPartitions, [SeenColumn] = DateTime.SpecifyKind(seenUtc, DateTimeKind.Utc),
         };
-        // The quick pipeline, as the cancel poll's: a heartbeat answers within seconds or not at all, and it leaves the
-        // bookkeeping pipeline (results, steps) to the runs.
-        var signals = _poll.Value.Tables.GetTableClient(signalsTable);
-        try
-        {
-            await signals.UpsertEntityAsync(row, TableUpdateMode.Replace, ct).ConfigureAwait(false);
-        }
-        catch (RequestFailedException ex) when (ex.Status == 404)
-        {
-            await signals.CreateIfNotExistsAsync(ct).ConfigureAwait(false);
-            await signals.UpsertEntityAsync(row, TableUpdateMode.Replace, ct).ConfigureAwait(false);
-        }
+        // A heartbeat goes through the quick pipeline: it answers within seconds or not at all.
+        await QuickSignalAsync(row, ct).ConfigureAwait(false);
     }
 
     /// <summary>The workers seen on the hub at or after <paramref name="sinceUtc"/>, by name.</summary>

@@ -3,6 +3,7 @@ using StorageBench.Engine.Workloads.BlobUpload;
 using StorageBench.Engine.Workloads.PageBlobUpload;
 using StorageBench.Engine.Workloads.TableInsert;
 using StorageBench.Engine.Workloads.TableRead;
+using System.Text.Json.Serialization;
 
 namespace StorageBench.Engine.Spec;
 
@@ -106,16 +107,22 @@ public sealed record SaturationSpec
     }
 }
 
-/// <summary>How long a workload runs and which of its operations count. Shared by every workload.</summary>
+/// <summary>
+/// How long a workload runs and which of its operations count. Shared by every workload, and written after all of a
+/// section's own fields (order 3: after <see cref="Workloads.BlobWriteSpec"/>'s slices and verifyContent).
+/// </summary>
 public abstract record WorkloadSpec
 {
     /// <summary>0: run the fixed count (entityCount / blobCount). Above 0: run this long, however many that is.</summary>
+    [JsonPropertyOrder(3)]
     public double DurationSeconds { get; init; }
 
     /// <summary>Operations started in the first seconds of each slice are done but left out of the statistics.</summary>
+    [JsonPropertyOrder(3)]
     public double WarmupSeconds { get; init; }
 
     /// <summary>The first operations of each slice are done but left out of the statistics.</summary>
+    [JsonPropertyOrder(3)]
     public long WarmupOperations { get; init; }
 }
 
@@ -149,4 +156,7 @@ public sealed record ClientSettings
 
     public const string LeanDriver = "lean";
     public const string SdkDriver = "sdk";
+
+    /// <summary>The lean driver's requests, made by <paramref name="lean"/>; null on the SDK driver, whose clients then send every request.</summary>
+    public T? LeanOrNull<T>(Func<T> lean) where T : class => Driver == SdkDriver ? null : lean();
 }

@@ -142,8 +142,7 @@ public static partial class RunSpecParser
 
     private static void UnknownFields(JsonElement element, Type type, string path, List<ValidationError> errors)
     {
-        var known = type.GetProperties(BindingFlags.Public | BindingFlags.Instance).Where(p => p.CanWrite)
-            .Select(p => (Name: JsonNamingPolicy.CamelCase.ConvertName(p.Name), Property: p)).ToList();
+        var known = FieldsOf(type);
         bool knownListed = false;
         foreach (var p in element.EnumerateObject())
         {
@@ -165,4 +164,12 @@ public static partial class RunSpecParser
             }
         }
     }
+
+    /// <summary>
+    /// A spec object's fields in the order the spec writes them: the serializer's, which keeps a base record's fields where their
+    /// JsonPropertyOrder puts them (reflection would list a derived record's own fields first).
+    /// </summary>
+    internal static List<(string Name, PropertyInfo Property)> FieldsOf(Type type) =>
+        [.. Options.GetTypeInfo(type).Properties.Where(p => p.Set is not null && p.AttributeProvider is PropertyInfo)
+            .Select(p => (p.Name, (PropertyInfo)p.AttributeProvider!))];
 }

@@ -1,6 +1,7 @@
 using System.Reflection;
 using System.Text.Json;
 using System.Text.Json.Serialization;
+using System.Text.Json.Serialization.Metadata;
 using System.Text.RegularExpressions;
 
 namespace StorageBench.Engine.Spec;
@@ -14,6 +15,8 @@ public static partial class RunSpecParser
 {
     public static readonly JsonSerializerOptions Options = new(JsonSerializerDefaults.Web)
     {
+        // Set, so the parser can ask it for a section's fields in their written order before it has read a spec (FieldsOf).
+        TypeInfoResolver = new DefaultJsonTypeInfoResolver(),
         UnmappedMemberHandling = JsonUnmappedMemberHandling.Disallow,
         // Field names are case-sensitive (docs/spec.md): "entitycount" is refused, not read as entityCount.
         PropertyNameCaseInsensitive = false,
@@ -133,7 +136,7 @@ public static partial class RunSpecParser
         var (parent, property) = Resolve(field);
         if (ex.Message.Contains("could not be mapped to any .NET member", StringComparison.Ordinal))
         {
-            string known = parent is null ? "" : "; the known fields are " + string.Join(", ", parent.GetProperties().Where(p => p.CanWrite).Select(p => JsonNamingPolicy.CamelCase.ConvertName(p.Name)));
+            string known = parent is null ? "" : "; the known fields are " + string.Join(", ", FieldsOf(parent).Select(f => f.Name));
             int dot = field.LastIndexOf('.');
             return new ValidationError(field, "(unknown field)", $"is not a field of {(dot < 0 ? "the spec" : field[..dot])}{known}");
         }

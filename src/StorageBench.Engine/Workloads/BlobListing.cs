@@ -77,4 +77,28 @@ internal static class BlobListing
             return null;
         }
     }
+
+    /// <summary>
+    /// One accepted blob read back: the room's own read of it (<paramref name="read"/>: an append blob's committed block count,
+    /// a page blob's written bytes; null when not found), then, when content MD5s were kept and <paramref name="whole"/> says
+    /// that answer is of a whole blob, its content. Each counted as the wire saw it, the room's read apart.
+    /// </summary>
+    public static async Task<ReadBack<T>> ReadBackAsync<T>(BlobBaseClient blob, WireCounter wire, Func<Task<T?>> read, Func<T, bool> whole,
+        IReadOnlyDictionary<string, string>? contentMd5ByAttempt, string attempt, CancellationToken ct)
+        where T : struct
+    {
+        long before = wire.Sent;
+        T? answer = await read().ConfigureAwait(false);
+        long readRequests = wire.Sent - before;
+        bool? matches = answer is { } a && whole(a) && contentMd5ByAttempt is not null
+            ? await ContentMatchesAsync(blob, contentMd5ByAttempt.GetValueOrDefault(attempt), ct).ConfigureAwait(false)
+            : true;
+        return new ReadBack<T>(answer, matches, readRequests, wire.Sent - before);
+    }
+
+    /// <param name="Answer">The room's read: null when the blob was not found.</param>
+    /// <param name="Matches">Its content against what was sent: true when not read, null when not found on the read.</param>
+    /// <param name="ReadRequests">What the room's read sent.</param>
+    /// <param name="Requests">What both reads sent.</param>
+    public readonly record struct ReadBack<T>(T? Answer, bool? Matches, long ReadRequests, long Requests) where T : struct;
 }

@@ -6,7 +6,8 @@ namespace StorageBench.Engine.Workloads;
 /// <param name="Apart">The request counted but not timed ("Put Block List"); null when none.</param>
 /// <param name="PrimingWrites">What priming wrote ("priming Put Block and Put Block List").</param>
 /// <param name="BlobRead">Verification's per-blob read beside the content reads ("Get Page Ranges"); null when none.</param>
-internal sealed record BlobWriteWords(string Part, string? Apart, string PrimingWrites, string? BlobRead);
+/// <param name="Pieces">What a blob is written in, as a rule says it ("blocks", "ranges", "appends").</param>
+internal sealed record BlobWriteWords(string Part, string? Apart, string PrimingWrites, string? BlobRead, string Pieces);
 
 /// <summary>
 /// The figures every blob upload has (<see cref="BlobWrites{TSpec, TBlob}"/>): throughput is goodput — bytes of blobs whose every
@@ -16,12 +17,12 @@ internal sealed record BlobWriteWords(string Part, string? Apart, string Priming
 internal static class BlobWriteSummary
 {
     /// <param name="failedBlobsHoldBytes">True when a failed blob keeps what its parts wrote (a page or append blob; a block blob never committed holds nothing).</param>
-    public static WorkloadSummary Of(WorkloadKind kind, string measures, WorkloadSpec section, long blobCount, long blobSizeBytes, IReadOnlyList<SliceResult> slices,
+    public static WorkloadSummary Of(WorkloadKind kind, string measures, BlobWriteSpec section, IReadOnlyList<SliceResult> slices,
         VerificationResult verified, BlobWriteWords words, bool failedBlobsHoldBytes)
     {
         var w = SummaryCalculator.Summarize(kind, measures, slices, verified);
         long goodBytes = slices.Sum(s => s.CommittedUnits);
-        long planned = section.DurationSeconds > 0 ? slices.Sum(s => s.Planned) : blobCount;
+        long planned = section.DurationSeconds > 0 ? slices.Sum(s => s.Planned) : section.BlobCount;
         long done = slices.Sum(s => s.Objects);
         long failedBytes = slices.Sum(s => s.FailedObjectUnits);
         return SummaryCalculator.Complete(w, planned, done) with
@@ -36,7 +37,7 @@ internal static class BlobWriteSummary
             BlobsFailed = Math.Max(0, planned - done),
             Priming = SummaryCalculator.PrimingOf(slices),
             Transactions = Transactions(slices, verified, words),
-            StoredBytes = done * blobSizeBytes + (failedBlobsHoldBytes ? failedBytes : 0),
+            StoredBytes = done * section.BlobSizeBytes + (failedBlobsHoldBytes ? failedBytes : 0),
         };
     }
 

@@ -17,18 +17,19 @@ namespace StorageBench.Engine.Workloads;
 /// <typeparam name="TBlob">A blob's handles on the driver the spec chose.</typeparam>
 /// <param name="partBytes">Bytes of a part (the last of a blob may be shorter): one buffer of them serves every part of every blob.</param>
 /// <param name="lean">The lean driver's requests, disposed with the writes; null on the SDK driver.</param>
-internal abstract class BlobWrites<TSpec, TBlob>(BlobSlicePlan<TSpec> plan, long blobSizeBytes, int partBytes, bool verifyContent, int loops, int lanes,
-    RetriedBlobRequests requests, IDisposable? lean)
+internal abstract class BlobWrites<TSpec, TBlob>(BlobSlicePlan<TSpec> plan, int partBytes, int loops, int lanes, RetriedBlobRequests requests, IDisposable? lean)
     : SliceWork<int>, IDisposable
-    where TSpec : WorkloadSpec
+    where TSpec : BlobWriteSpec
 {
     private long _started, _done, _goodBytes, _failedBytes;
 
     /// <summary>The room's section of the spec.</summary>
     protected TSpec Spec => plan.Workload;
 
+    private long BlobSizeBytes => plan.Workload.BlobSizeBytes;
+
     /// <summary>The content of every part: the driver allocates no payload per request.</summary>
-    protected byte[] Buffer { get; } = EntityPayload.RandomBytes((int)Math.Min(partBytes, blobSizeBytes));
+    protected byte[] Buffer { get; } = EntityPayload.RandomBytes((int)Math.Min(partBytes, plan.Workload.BlobSizeBytes));
 
     public override int Loops => loops;
 
@@ -65,7 +66,7 @@ internal abstract class BlobWrites<TSpec, TBlob>(BlobSlicePlan<TSpec> plan, long
         {
             return;
         }
-        long parts = BlobWriteSlice.PartsOf(blobSizeBytes, partBytes), next = -1;
+        long parts = BlobWriteSlice.PartsOf(BlobSizeBytes, partBytes), next = -1;
         long[] written = await Task.WhenAll(op.Lanes.Select((lane, l) => Task.Run(async () =>
         {
             // Bytes this lane wrote into this blob, or -1 - those when a part of it failed for good.
@@ -77,7 +78,7 @@ internal abstract class BlobWrites<TSpec, TBlob>(BlobSlicePlan<TSpec> plan, long
                     return -1 - bytes;
                 }
                 long offset = i * partBytes;
-                int size = (int)Math.Min(partBytes, blobSizeBytes - offset);
+                int size = (int)Math.Min(partBytes, BlobSizeBytes - offset);
                 if (!await requests.SendAsync(lane, size, () => PartAsync(state, l, blob, i, offset, size), op.Window.Stopping).ConfigureAwait(false))
                 {
                     return -1 - bytes;
@@ -87,12 +88,12 @@ internal abstract class BlobWrites<TSpec, TBlob>(BlobSlicePlan<TSpec> plan, long
             return bytes;
         }, CancellationToken.None))).ConfigureAwait(false);
         bool landed = written.All(s => s >= 0)
-            && (Last(state, blob) is not { } last || await requests.SendAsync(op.Window.Apart!, blobSizeBytes, last, op.Window.Stopping, countsAsPart: false).ConfigureAwait(false));
+            && (Last(state, blob) is not { } last || await requests.SendAsync(op.Window.Apart!, BlobSizeBytes, last, op.Window.Stopping, countsAsPart: false).ConfigureAwait(false));
         if (landed)
         {
             Interlocked.Increment(ref _done);
             // Goodput counts the blobs done in the measured window only.
-            Interlocked.Add(ref _goodBytes, op.Window.IsWarmupNow() ? 0 : blobSizeBytes);
+            Interlocked.Add(ref _goodBytes, op.Window.IsWarmupNow() ? 0 : BlobSizeBytes);
         }
         else
         {
@@ -103,7 +104,7 @@ internal abstract class BlobWrites<TSpec, TBlob>(BlobSlicePlan<TSpec> plan, long
     private int SliceIndex => plan.SliceIndex;
 
     /// <summary>MD5 (base64) of the content every blob was given; null unless verifyContent asks for it.</summary>
-    private string? ContentMd5 => verifyContent ? EntityPayload.ContentMd5(Buffer, blobSizeBytes, partBytes) : null;
+    private string? ContentMd5 => plan.Workload.VerifyContent ? EntityPayload.ContentMd5(Buffer, BlobSizeBytes, partBytes) : null;
 
     /// <summary>
     /// Untimed, before the start barrier (as every room primes: <see cref="Priming"/>): a probe request, then on every loop and lane
@@ -116,7 +117,7 @@ internal abstract class BlobWrites<TSpec, TBlob>(BlobSlicePlan<TSpec> plan, long
         var (client, startAtUtc) = (plan.Client, plan.StartAtUtc);
         var tally = new PrimingTally(logger, SliceIndex);
         await tally.Quietly(container.GetPropertiesAsync()).ConfigureAwait(false);
-        int size = (int)Math.Min(Math.Min(partBytes, blobSizeBytes), Priming.BlobBytes);
+        int size = (int)Math.Min(Math.Min(partBytes, BlobSizeBytes), Priming.BlobBytes);
         int[] rounds = await Task.WhenAll(Enumerable.Range(0, client.PrimeRounds > 0 ? Math.Min(loops * lanes, Priming.MaxLoops) : 0).Select(loop => Task.Run(async () =>
         {
             var blob = BlobOf(BlobNames.Of(Priming.Attempt, SliceIndex, loop));
@@ -166,7 +167,7 @@ internal static class BlobWriteSlice
     /// <param name="writesOf">The room's writes, given the slice's clients, its container and its retried requests.</param>
     public static async Task<SliceResult> RunAsync<TSpec, TBlob>(Workload room, BlobSlicePlan<TSpec> plan, StorageTarget target, TimeProvider time, CancellationToken ct,
         LiveSlice? live, ILogger? logger, int retries, BlockRetryDelays? retryDelays, Func<StorageClients, BlobContainerClient, RetriedBlobRequests, BlobWrites<TSpec, TBlob>> writesOf)
-        where TSpec : WorkloadSpec
+        where TSpec : BlobWriteSpec
     {
         logger ??= Microsoft.Extensions.Logging.Abstractions.NullLogger.Instance;
         using var clients = target.CreateClients(plan.Client);

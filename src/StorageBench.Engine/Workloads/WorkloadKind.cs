@@ -59,6 +59,9 @@ public sealed record WorkloadKind(string Name, string Unit, string UnitSingular,
     /// <summary>What one measured (timed) request is called ("request", "Put Block").</summary>
     public string Request { get; init; } = "request";
 
+    /// <summary>What its stored figure (of the planned work) counts as done, as a report heads it ("stored", "downloaded", "read").</summary>
+    public string StoredWord { get; init; } = "stored";
+
     /// <summary>What is done to its bytes, as a cost per GB says it ("written", "uploaded", "read", "downloaded").</summary>
     public string Done { get; init; } = "written";
 

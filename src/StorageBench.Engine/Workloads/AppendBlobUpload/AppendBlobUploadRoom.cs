@@ -1,17 +1,13 @@
 
 namespace StorageBench.Engine.Workloads.AppendBlobUpload;
 
-/// <summary>What its verification needs: the container, the accepted attempts, the blobs they report, the size and appends per blob, and the content MD5s.</summary>
-public sealed record AppendVerifyOrder(string ContainerName, string[] AcceptedAttempts, long ReportedBlobs, long BlobSizeBytes, long Appends,
-    Dictionary<string, string>? ContentMd5ByAttempt);
-
 /// <summary>
 /// The append blob upload's room: each blob created empty, then grown by Append Block, one append in flight per blob and
 /// parallelBlobs blobs at once per slice, in the step's own container — its rules (the Append Block and block count limits),
 /// its plan, its writes (<see cref="AppendBlobUploadSlice"/>), its ground truth (<see cref="AppendBlobGroundTruth"/>: length,
 /// committed block count, MD5), its goodput in MB/s with latency per Append Block, and its request lines and plan.
 /// </summary>
-public sealed class AppendBlobUploadRoom : BlobWriteRoom<AppendBlobUploadSpec, AppendVerifyOrder>
+public sealed class AppendBlobUploadRoom : BlobWriteRoom<AppendBlobUploadSpec>
 {
     public static AppendBlobUploadRoom Instance { get; } = new();
 
@@ -31,42 +27,24 @@ public sealed class AppendBlobUploadRoom : BlobWriteRoom<AppendBlobUploadSpec, A
     public override CapacityModel Capacity { get; } = new BlobCapacityModel(s => s.AppendBlobUpload!.Slices, s => s.AppendBlobUpload!.ParallelBlobs, PlanAppends,
         s => $"{s.AppendBlobUpload!.BlobSizeBytes:N0}-byte append blobs in {s.AppendBlobUpload.AppendSizeBytes:N0}-byte Append Blocks", "blobs in flight/slice", "blob write operations");
 
-    /// <summary>Appends per blob: the last one shorter when the size is not a multiple.</summary>
-    public static long AppendsOf(AppendBlobUploadSpec s) => BlobWriteSlice.PartsOf(s.BlobSizeBytes, s.AppendSizeBytes);
-
-    protected override void Validate(AppendBlobUploadSpec section, SpecChecks errors)
+    protected override void ValidateParts(AppendBlobUploadSpec section, SpecChecks errors, string p)
     {
-        const string p = "appendBlobUpload.";
         int before = errors.Count;
-        errors.Range(p + "blobCount", section.BlobCount, 1, 100_000);
         errors.Range(p + "appendSizeBytes", section.AppendSizeBytes, 1, MaxAppendBytes, "(the service's limit per Append Block at the x-ms-version this tool sends, 100 MiB)");
         errors.Range(p + "blobSizeBytes", section.BlobSizeBytes, 1, (double)ServiceLimits.MaxBlocksPerBlob * MaxAppendBytes);
-        if (errors.Count == before && AppendsOf(section) > ServiceLimits.MaxBlocksPerBlob)
+        if (errors.Count == before)
         {
-            errors.Add(new(p + "blobSizeBytes", Num(section.BlobSizeBytes), $"needs {Num(AppendsOf(section))} appends of appendSizeBytes {Num(section.AppendSizeBytes)}, " +
-                $"over the service limit of {ServiceLimits.MaxBlocksPerBlob} blocks per append blob"));
+            WithinBlockLimit(section, errors, p, "appendSizeBytes", "append blob");
         }
         errors.Range(p + "parallelBlobs", section.ParallelBlobs, 1, 1_024);
-        errors.Range(p + "slices", section.Slices, 1, ServiceLimits.MaxSlices);
-        errors.RunLength(section, p);
-        errors.SlicesShare(p, section.Slices, "blobCount", section.BlobCount, "blob");
-        long fewest = section.BlobCount / Math.Max(1, section.Slices) * AppendsOf(section with { AppendSizeBytes = Math.Max(1, section.AppendSizeBytes) });
-        if (errors.Count == before && section.DurationSeconds == 0 && section.WarmupOperations >= fewest)
-        {
-            errors.Add(new(p + "warmupOperations", Num(section.WarmupOperations), $"must be less than the {Num(fewest)} Append Blocks the smallest slice sends, or nothing is measured"));
-        }
     }
 
-    protected override (int Count, long SizeBytes, int Slices) BlobsOf(AppendBlobUploadSpec section) => (section.BlobCount, section.BlobSizeBytes, section.Slices);
+    protected override int PartBytesOf(AppendBlobUploadSpec section) => section.AppendSizeBytes;
 
     protected override Task<SliceResult> RunSliceAsync(BlobSlicePlan<AppendBlobUploadSpec> plan, StorageTarget target, TimeProvider time, CancellationToken ct, LiveSlice? live, ILogger? logger) =>
         AppendBlobUploadSlice.RunAsync(plan, target, time, ct, live, logger);
 
-    protected override AppendVerifyOrder VerifyOrderOf(AppendBlobUploadSpec section, StepPlan stepPlan, IReadOnlyList<SliceResult> slices) =>
-        new(stepPlan.TargetName, Attempts(slices), slices.Sum(s => s.Objects), section.BlobSizeBytes, AppendsOf(section),
-            section.VerifyContent ? ContentByAttempt(slices) : null);
-
-    protected override Task<VerificationResult> VerifyAsync(AppendVerifyOrder order, IReadOnlyList<StorageTarget> targets, CancellationToken ct) =>
+    protected override Task<VerificationResult> VerifyAsync(VerifyBlobsInput order, IReadOnlyList<StorageTarget> targets, CancellationToken ct) =>
         AppendBlobGroundTruth.VerifyAsync(targets, order, ct);
 
     protected override WorkloadSummary Summarize(AppendBlobUploadSpec section, IReadOnlyList<SliceResult> slices, VerificationResult verified) =>
@@ -75,7 +53,7 @@ public sealed class AppendBlobUploadRoom : BlobWriteRoom<AppendBlobUploadSpec, A
             "throughput = bytes of append blobs whose every append landed per second (goodput); per-second figures = bytes appended by successful Append Blocks",
             section, slices, verified, failedBlobsHoldBytes: true);
 
-    private protected override BlobWriteWords Words { get; } = new("Append Block", "Put Blob (append blob create)", "priming Put Blob (append blob create) and Append Block", "Get Blob Properties");
+    private protected override BlobWriteWords Words { get; } = new("Append Block", "Put Blob (append blob create)", "priming Put Blob (append blob create) and Append Block", "Get Blob Properties", "appends");
 
     protected override IEnumerable<(string Name, string Value)> Parameters(AppendBlobUploadSpec section) =>
     [

@@ -16,14 +16,12 @@ internal static class AppendBlobUploadSlice
         {
             var spec = plan.Workload;
             int loops = spec.DurationSeconds > 0 ? spec.ParallelBlobs : Math.Min(spec.ParallelBlobs, plan.BlobCount);
-            // Null on the SDK driver (client.driver "sdk"): then the AppendBlobClient sends every request.
-            var lean = plan.Client.Driver == ClientSettings.SdkDriver ? null : new LeanAppendBlocks(clients.Lean, clients.BlobWire, plan.ContainerName, loops);
+            var lean = plan.Client.LeanOrNull(() => new LeanAppendBlocks(clients.Lean, clients.BlobWire, plan.ContainerName, loops));
             return new Appends(plan, container, lean, loops, requests);
         });
 
     private sealed class Appends(BlobSlicePlan<AppendBlobUploadSpec> plan, BlobContainerClient container, LeanAppendBlocks? lean, int loops, RetriedBlobRequests requests)
-        : BlobWrites<AppendBlobUploadSpec, (AppendBlobClient Sdk, LeanBlob? Lean)>(plan, plan.Workload.BlobSizeBytes, plan.Workload.AppendSizeBytes, plan.Workload.VerifyContent,
-            loops, 1, requests, lean)
+        : BlobWrites<AppendBlobUploadSpec, (AppendBlobClient Sdk, LeanBlob? Lean)>(plan, plan.Workload.AppendSizeBytes, loops, 1, requests, lean)
     {
         protected override (AppendBlobClient Sdk, LeanBlob? Lean) BlobOf(string name) => (container.GetAppendBlobClient(name), lean?.Blob(name));
 

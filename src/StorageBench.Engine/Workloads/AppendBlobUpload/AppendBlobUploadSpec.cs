@@ -5,20 +5,11 @@ namespace StorageBench.Engine.Workloads.AppendBlobUpload;
 /// Append blobs (logs, streams): each created empty, then grown by Append Block of appendSizeBytes (the last shorter), one
 /// append in flight per blob, parallelBlobs blobs at once per slice.
 /// </summary>
-public sealed record AppendBlobUploadSpec : WorkloadSpec
+public sealed record AppendBlobUploadSpec : BlobWriteSpec
 {
-    public int BlobCount { get; init; } = 4;
-
-    public long BlobSizeBytes { get; init; } = 8L * 1024 * 1024;
-
     /// <summary>Bytes per Append Block: at most 100 MiB at the x-ms-version this tool sends (4 MiB before 2022-11-02).</summary>
     public int AppendSizeBytes { get; init; } = 4 * 1024 * 1024;
 
     /// <summary>Blobs a slice appends to at once, each with one Append Block in flight (an append blob grows in order).</summary>
     public int ParallelBlobs { get; init; } = 4;
-
-    public int Slices { get; init; } = 1;
-
-    /// <summary>After the run, read every blob back and compare its MD5 with what was sent (costs a full read).</summary>
-    public bool VerifyContent { get; init; }
 }

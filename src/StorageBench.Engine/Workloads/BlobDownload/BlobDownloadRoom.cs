@@ -22,7 +22,7 @@ public sealed partial class BlobDownloadRoom : Workload<BlobDownloadSpec, BlobDo
 
     public override WorkloadKind Kind { get; } = WorkloadKind.CountingBytes(WorkloadName, "BlobDownload") with
     {
-        PlannedUnit = "downloads", Done = "downloaded", Work = "reads", Request = "Get Blob",
+        PlannedUnit = "downloads", Done = "downloaded", StoredWord = "downloaded", Work = "reads", Request = "Get Blob",
     };
 
     /// <summary>Seeded blobs are named "seed/bNNNNNNN": the same in every execution, so seeding twice overwrites.</summary>

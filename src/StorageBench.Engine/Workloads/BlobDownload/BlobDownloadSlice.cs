@@ -31,8 +31,7 @@ internal static partial class BlobDownloadSlice
         var expected = spec.VerifyContent ? ExpectedContent.Of(seed, spec) : null;
         int loops = spec.DurationSeconds > 0 ? spec.ParallelRanges : (int)Math.Min(spec.ParallelRanges, plan.Downloads * ranges);
         
-        // Null on the SDK driver (client.driver "sdk"): then BlobClient.DownloadStreamingAsync sends every request.
-        using var lean = plan.Client.Driver == ClientSettings.SdkDriver ? null : new LeanBlobDownloads(clients.Lean, clients.BlobWire, plan.ContainerName, loops);
+        using var lean = plan.Client.LeanOrNull(() => new LeanBlobDownloads(clients.Lean, clients.BlobWire, plan.ContainerName, loops));
         IBlobGets gets = lean is null
             ? new SdkGets([.. Enumerable.Range(0, spec.BlobCount).Select(b => container.GetBlobClient(BlobDownloadRoom.SeedBlobName(b)))])
             : new LeanGets(lean, [.. Enumerable.Range(0, spec.BlobCount).Select(b => lean.Blob(BlobDownloadRoom.SeedBlobName(b)))]);

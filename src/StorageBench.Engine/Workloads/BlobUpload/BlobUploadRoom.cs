@@ -6,7 +6,7 @@ namespace StorageBench.Engine.Workloads.BlobUpload;
 /// rules (block and blob limits), its plan (blobs shared out over slices), its loop (<see cref="BlobUploadSlice"/>),
 /// its ground truth (committed blobs listed, lengths and optionally MD5 checked), its goodput in MB/s and its request lines.
 /// </summary>
-public sealed class BlobUploadRoom : BlobWriteRoom<BlobUploadSpec, VerifyBlobsInput>
+public sealed class BlobUploadRoom : BlobWriteRoom<BlobUploadSpec>
 {
     public static BlobUploadRoom Instance { get; } = new();
 
@@ -18,7 +18,7 @@ public sealed class BlobUploadRoom : BlobWriteRoom<BlobUploadSpec, VerifyBlobsIn
         BlobUploadCapacity.Plan, s => $"{s.BlobUpload!.BlobSizeBytes:N0}-byte blobs in {s.BlobUpload.BlockSizeBytes:N0}-byte blocks", "blocks in flight/slice",
         "blob write operations");
 
-    protected override (int Count, long SizeBytes, int Slices) BlobsOf(BlobUploadSpec section) => (section.BlobCount, section.BlobSizeBytes, section.Slices);
+    protected override int PartBytesOf(BlobUploadSpec section) => section.BlockSizeBytes;
 
     /// <param name="targetAccounts">Configured target accounts: slice i writes to account i mod this.</param>
     public static IReadOnlyList<BlobSlicePlan<BlobUploadSpec>> PlanSlices(string runId, string stepId, string containerName, BlobUploadSpec spec, ClientSettings client,
@@ -27,9 +27,6 @@ public sealed class BlobUploadRoom : BlobWriteRoom<BlobUploadSpec, VerifyBlobsIn
 
     protected override Task<SliceResult> RunSliceAsync(BlobSlicePlan<BlobUploadSpec> plan, StorageTarget target, TimeProvider time, CancellationToken ct, LiveSlice? live, ILogger? logger) =>
         BlobUploadSlice.RunAsync(plan, target, time, ct, live, logger);
-
-    protected override VerifyBlobsInput VerifyOrderOf(BlobUploadSpec section, StepPlan stepPlan, IReadOnlyList<SliceResult> slices) =>
-        BlobsToVerify(section, stepPlan, slices, section.VerifyContent);
 
     protected override Task<VerificationResult> VerifyAsync(VerifyBlobsInput order, IReadOnlyList<StorageTarget> targets, CancellationToken ct) =>
         BlobUploadGroundTruth.VerifyBlobsAsync(targets, order.ContainerName, order.AcceptedAttempts, order.ReportedBlobs, order.BlobSizeBytes, order.ContentMd5ByAttempt, ct);
@@ -47,7 +44,7 @@ public sealed class BlobUploadRoom : BlobWriteRoom<BlobUploadSpec, VerifyBlobsIn
             "throughput = bytes of committed blobs per second (goodput); per-second figures = bytes staged by successful Put Blocks",
             spec, slices, verified, failedBlobsHoldBytes: false);
 
-    private protected override BlobWriteWords Words { get; } = new("Put Block", "Put Block List", "priming Put Block and Put Block List", null);
+    private protected override BlobWriteWords Words { get; } = new("Put Block", "Put Block List", "priming Put Block and Put Block List", null, "blocks");
 
     /// <summary>Its requests by kind, as counted (<see cref="TransactionCounts"/>): what the cost estimate prices.</summary>
     public static IReadOnlyList<TransactionLine> Transactions(IReadOnlyList<SliceResult> slices, VerificationResult verified) =>
@@ -58,12 +55,9 @@ public sealed class BlobUploadRoom : BlobWriteRoom<BlobUploadSpec, VerifyBlobsIn
         ("blobSizeBytes", I(section.BlobSizeBytes)), ("blockSizeBytes", I(section.BlockSizeBytes)), ("parallelBlocks", I(section.ParallelBlocks)), ("slices", I(section.Slices)),
     ];
 
-    protected override void Validate(BlobUploadSpec section, SpecChecks errors)
+    protected override void ValidateParts(BlobUploadSpec section, SpecChecks errors, string p)
     {
         var b = section;
-        const string p = "blobUpload.";
-        int before = errors.Count;
-        errors.Range(p + "blobCount", b.BlobCount, 1, 100_000);
         if (errors.Real(p + "blockSizeBytes", b.BlockSizeBytes) > ServiceLimits.MaxBlockBytes)
         {
             errors.Add(new(p + "blockSizeBytes", errors.Shown(p + "blockSizeBytes", b.BlockSizeBytes),
@@ -75,30 +69,8 @@ public sealed class BlobUploadRoom : BlobWriteRoom<BlobUploadSpec, VerifyBlobsIn
                 "(the driver keeps one shared block buffer per slice in memory; the service allows up to 4000 MiB)");
         }
         errors.Range(p + "blobSizeBytes", b.BlobSizeBytes, 1, ServiceLimits.MaxBlocksPerBlob * ServiceLimits.MaxBlockBytes);
-        if (b.BlockSizeBytes > 0 && b.BlobSizeBytes > 0)
-        {
-            long blocks = (b.BlobSizeBytes + b.BlockSizeBytes - 1) / b.BlockSizeBytes;
-            if (blocks > ServiceLimits.MaxBlocksPerBlob)
-            {
-                errors.Add(new(p + "blobSizeBytes", Num(b.BlobSizeBytes),
-                    $"needs {Num(blocks)} blocks of blockSizeBytes {Num(b.BlockSizeBytes)}, over the service limit of {ServiceLimits.MaxBlocksPerBlob} blocks per blob"));
-            }
-        }
+        WithinBlockLimit(b, errors, p, "blockSizeBytes", "blob");
         errors.Range(p + "parallelBlocks", b.ParallelBlocks, 1, 1_024);
         errors.Range(p + "blockRetries", b.BlockRetries, 0, 10);
-        errors.Range(p + "slices", b.Slices, 1, ServiceLimits.MaxSlices);
-        errors.RunLength(b, p);
-        errors.SlicesShare(p, b.Slices, "blobCount", b.BlobCount, "blob");
-        if (errors.Count == before && b.DurationSeconds == 0)
-        {
-            // warmupOperations counts Put Blocks; the smallest slice has the last share of the blobs.
-            long fewest = b.BlobCount / b.Slices * ((b.BlobSizeBytes + b.BlockSizeBytes - 1) / b.BlockSizeBytes);
-            if (b.WarmupOperations >= fewest)
-            {
-                errors.Add(new(p + "warmupOperations", Num(b.WarmupOperations),
-                    $"must be less than the {Num(fewest)} Put Blocks {(b.Slices > 1 ? "the smallest slice" : "the run")} sends (blobCount {Num(b.BlobCount)} of " +
-                    $"{Num(b.BlobSizeBytes)} bytes in blocks of {Num(b.BlockSizeBytes)}{(b.Slices > 1 ? $" over {Num(b.Slices)} slices" : "")}), or nothing is measured"));
-            }
-        }
     }
 }

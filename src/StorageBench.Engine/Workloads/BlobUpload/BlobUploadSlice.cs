@@ -28,16 +28,14 @@ public static class BlobUploadSlice
             int blockCount = BlockCount(spec.BlobSizeBytes, spec.BlockSizeBytes);
             int lanes = Math.Min(spec.ParallelBlocks, blockCount);
             var blockIds = BlockIds(blockCount);
-            // Null on the SDK driver (client.driver "sdk"): then the BlockBlobClient sends every request.
-            var lean = plan.Client.Driver == ClientSettings.SdkDriver ? null : new LeanBlockUploads(clients.Lean, clients.BlobWire, plan.ContainerName, blockIds, lanes);
+            var lean = plan.Client.LeanOrNull(() => new LeanBlockUploads(clients.Lean, clients.BlobWire, plan.ContainerName, blockIds, lanes));
             return new BlockWrites(plan, container, lean, blockIds, lanes, requests);
         });
 
     /// <summary>A block blob: Put Block ×N in parallel lanes, then Put Block List. Its primer commits its one block through the SDK before the delete.</summary>
     private sealed class BlockWrites(BlobSlicePlan<BlobUploadSpec> plan, BlobContainerClient container, LeanBlockUploads? lean, string[] blockIds, int lanes,
         RetriedBlobRequests requests)
-        : BlobWrites<BlobUploadSpec, (BlockBlobClient Sdk, LeanBlob? Lean)>(plan, plan.Workload.BlobSizeBytes, plan.Workload.BlockSizeBytes, plan.Workload.VerifyContent, 1, lanes,
-            requests, lean)
+        : BlobWrites<BlobUploadSpec, (BlockBlobClient Sdk, LeanBlob? Lean)>(plan, plan.Workload.BlockSizeBytes, 1, lanes, requests, lean)
     {
         protected override (BlockBlobClient Sdk, LeanBlob? Lean) BlobOf(string name) => (container.GetBlockBlobClient(name), lean?.Blob(name));
 

@@ -2,10 +2,8 @@
 namespace StorageBench.Engine.Workloads.BlobUpload;
 
 /// <summary>Put Block ×N in parallel, then Put Block List, per blob.</summary>
-public sealed record BlobUploadSpec : WorkloadSpec
+public sealed record BlobUploadSpec : BlobWriteSpec
 {
-    public int BlobCount { get; init; } = 4;
-    public long BlobSizeBytes { get; init; } = 8L * 1024 * 1024;
     public int BlockSizeBytes { get; init; } = 4 * 1024 * 1024;
     /// <summary>In-flight Put Block requests per blob.</summary>
     public int ParallelBlocks { get; init; } = 4;
@@ -16,8 +14,4 @@ public sealed record BlobUploadSpec : WorkloadSpec
     /// 0: a failed block fails its blob.
     /// </summary>
     public int BlockRetries { get; init; } = 3;
-    public int Slices { get; init; } = 1;
-
-    /// <summary>After the run, download every blob and compare its MD5 with what was sent (costs a full read).</summary>
-    public bool VerifyContent { get; init; }
 }

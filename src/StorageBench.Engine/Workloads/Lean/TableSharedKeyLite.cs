@@ -22,6 +22,18 @@ public sealed class TableSharedKeyLite
     /// <summary>Signs every attempt: x-ms-date now, then a bearer token or SharedKeyLite (a SAS rides in the URL).</summary>
     public Func<LeanRequest, ValueTask> Signer { get; }
 
+    /// <summary>The $format query parameter the SDK's table client sends on every entity request (minimal metadata).</summary>
+    public const string Format = "$format=application%2Fjson%3Bodata%3Dminimalmetadata";
+
+    /// <summary>A table on the lean driver: the account's table endpoint, the table's URL, and the account's SAS to append ("&amp;…", or "").</summary>
+    public static (Uri Endpoint, string Url, string Sas) Table(LeanTransport transport, string tableName)
+    {
+        var account = transport.Account;
+        // The slice's SDK table client was made first, and refuses a target without tables by name.
+        var endpoint = account.TableEndpoint ?? throw new InvalidOperationException("the lean table driver needs a table endpoint");
+        return (endpoint, $"{endpoint}/{tableName}", account.Sas is { } s ? "&" + s : "");
+    }
+
     /// <summary>The headers the SDK's table client sends on every request.</summary>
     public static void SetCommonHeaders(LeanRequest request)
     {

@@ -20,13 +20,10 @@ public static class PageBlobGroundTruth
         {
             blobs++;
             long length = item.Properties.ContentLength ?? 0;
-            long beforeRead = wire.Sent;
             var blob = container.GetPageBlobClient(item.Name);
-            long? written = await WrittenBytesAsync(blob, ct).ConfigureAwait(false);
-            rangeReads += wire.Sent - beforeRead;
-            bool? matches = written == blobSizeBytes && length == blobSizeBytes && contentMd5ByAttempt is not null
-                ? await BlobListing.ContentMatchesAsync(blob, contentMd5ByAttempt.GetValueOrDefault(attempt), ct).ConfigureAwait(false)
-                : true;
+            var (written, matches, rangeRequests, requests) = await BlobListing.ReadBackAsync(blob, wire, () => WrittenBytesAsync(blob, ct),
+                w => w == blobSizeBytes && length == blobSizeBytes, contentMd5ByAttempt, attempt, ct).ConfigureAwait(false);
+            (rangeReads, reads) = (rangeReads + rangeRequests, reads + requests);
             if (written is null || matches is null)
             {
                 notFound++;
@@ -48,7 +45,6 @@ public static class PageBlobGroundTruth
                 whole++;
                 wholeBytes += length;
             }
-            reads += wire.Sent - beforeRead;
         }, ct).ConfigureAwait(false);
         var (discarded, foreign, sent, deletes) = (listed.Discarded, listed.Foreign, listed.Sent, listed.Deletes);
         long expected = reportedBlobs * blobSizeBytes;

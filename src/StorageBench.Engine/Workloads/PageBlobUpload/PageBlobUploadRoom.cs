@@ -7,7 +7,7 @@ namespace StorageBench.Engine.Workloads.PageBlobUpload;
 /// over slices), its loop (<see cref="PageBlobUploadSlice"/>), its ground truth (<see cref="PageBlobGroundTruth"/>), its
 /// goodput in MB/s, latency per Put Page and its request lines.
 /// </summary>
-public sealed class PageBlobUploadRoom : BlobWriteRoom<PageBlobUploadSpec, VerifyBlobsInput>
+public sealed class PageBlobUploadRoom : BlobWriteRoom<PageBlobUploadSpec>
 {
     public static PageBlobUploadRoom Instance { get; } = new();
 
@@ -23,29 +23,12 @@ public sealed class PageBlobUploadRoom : BlobWriteRoom<PageBlobUploadSpec, Verif
 
     public override WorkloadSpec? SectionOf(RunSpec spec) => spec.PageBlobUpload;
 
-    protected override void Validate(PageBlobUploadSpec section, SpecChecks errors)
+    protected override void ValidateParts(PageBlobUploadSpec section, SpecChecks errors, string p)
     {
-        const string p = "pageBlobUpload.";
-        int before = errors.Count;
-        errors.Range(p + "blobCount", section.BlobCount, 1, 100_000);
         PageMultiple(errors, p + "blobSizeBytes", section.BlobSizeBytes, ServiceLimits.PageBytes, ServiceLimits.MaxPageBlobBytes, "(the service's page blob limit, 8 TiB)");
         PageMultiple(errors, p + "pageRangeBytes", section.PageRangeBytes, ServiceLimits.PageBytes, ServiceLimits.MaxPutPageBytes, "(the service's limit per Put Page, 4 MiB)");
         errors.Range(p + "parallelRanges", section.ParallelRanges, 1, 1_024);
         errors.Range(p + "retries", section.Retries, 0, 10);
-        errors.Range(p + "slices", section.Slices, 1, ServiceLimits.MaxSlices);
-        errors.RunLength(section, p);
-        errors.SlicesShare(p, section.Slices, "blobCount", section.BlobCount, "blob");
-        if (errors.Count == before && section.DurationSeconds == 0)
-        {
-            // warmupOperations counts Put Pages; the smallest slice has the last share of the blobs.
-            long fewest = section.BlobCount / section.Slices * PageBlobUploadSlice.RangeCount(section.BlobSizeBytes, section.PageRangeBytes);
-            if (section.WarmupOperations >= fewest)
-            {
-                errors.Add(new(p + "warmupOperations", Num(section.WarmupOperations),
-                    $"must be less than the {Num(fewest)} Put Pages {(section.Slices > 1 ? "the smallest slice" : "the run")} sends (blobCount {Num(section.BlobCount)} of " +
-                    $"{Num(section.BlobSizeBytes)} bytes in ranges of {Num(section.PageRangeBytes)}{(section.Slices > 1 ? $" over {Num(section.Slices)} slices" : "")}), or nothing is measured"));
-            }
-        }
     }
 
     /// <summary>A size in whole pages: a multiple of <paramref name="page"/> from one page up to <paramref name="max"/>.</summary>
@@ -62,13 +45,10 @@ public sealed class PageBlobUploadRoom : BlobWriteRoom<PageBlobUploadSpec, Verif
         }
     }
 
-    protected override (int Count, long SizeBytes, int Slices) BlobsOf(PageBlobUploadSpec section) => (section.BlobCount, section.BlobSizeBytes, section.Slices);
+    protected override int PartBytesOf(PageBlobUploadSpec section) => section.PageRangeBytes;
 
     protected override Task<SliceResult> RunSliceAsync(BlobSlicePlan<PageBlobUploadSpec> plan, StorageTarget target, TimeProvider time, CancellationToken ct, LiveSlice? live, ILogger? logger) =>
         PageBlobUploadSlice.RunAsync(plan, target, time, ct, live, logger);
-
-    protected override VerifyBlobsInput VerifyOrderOf(PageBlobUploadSpec section, StepPlan stepPlan, IReadOnlyList<SliceResult> slices) =>
-        BlobsToVerify(section, stepPlan, slices, section.VerifyContent);
 
     protected override Task<VerificationResult> VerifyAsync(VerifyBlobsInput order, IReadOnlyList<StorageTarget> targets, CancellationToken ct) =>
         PageBlobGroundTruth.VerifyAsync(targets, order.ContainerName, order.AcceptedAttempts, order.ReportedBlobs, order.BlobSizeBytes, order.ContentMd5ByAttempt, ct);
@@ -81,7 +61,7 @@ public sealed class PageBlobUploadRoom : BlobWriteRoom<PageBlobUploadSpec, Verif
             "per-second figures = bytes written by successful Put Pages",
             section, slices, verified, failedBlobsHoldBytes: true);
 
-    private protected override BlobWriteWords Words { get; } = new("Put Page", "Put Blob (page blob create)", "priming Put Blob (page blob create) and Put Page", "Get Page Ranges");
+    private protected override BlobWriteWords Words { get; } = new("Put Page", "Put Blob (page blob create)", "priming Put Blob (page blob create) and Put Page", "Get Page Ranges", "ranges");
 
     protected override IEnumerable<(string Name, string Value)> Parameters(PageBlobUploadSpec section) =>
     [

@@ -23,8 +23,7 @@ public static class PageBlobUploadSlice
         {
             var spec = plan.Workload;
             int lanes = (int)Math.Min(spec.ParallelRanges, RangeCount(spec.BlobSizeBytes, spec.PageRangeBytes));
-            // Null on the SDK driver (client.driver "sdk"): then the PageBlobClient sends every request.
-            var lean = plan.Client.Driver == ClientSettings.SdkDriver ? null : new LeanPageUploads(clients.Lean, clients.BlobWire, plan.ContainerName, spec.BlobSizeBytes, lanes);
+            var lean = plan.Client.LeanOrNull(() => new LeanPageUploads(clients.Lean, clients.BlobWire, plan.ContainerName, spec.BlobSizeBytes, lanes));
             return new PageWrites(plan, container, lean, lanes, requests);
         });
 
@@ -33,8 +32,7 @@ public static class PageBlobUploadSlice
     /// measured ones (its create is the same request); only its first pages are written.
     /// </summary>
     private sealed class PageWrites(BlobSlicePlan<PageBlobUploadSpec> plan, BlobContainerClient container, LeanPageUploads? lean, int lanes, RetriedBlobRequests requests)
-        : BlobWrites<PageBlobUploadSpec, (PageBlobClient Sdk, LeanBlob? Lean)>(plan, plan.Workload.BlobSizeBytes, plan.Workload.PageRangeBytes, plan.Workload.VerifyContent, 1, lanes,
-            requests, lean)
+        : BlobWrites<PageBlobUploadSpec, (PageBlobClient Sdk, LeanBlob? Lean)>(plan, plan.Workload.PageRangeBytes, 1, lanes, requests, lean)
     {
         protected override (PageBlobClient Sdk, LeanBlob? Lean) BlobOf(string name) => (container.GetPageBlobClient(name), lean?.Blob(name));
 

@@ -3,15 +3,11 @@ namespace StorageBench.Engine.Workloads.PageBlobUpload;
 
 /// <summary>
 /// Page blobs: each created at its full size (Put Blob), then written by Put Page in ranges of at most pageRangeBytes,
-/// parallelRanges in flight per blob. The page-or-block comparison is a spec with this and a blobUpload section.
+/// parallelRanges in flight per blob. The page-or-block comparison is a spec with this and a blobUpload section. Its
+/// blobSizeBytes is a multiple of 512 (a page), at most 8 TiB (the service's page blob limit).
 /// </summary>
-public sealed record PageBlobUploadSpec : WorkloadSpec
+public sealed record PageBlobUploadSpec : BlobWriteSpec
 {
-    public int BlobCount { get; init; } = 4;
-
-    /// <summary>A multiple of 512 (a page), at most 8 TiB (the service's page blob limit).</summary>
-    public long BlobSizeBytes { get; init; } = 8L * 1024 * 1024;
-
     /// <summary>Bytes per Put Page: a multiple of 512, at most 4 MiB (the service's limit per Put Page). The last range of a blob may be shorter.</summary>
     public int PageRangeBytes { get; init; } = 4 * 1024 * 1024;
 
@@ -24,9 +20,4 @@ public sealed record PageBlobUploadSpec : WorkloadSpec
     /// when its retries are exhausted. 0: a failed Put Page fails its blob.
     /// </summary>
     public int Retries { get; init; } = 3;
-
-    public int Slices { get; init; } = 1;
-
-    /// <summary>After the run, read every blob back and compare its MD5 with what was sent (costs a full read).</summary>
-    public bool VerifyContent { get; init; }
 }

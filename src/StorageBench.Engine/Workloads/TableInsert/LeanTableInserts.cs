@@ -17,8 +17,8 @@ namespace StorageBench.Engine.Workloads.TableInsert;
 /// </summary>
 public sealed class LeanTableInserts : ITableInserts
 {
-    /// <summary>The service version Azure.Data.Tables 12.13 sends.</summary>
-    private const string FormatQuery = "?$format=application%2Fjson%3Bodata%3Dminimalmetadata";
+    /// <summary>An insert's query string, as Azure.Data.Tables 12.13 sends it.</summary>
+    private const string FormatQuery = "?" + TableSharedKeyLite.Format;
 
     private readonly LeanRequest _request;
     private readonly WireCounter _wire;
@@ -34,10 +34,7 @@ public sealed class LeanTableInserts : ITableInserts
         _wire = wire;
         _single = batchSize == 1;
         var account = transport.Account;
-        // The slice's SDK table client was made first, and refuses a target without tables by name.
-        var tableEndpoint = account.TableEndpoint ?? throw new InvalidOperationException("the lean table driver needs a table endpoint");
-        string table = $"{tableEndpoint}/{tableName}";
-        string sas = account.Sas is { } s ? "&" + s : "";
+        var (tableEndpoint, table, sas) = TableSharedKeyLite.Table(transport, tableName);
         string payloadJson = payload.JsonProperties();
         int entityBytes = 64 + payloadJson.Length;
         if (_single)

@@ -21,16 +21,9 @@ public sealed class TableInsertCapacity() : TableCapacityModel<TableInsertSpec>(
         var (target, azure, documented) = (start.Target, start.Azure, start.Documented);
         double perSlice = op.Rate / op.Slices;
         var (perPartition, partitionBasis, measuredPerPartition, bestPartition) = Partitions(sustained, start, targets, null);
-        (double, string)? documentedAccount = null;
-        if (azure)
-        {
-            long entityWireBytes = ServiceLimits.EncodedEntityBytes(t.EntitySizeBytes);
-            double ingressPerAccount = targets.AccountIngressGbps * 1e9 / 8 / entityWireBytes;
-            double perAccount = Math.Min(targets.AccountRequestsPerSecond, ingressPerAccount);
-            documentedAccount = (perAccount, documented + (perAccount < targets.AccountRequestsPerSecond
-                ? $" ({targets.AccountIngressGbps:0.#} Gbps ingress at about {entityWireBytes:N0} bytes per entity on the wire)"
-                : $" ({targets.AccountRequestsPerSecond:N0} requests/s, each entity of a batch counted)"));
-        }
+        (double, string)? documentedAccount = azure
+            ? DocumentedAccount(targets, documented, t.EntitySizeBytes, 1, "each entity of a batch counted", targets.AccountIngressGbps, "ingress")
+            : null;
 
         var (z, refusal) = Size(Entities, sustained, op, request, targets, documented, perSlice, documentedAccount);
         if (z is null)

@@ -15,8 +15,6 @@ namespace StorageBench.Engine.Workloads.TableRead;
 /// </summary>
 public sealed class LeanTableReads : ITableReads
 {
-    private const string Format = "$format=application%2Fjson%3Bodata%3Dminimalmetadata";
-
     private readonly LeanRequest _request;
     private readonly WireCounter _wire;
     private readonly SeededEntities _seeded;
@@ -32,11 +30,8 @@ public sealed class LeanTableReads : ITableReads
     {
         _wire = wire;
         _seeded = seeded;
-        var account = transport.Account;
-        var tableEndpoint = account.TableEndpoint ?? throw new InvalidOperationException("the lean table driver needs a table endpoint");
-        _table = $"{tableEndpoint}/{tableName}";
-        _sas = account.Sas is { } s ? "&" + s : "";
-        _canonicalPrefix = "\n/" + account.Name;
+        (_, _table, _sas) = TableSharedKeyLite.Table(transport, tableName);
+        _canonicalPrefix = "\n/" + transport.Account.Name;
         _request = new LeanRequest(transport, HttpMethod.Get, "", 0);
         // A GET carries no body, and so no Content-Type or Content-Length, as the SDK's.
         _request.Message.Content = null;
@@ -47,7 +42,7 @@ public sealed class LeanTableReads : ITableReads
     public void PreparePoint(string partitionKey, long n)
     {
         (_partitionKey, _n, _query) = (partitionKey, n, false);
-        SetUri($"{_table}(PartitionKey='{partitionKey}',RowKey='{SeededEntities.RowKey(n)}')?{Format}{_sas}");
+        SetUri($"{_table}(PartitionKey='{partitionKey}',RowKey='{SeededEntities.RowKey(n)}')?{TableSharedKeyLite.Format}{_sas}");
     }
 
     public void PrepareQuery(string partitionKey, long lo, long hi, int pageSize)
@@ -61,7 +56,7 @@ public sealed class LeanTableReads : ITableReads
     private void SetPage()
     {
         string continuation = _nextPartitionKey is null ? "" : $"&NextPartitionKey={Uri.EscapeDataString(_nextPartitionKey)}&NextRowKey={Uri.EscapeDataString(_nextRowKey ?? "")}";
-        SetUri($"{_table}()?{Format}&$top={_pageSize}&$filter={_filter}{continuation}{_sas}");
+        SetUri($"{_table}()?{TableSharedKeyLite.Format}&$top={_pageSize}&$filter={_filter}{continuation}{_sas}");
     }
 
     private void SetUri(string uri)

@@ -47,16 +47,9 @@ public sealed class TableReadCapacity() : TableCapacityModel<TableReadSpec>("rea
         double perSlice = op.Rate / op.Slices;
         var (perPartition, partitionBasis, measuredPerPartition, bestPartition) =
             Partitions(sustained, start, targets, " (a single table partition's target, entities/s; the Table page does not say reads differ)");
-        (double, string)? documentedAccount = null;
-        if (azure)
-        {
-            long entityWireBytes = ServiceLimits.EncodedEntityBytes(t.EntitySizeBytes);
-            double byRequests = targets.AccountRequestsPerSecond * entitiesPerRequest;
-            double byEgress = targets.AccountEgressGbps * 1e9 / 8 / entityWireBytes;
-            documentedAccount = (Math.Min(byRequests, byEgress), documented + (byEgress < byRequests
-                ? $" ({targets.AccountEgressGbps:0.#} Gbps egress at about {entityWireBytes:N0} bytes per entity on the wire)"
-                : $" ({targets.AccountRequestsPerSecond:N0} requests/s, {requestBasis})"));
-        }
+        (double, string)? documentedAccount = azure
+            ? DocumentedAccount(targets, documented, t.EntitySizeBytes, entitiesPerRequest, requestBasis, targets.AccountEgressGbps, "egress")
+            : null;
 
         var (z, refusal) = Size(Entities, sustained, op, request, targets, documented, perSlice, documentedAccount);
         if (z is null)

@@ -35,7 +35,7 @@ public sealed class TableReadRoom : Workload<TableReadSpec, TableReadSlicePlan, 
 {
     public static TableReadRoom Instance { get; } = new();
 
-    public override WorkloadKind Kind { get; } = WorkloadKind.CountingEntities("tableRead", "TableRead") with { Done = "read", Work = "reads" };
+    public override WorkloadKind Kind { get; } = WorkloadKind.CountingEntities("tableRead", "TableRead") with { Done = "read", StoredWord = "read", Work = "reads" };
 
     /// <summary>The most entities one query page returns (the service's limit, and $top's).</summary>
     public const int MaxPageEntities = 1_000;
