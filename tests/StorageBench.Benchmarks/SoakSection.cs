@@ -45,8 +45,8 @@ internal static partial class SoakSection
             var after = FloorCapacity.Measure(FloorSink.AddressIn(connection), request, units, egt.InFlight, TimeSpan.FromSeconds(2));
             Directory.CreateDirectory(Path.GetDirectoryName(samplesCopy)!);
             await File.WriteAllLinesAsync(samplesCopy, run.Samples.Select(s => string.Create(Inv,
-                $"{(s.Utc - run.SliceStart).TotalSeconds:0.0}\t{s.ResidentBytes}\t{s.GcHeapBytes}\t{s.GcCommittedBytes}\t{s.MallocHeldBytes}\t{s.MallocInUseBytes}"))
-                .Prepend("seconds_into_run\trss_bytes\tgc_heap_bytes\tgc_committed_bytes\tmalloc_held_bytes\tmalloc_in_use_bytes"));
+                $"{(s.Utc - run.SliceStart).TotalSeconds:0.0}\t{s.ResidentBytes}\t{s.GcHeapBytes}\t{s.GcCommittedBytes}\t{s.MallocHeldBytes}\t{s.MallocInUseBytes}\t{s.Threads}\t{s.AnonymousBytes}\t{s.FileBytes}\t{s.SharedBytes}\t{s.JitMethods}"))
+                .Prepend("seconds_into_run\trss_bytes\tgc_heap_bytes\tgc_committed_bytes\tmalloc_held_bytes\tmalloc_in_use_bytes\tthreads\tanonymous_bytes\tfile_backed_bytes\tshared_bytes\tjit_methods"));
             return Render(run, minutes, sampleSeconds, (before.UnitsPerSecond + after.UnitsPerSecond) / 2, loadBefore, loadAfter);
         }
         finally
@@ -74,7 +74,7 @@ internal static partial class SoakSection
         md.AppendLine(string.Create(Inv, $"Written by `./scripts/benchmark.sh --soak {minutes:0.##}` on {DateTime.UtcNow:yyyy-MM-dd HH:mm} UTC. ") +
             string.Create(Inv, $"The published CLI (`scripts/build-cli.sh`) runs one closed-loop timed run of {minutes:0.##} min against section 5a's floor server (its own process, answering at minimum cost, storing nothing), ") +
             "1 KB entities in EGTs of 100, 16 partitions, 2 slices × 16 in flight, start delay 3 s, the hub store its own Azurite as usual; the target is named by `STORAGEBENCH_TARGET_CONNECTION_STRING`, so no key is on a command line. " +
-            string.Create(Inv, $"A startup hook in the CLI (this program's `StartupHook`, one thread that wakes every {sampleSeconds:0.##} s) samples its resident set (`Environment.WorkingSet`, from /proc), its GC heap after the last collection (`GC.GetGCMemoryInfo().HeapSizeBytes`) and glibc malloc's bytes held from the system and in use (`mallinfo2`). ") +
+            string.Create(Inv, $"A startup hook in the CLI (this program's `StartupHook`, one thread that wakes every {sampleSeconds:0.##} s) samples its resident set (`Environment.WorkingSet`, from /proc), its GC heap after the last collection (`GC.GetGCMemoryInfo().HeapSizeBytes`) and the memory it has committed (`TotalCommittedBytes`), glibc malloc's bytes held from the system and in use (`mallinfo2`), its threads (`/proc/self/status`), its resident set's anonymous, file-backed and shared parts (`RssAnon`, `RssFile`, `RssShmem` of `/proc/self/status`; shared is the runtime's double mapping of JIT code and stubs) and the methods its JIT compiled (`JitInfo.GetCompiledMethodCount`). ") +
             "Times are from the slices' planned start (the CLI's `Run … started` + the start delay); minute 1 is the sample nearest 60 s, the highest and the end are after it. " +
             "The floor stores nothing, so the run's verification cannot match and its status says so; the memory and the rate are what this section measures. All samples: `out/soak/memory-samples.tsv`.");
         md.AppendLine();
@@ -94,8 +94,8 @@ internal static partial class SoakSection
             string.Create(Inv, $"**Rate**: {run.EntitiesPerSecond:N0} entities/s ({run.Entities:N0} entities counted in a {run.SliceSeconds:0}-s run; the floor's capacity for this case, a raw sender measured just before and after the run as in 5a: {floorCapacity:N0} entities/s, so the driver, sharing 2 cores, was {(run.EntitiesPerSecond >= 0.8 * floorCapacity ? "floor-bound" : "the bottleneck")}). ") +
             string.Create(Inv, $"Run status: {run.Status}, verified: {run.Verified}. Load average (1 min) {loadBefore:0.0} before, {loadAfter:0.0} after."));
         md.AppendLine();
-        md.AppendLine("| minute | resident set | GC heap | GC committed | malloc held | malloc in use |");
-        md.AppendLine("|---:|---:|---:|---:|---:|---:|");
+        md.AppendLine("| minute | resident set | GC heap | GC committed | malloc held | malloc in use | threads | anonymous | file-backed | shared | JIT methods |");
+        md.AppendLine("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
         int step = Math.Max(1, (int)Math.Round(minutes / 10));
         // A run that ended early has no samples past its end: each sample is listed once.
         var listed = new HashSet<DateTime>();
@@ -106,7 +106,7 @@ internal static partial class SoakSection
             {
                 continue;
             }
-            md.AppendLine(string.Create(Inv, $"| {Minute(run, s)} | {MiB(s.ResidentBytes)} | {MiB(s.GcHeapBytes)} | {MiB(s.GcCommittedBytes)} | {MiB(s.MallocHeldBytes)} | {MiB(s.MallocInUseBytes)} |"));
+            md.AppendLine(string.Create(Inv, $"| {Minute(run, s)} | {MiB(s.ResidentBytes)} | {MiB(s.GcHeapBytes)} | {MiB(s.GcCommittedBytes)} | {MiB(s.MallocHeldBytes)} | {MiB(s.MallocInUseBytes)} | {s.Threads} | {MiB(s.AnonymousBytes)} | {MiB(s.FileBytes)} | {MiB(s.SharedBytes)} | {s.JitMethods:N0} |"));
         }
         return md.ToString();
     }

@@ -3,8 +3,8 @@ using System.Globalization;
 /// <summary>
 /// Sections 8's and the soak's probe, loaded into the measured CLI with DOTNET_STARTUP_HOOKS (which needs this name, in
 /// no namespace). Once a second, on a thread of its own, it appends the process's own CPU and JIT time so far to the file
-/// named by STORAGEBENCH_CPU_SAMPLES; every STORAGEBENCH_MEMORY_SAMPLE_SECONDS (default 10) it appends its resident set
-/// and GC heap to the file named by STORAGEBENCH_MEMORY_SAMPLES. Nothing attaches from outside: a diagnostics session
+/// named by STORAGEBENCH_CPU_SAMPLES; every STORAGEBENCH_MEMORY_SAMPLE_SECONDS (default 10) it appends its memory (MemorySample: resident
+/// set and its parts, GC heap, malloc, threads) to the file named by STORAGEBENCH_MEMORY_SAMPLES. Nothing attaches from outside: a diagnostics session
 /// would make the process compile its listener, and that JIT would count as the process's own (dotnet-counters did:
 /// 8 ms/s where the first minute had 3).
 /// </summary>
@@ -72,16 +72,21 @@ internal readonly record struct CpuSample(DateTime Utc, TimeSpan Cpu, TimeSpan J
 }
 
 /// <summary>
-/// A process's resident set (/proc, via Environment.WorkingSet), its GC heap after the last collection, and glibc malloc's
-/// bytes held from the system and in use (mallinfo2, every arena and mapped block): what of the resident set is native heap.
+/// A process's resident set (/proc, via Environment.WorkingSet), its GC heap after the last collection, glibc malloc's
+/// bytes held from the system and in use (mallinfo2, every arena and mapped block): what of the resident set is native
+/// heap; and what the rest may be: its threads (each a stack), the resident set's anonymous, file-backed and shared parts
+/// (ProcStatus) and the methods its JIT has compiled.
 /// </summary>
-internal readonly record struct MemorySample(DateTime Utc, long ResidentBytes, long GcHeapBytes, long GcCommittedBytes, long MallocHeldBytes, long MallocInUseBytes)
+internal readonly record struct MemorySample(DateTime Utc, long ResidentBytes, long GcHeapBytes, long GcCommittedBytes, long MallocHeldBytes, long MallocInUseBytes,
+    long Threads, long AnonymousBytes, long FileBytes, long SharedBytes, long JitMethods)
 {
     public static MemorySample Now()
     {
         var gc = GC.GetGCMemoryInfo();
         var malloc = MallInfo.Read();
-        return new(DateTime.UtcNow, Environment.WorkingSet, gc.HeapSizeBytes, gc.TotalCommittedBytes, malloc.Held, malloc.InUse);
+        var proc = ProcStatus.Read();
+        return new(DateTime.UtcNow, Environment.WorkingSet, gc.HeapSizeBytes, gc.TotalCommittedBytes, malloc.Held, malloc.InUse,
+            proc.Threads, proc.AnonymousBytes, proc.FileBytes, proc.SharedBytes, System.Runtime.JitInfo.GetCompiledMethodCount());
     }
 
     /// <summary>Every whole line of a samples file.</summary>
@@ -92,12 +97,34 @@ internal readonly record struct MemorySample(DateTime Utc, long ResidentBytes, l
         return [.. lines[..^1].Select(Parse)];
     }
 
-    public override string ToString() => string.Create(CultureInfo.InvariantCulture, $"{Utc.Ticks} {ResidentBytes} {GcHeapBytes} {GcCommittedBytes} {MallocHeldBytes} {MallocInUseBytes}");
+    public override string ToString() => string.Create(CultureInfo.InvariantCulture,
+        $"{Utc.Ticks} {ResidentBytes} {GcHeapBytes} {GcCommittedBytes} {MallocHeldBytes} {MallocInUseBytes} {Threads} {AnonymousBytes} {FileBytes} {SharedBytes} {JitMethods}");
 
     private static MemorySample Parse(string line)
     {
         long[] v = [.. line.Split(' ').Select(x => long.Parse(x, CultureInfo.InvariantCulture))];
-        return v.Length == 6 ? new(new DateTime(v[0], DateTimeKind.Utc), v[1], v[2], v[3], v[4], v[5]) : throw new FormatException($"not a memory sample: {line}");
+        return v.Length == 11 ? new(new DateTime(v[0], DateTimeKind.Utc), v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10]) : throw new FormatException($"not a memory sample: {line}");
+    }
+}
+
+/// <summary>
+/// What Linux says of this process in /proc/self/status (one read): its threads and its resident set's split, anonymous
+/// (heaps, stacks, the GC's memory), file-backed (code and data of the libraries and assemblies) and shared memory (the
+/// runtime's W^X double mapping: JIT code, stubs and loader heaps); zeros elsewhere.
+/// </summary>
+internal readonly record struct ProcStatus(long Threads, long AnonymousBytes, long FileBytes, long SharedBytes)
+{
+    public static ProcStatus Read()
+    {
+        if (!File.Exists("/proc/self/status"))
+        {
+            return default;
+        }
+        // "Threads:\t102", "RssAnon:\t  77972 kB": the number after the colon, in kB where a unit follows.
+        var fields = File.ReadLines("/proc/self/status").Select(l => l.Split(':', 2)).Where(p => p.Length == 2)
+            .ToDictionary(p => p[0], p => p[1].Trim(), StringComparer.Ordinal);
+        long Number(string key) => fields.TryGetValue(key, out string? v) ? long.Parse(v.Split(' ')[0], CultureInfo.InvariantCulture) : 0;
+        return new(Number("Threads"), Number("RssAnon") * 1024, Number("RssFile") * 1024, Number("RssShmem") * 1024);
     }
 }
 

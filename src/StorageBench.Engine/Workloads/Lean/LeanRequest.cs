@@ -114,6 +114,7 @@ public sealed class LeanRequest : IDisposable
 
     public void Dispose()
     {
+        Content.Release();
         Message.Dispose();
         Timer.Dispose();
         _hmac?.Dispose();

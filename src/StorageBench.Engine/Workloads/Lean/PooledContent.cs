@@ -1,11 +1,24 @@
+using System.Buffers;
 using System.Net;
 
 namespace StorageBench.Engine.Workloads.Lean;
 
-/// <summary>A request body written into one reusable buffer; sent as it is, with its length set per request.</summary>
-public sealed class PooledContent(int capacity) : HttpContent
+/// <summary>
+/// A request body written into one reusable buffer; sent as it is, with its length set per request. The buffer is rented
+/// from the shared pool and given back by <see cref="Release"/> (its request's Dispose): a slice run as segments makes its
+/// workers' requests again each segment, and an EGT's body (~200 KB) allocated anew each time was large-object-heap
+/// garbage beside the last segment's, which the heap kept for the rest of the run (BENCHMARKS.md section 11).
+/// </summary>
+public sealed class PooledContent : HttpContent
 {
-    public byte[] Buffer { get; private set; } = new byte[capacity];
+    private byte[]? _rented;
+
+    public PooledContent(int capacity)
+    {
+        Buffer = _rented = ArrayPool<byte>.Shared.Rent(capacity);
+    }
+
+    public byte[] Buffer { get; private set; }
 
     public int Length { get; private set; }
 
@@ -14,9 +27,24 @@ public sealed class PooledContent(int capacity) : HttpContent
     {
         if (Buffer.Length < size)
         {
-            Buffer = new byte[size];
+            if (_rented is { } smaller)
+            {
+                ArrayPool<byte>.Shared.Return(smaller);
+            }
+            Buffer = _rented = ArrayPool<byte>.Shared.Rent(size);
         }
         return Buffer;
+    }
+
+    /// <summary>Gives the rented buffer back to the pool, once; the content sends nothing after.</summary>
+    public void Release()
+    {
+        if (Interlocked.Exchange(ref _rented, null) is { } rented)
+        {
+            ArrayPool<byte>.Shared.Return(rented);
+        }
+        Buffer = [];
+        SetLength(0);
     }
 
     public void SetLength(int length)
