@@ -1,5 +1,6 @@
 using System.Buffers;
 using System.Buffers.Binary;
+using System.Buffers.Text;
 using System.IO.Compression;
 using System.Numerics;
 using HdrHistogram;
@@ -23,7 +24,18 @@ public static class LatencyHistograms
     /// </summary>
     /// <param name="level">Fastest for the progress rows written each second; <see cref="Compact"/> for a result that crosses
     /// the orchestration boundary, where a long, fast run's histogram must fit the payload budget.</param>
-    public static string Encode(LatencyHistogram histogram, CompressionLevel level = CompressionLevel.Fastest)
+    public static string Encode(LatencyHistogram histogram, CompressionLevel level = CompressionLevel.Fastest) =>
+        Convert.ToBase64String(Compressed(histogram, level, out int length), 0, length);
+
+    /// <summary>
+    /// <see cref="Encode"/>'s form for a progress row, written each second per slice: fastest, in base64url, which JSON
+    /// carries as it is. Standard base64's '+' made the Tables SDK's JSON writer escape the whole value through a rented
+    /// char array of six times its length (512 KB), and the shared pool kept one of those per thread that wrote a row.
+    /// </summary>
+    public static string EncodeForProgress(LatencyHistogram histogram) =>
+        Base64Url.EncodeToString(Compressed(histogram, CompressionLevel.Fastest, out int length).AsSpan(0, length));
+
+    private static byte[] Compressed(LatencyHistogram histogram, CompressionLevel level, out int length)
     {
         // The counts: ZigZag LEB128 words, a run of empty buckets as its negated length, nothing after the last non-empty one.
         var payload = new ArrayBufferWriter<byte>(256);
@@ -62,9 +74,10 @@ public static class LatencyHistograms
             zlib.Write(payload.WrittenSpan);
         }
         byte[] bytes = compressed.GetBuffer();
+        length = (int)compressed.Length;
         BinaryPrimitives.WriteInt32BigEndian(bytes, V2CompressedCookie);
-        BinaryPrimitives.WriteInt32BigEndian(bytes.AsSpan(4), (int)compressed.Length - 8);
-        return Convert.ToBase64String(bytes, 0, (int)compressed.Length);
+        BinaryPrimitives.WriteInt32BigEndian(bytes.AsSpan(4), length - 8);
+        return bytes;
     }
 
     /// <summary>
@@ -124,24 +137,39 @@ public static class LatencyHistograms
     }
 
     /// <summary>
-    /// Reads the V2 compressed form. The payload is inflated whole here: the library's decoder inflates it with one
-    /// Stream.Read, which may return less than all of it once it spans several deflate blocks (a long, fast run's
-    /// histogram), and then refuses it ("The buffer does not contain the indicated payload amount").
+    /// Reads the V2 compressed form, in either base64 alphabet. The payload is inflated whole here: the library's decoder
+    /// inflates it with one Stream.Read, which may return less than all of it once it spans several deflate blocks (a long,
+    /// fast run's histogram), and then refuses it ("The buffer does not contain the indicated payload amount").
     /// </summary>
-    public static HistogramBase Decode(string base64)
+    public static HistogramBase Decode(string encoded)
     {
-        byte[] compressed = Convert.FromBase64String(base64);
-        if (compressed.Length < 8 || BinaryPrimitives.ReadInt32BigEndian(compressed) != V2CompressedCookie)
+        byte[] compressed = FromText(encoded);
+        if (Inflated(compressed) is not { } inflated)
         {
             return HistogramEncoding.DecodeFromCompressedByteBuffer(ByteBuffer.Allocate(compressed), 0);
         }
-        int length = Math.Min(BinaryPrimitives.ReadInt32BigEndian(compressed.AsSpan(4)), compressed.Length - 8);
-        using var inflated = new MemoryStream();
-        using (var zlib = new ZLibStream(new MemoryStream(compressed, 8, length), CompressionMode.Decompress))
+        if (!HasOurBounds(inflated.Span))
         {
-            zlib.CopyTo(inflated);
+            return HistogramEncoding.DecodeFromByteBuffer(ByteBuffer.Allocate(inflated.ToArray()), 0);
         }
-        return HistogramEncoding.DecodeFromByteBuffer(ByteBuffer.Allocate(inflated.ToArray()), 0);
+        var histogram = Create();
+        AddCounts(histogram, inflated.Span);
+        return histogram;
+    }
+
+    /// <summary>
+    /// Adds an encoded histogram's counts to <paramref name="target"/> in place. A histogram decoded on its own is a new
+    /// 188 KB counts array on the large object heap, which the CLI's progress line made for every slice each second.
+    /// </summary>
+    public static void AddTo(LatencyHistogram target, string encoded)
+    {
+        byte[] compressed = FromText(encoded);
+        if (Inflated(compressed) is { } inflated && HasOurBounds(inflated.Span))
+        {
+            AddCounts(target, inflated.Span);
+            return;
+        }
+        target.Add(Decode(encoded));
     }
 
     /// <summary>Exact merge: counts are added bucket by bucket, so percentiles of the merge are percentiles of all samples.</summary>
@@ -150,9 +178,75 @@ public static class LatencyHistograms
         var merged = Create();
         foreach (var e in encoded)
         {
-            merged.Add(Decode(e));
+            AddTo(merged, e);
         }
         return merged;
+    }
+
+    // Standard base64 (results, summaries) has '+' or '/' where base64url (progress rows) has '-' or '_'; the url decoder
+    // takes padding, so a string with none of the four reads the same either way.
+    private static byte[] FromText(string encoded) =>
+        encoded.AsSpan().ContainsAny('+', '/') ? Convert.FromBase64String(encoded) : Base64Url.DecodeFromChars(encoded);
+
+    /// <summary>The V2 form's header and counts, inflated; null when <paramref name="compressed"/> is not the compressed V2 form.</summary>
+    private static ReadOnlyMemory<byte>? Inflated(byte[] compressed)
+    {
+        if (compressed.Length < 8 || BinaryPrimitives.ReadInt32BigEndian(compressed) != V2CompressedCookie)
+        {
+            return null;
+        }
+        int length = Math.Min(BinaryPrimitives.ReadInt32BigEndian(compressed.AsSpan(4)), compressed.Length - 8);
+        var inflated = new MemoryStream();
+        using (var zlib = new ZLibStream(new MemoryStream(compressed, 8, length), CompressionMode.Decompress))
+        {
+            zlib.CopyTo(inflated);
+        }
+        return inflated.GetBuffer().AsMemory(0, (int)inflated.Length);
+    }
+
+    /// <summary>Whether an inflated V2 form was written by <see cref="Encode"/> for this program's bounds, so its counts index as ours.</summary>
+    private static bool HasOurBounds(ReadOnlySpan<byte> inflated) =>
+        inflated.Length >= V2HeaderBytes && BinaryPrimitives.ReadInt32BigEndian(inflated) == V2Cookie
+        && BinaryPrimitives.ReadInt32BigEndian(inflated[8..]) == 0
+        && BinaryPrimitives.ReadInt32BigEndian(inflated[12..]) == SignificantDigits
+        && BinaryPrimitives.ReadInt64BigEndian(inflated[16..]) == 1
+        && BinaryPrimitives.ReadInt64BigEndian(inflated[24..]) == HighestTrackableMicros;
+
+    /// <summary>The counts as <see cref="Encode"/> writes them: a ZigZag word per bucket, a run of empty buckets as its negated length.</summary>
+    private static void AddCounts(LatencyHistogram target, ReadOnlySpan<byte> inflated)
+    {
+        var counts = inflated.Slice(V2HeaderBytes, Math.Min(BinaryPrimitives.ReadInt32BigEndian(inflated[4..]), inflated.Length - V2HeaderBytes));
+        for (int at = 0, index = 0; at < counts.Length;)
+        {
+            long count = ReadZigZag(counts, ref at);
+            if (count < 0)
+            {
+                index += checked((int)-count);
+                continue;
+            }
+            if (count > 0)
+            {
+                target.AddCountAt(index, count);
+            }
+            index++;
+        }
+    }
+
+    /// <summary>LEB128-64b9B of a ZigZag value, as <see cref="WriteZigZag"/> writes it.</summary>
+    private static long ReadZigZag(ReadOnlySpan<byte> from, ref int at)
+    {
+        ulong v = 0;
+        for (int shift = 0; shift < 56; shift += 7)
+        {
+            byte b = from[at++];
+            v |= (ulong)(b & 0x7F) << shift;
+            if (b < 0x80)
+            {
+                return (long)(v >> 1) ^ -(long)(v & 1);
+            }
+        }
+        v |= (ulong)from[at++] << 56;
+        return (long)(v >> 1) ^ -(long)(v & 1);
     }
 }
 
@@ -163,6 +257,9 @@ public sealed class LatencyHistogram() : LongHistogram(LatencyHistograms.Highest
     internal static readonly int CountsArrayLength = CountsLengthFor(LatencyHistograms.HighestTrackableMicros, LatencyHistograms.SignificantDigits);
 
     internal long CountAt(int index) => GetCountAtIndex(index);
+
+    /// <summary>Adds to a bucket's count and the total, as the library's own Add does.</summary>
+    internal void AddCountAt(int index, long count) => AddToCountAtIndex(index, count);
 
     private static int CountsLengthFor(long highest, int digits)
     {

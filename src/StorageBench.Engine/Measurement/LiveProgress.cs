@@ -29,6 +29,11 @@ public sealed record SliceProgress(string StepId, string Workload, int Slice, Li
 /// </summary>
 public sealed record LiveLatency(long Samples, double? P50Ms, double? P90Ms, double? P99Ms, double MaxMs)
 {
+    // One merge target for every read (progress is read each second while a run goes on): a histogram of its own per
+    // read was a 188 KB counts array on the large object heap each time.
+    private static readonly Lock MergeLock = new();
+    private static LatencyHistogram? _merged;
+
     public static LiveLatency? Of(IEnumerable<string?> encoded)
     {
         var parts = encoded.OfType<string>().ToList();
@@ -36,10 +41,18 @@ public sealed record LiveLatency(long Samples, double? P50Ms, double? P90Ms, dou
         {
             return null;
         }
-        var merged = LatencyHistograms.Merge(parts);
-        // The highest value of each bucket, as in the summary: a figure never understates the requests it stands for.
-        double? P(double q) => Statistics.PercentileSupport.Supports(merged.TotalCount, q) ? Ms(merged.HighestEquivalentValue(merged.GetValueAtPercentile(q * 100))) : null;
-        return merged.TotalCount == 0 ? null : new LiveLatency(merged.TotalCount, P(0.5), P(0.9), P(0.99), Ms(merged.HighestEquivalentValue(merged.GetValueAtPercentile(100))));
+        lock (MergeLock)
+        {
+            var merged = _merged ??= LatencyHistograms.Create();
+            merged.Reset();
+            foreach (var part in parts)
+            {
+                LatencyHistograms.AddTo(merged, part);
+            }
+            // The highest value of each bucket, as in the summary: a figure never understates the requests it stands for.
+            double? P(double q) => Statistics.PercentileSupport.Supports(merged.TotalCount, q) ? Ms(merged.HighestEquivalentValue(merged.GetValueAtPercentile(q * 100))) : null;
+            return merged.TotalCount == 0 ? null : new LiveLatency(merged.TotalCount, P(0.5), P(0.9), P(0.99), Ms(merged.HighestEquivalentValue(merged.GetValueAtPercentile(100))));
+        }
     }
 
     private static double Ms(long micros) => Math.Round(micros / 1000.0, 3);

@@ -61,7 +61,7 @@ public sealed class LiveSlice(LiveCounts before = default)
                 {
                     merged.Add(worker.Latency);
                 }
-                _lastLatency = (merged.TotalCount, merged.TotalCount == 0 ? null : LatencyHistograms.Encode(merged));
+                _lastLatency = (merged.TotalCount, merged.TotalCount == 0 ? null : LatencyHistograms.EncodeForProgress(merged));
             }
             return _lastLatency.Encoded;
         }

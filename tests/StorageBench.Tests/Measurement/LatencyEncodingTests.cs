@@ -84,6 +84,70 @@ public class LatencyEncodingTests
         Assert.True(allocated < 64 * 1024, $"{allocated:N0} bytes allocated to encode one histogram");
     }
 
+    [Fact]
+    public void TheProgressFormReadsBackEveryBucketAndNeedsNoEscapingInJson()
+    {
+        Recordings.Sample(recordings =>
+        {
+            var recorded = Recorded(recordings);
+
+            string progress = LatencyHistograms.EncodeForProgress(recorded);
+            var decoded = LatencyHistograms.Decode(progress);
+
+            Assert.Equal(recorded.TotalCount, decoded.TotalCount);
+            Assert.Equal(Buckets(recorded), Buckets(decoded));
+            // What the Tables SDK's JSON writer escapes it writes through a rented array six times the value's length.
+            Assert.Equal(progress, System.Text.Json.JsonEncodedText.Encode(progress).Value);
+        }, iter: 200);
+    }
+
+    [Fact]
+    public void AddingEncodingsInPlaceIsTheExactMergeInEitherForm()
+    {
+        Gen.Select(Recordings, Recordings).Sample((first, second) =>
+        {
+            var a = Recorded(first);
+            var b = Recorded(second);
+            var expected = LatencyHistograms.Create();
+            expected.Add(a);
+            expected.Add(b);
+
+            var merged = LatencyHistograms.Create();
+            LatencyHistograms.AddTo(merged, LatencyHistograms.Encode(a, LatencyHistograms.Compact));
+            LatencyHistograms.AddTo(merged, LatencyHistograms.EncodeForProgress(b));
+
+            Assert.Equal(expected.TotalCount, merged.TotalCount);
+            Assert.Equal(Buckets(expected), Buckets(merged));
+        }, iter: 200);
+    }
+
+    [Fact]
+    public void AddingAnEncodingInPlaceAllocatesAFractionOfACountsArray()
+    {
+        var h = WideHistograms.Filled(1, LatencyHistograms.HighestTrackableMicros, 10, () => 1_000);
+        string encoded = LatencyHistograms.EncodeForProgress(h);
+        var target = LatencyHistograms.Create();
+        LatencyHistograms.AddTo(target, encoded);
+
+        long before = GC.GetAllocatedBytesForCurrentThread();
+        LatencyHistograms.AddTo(target, encoded);
+        long allocated = GC.GetAllocatedBytesForCurrentThread() - before;
+
+        // A histogram decoded on its own is a new ~188 KB counts array (the large object heap) besides the library's copies.
+        Assert.True(allocated < 64 * 1024, $"{allocated:N0} bytes allocated to add one encoded histogram");
+        Assert.Equal(2 * h.TotalCount, target.TotalCount);
+    }
+
+    private static LatencyHistogram Recorded((long Micros, int Count)[] recordings)
+    {
+        var recorded = LatencyHistograms.Create();
+        foreach (var (micros, count) in recordings)
+        {
+            recorded.RecordValueWithCount(micros, count);
+        }
+        return recorded;
+    }
+
     private static string LibraryEncoding(HistogramBase h)
     {
         var buffer = ByteBuffer.Allocate(h.GetNeededByteBufferCapacity());
