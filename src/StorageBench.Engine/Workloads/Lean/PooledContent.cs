@@ -5,18 +5,41 @@ namespace StorageBench.Engine.Workloads.Lean;
 
 /// <summary>
 /// A request body written into one reusable buffer; sent as it is, with its length set per request. The buffer is rented
-/// from the shared pool and given back by <see cref="Release"/> (its request's Dispose): a slice run as segments makes its
-/// workers' requests again each segment, and an EGT's body (~200 KB) allocated anew each time was large-object-heap
+/// from <see cref="Bodies"/> and given back by <see cref="Release"/> (its request's Dispose): a slice run as segments makes
+/// its workers' requests again each segment, and an EGT's body (~200 KB) allocated anew each time was large-object-heap
 /// garbage beside the last segment's, which the heap kept for the rest of the run (BENCHMARKS.md section 11).
 /// </summary>
 public sealed class PooledContent : HttpContent
 {
+    /// <summary>Bodies larger than this (no storage request body is: an EGT's is at most 4 MiB) are made and dropped, not pooled.</summary>
+    public const int LargestPooledBytes = 2 * ServiceLimits.MaxTransactionPayloadBytes;
+
+    /// <summary>A cap above any process's requests in flight at once (slices × concurrency): the pool holds fewer than that.</summary>
+    public const int MostBodiesOfOneSize = 1024;
+
+    /// <summary>
+    /// The process's request bodies: a pool without per-thread caches, so it makes an array only when every one of that size
+    /// is out, and holds at most as many bodies as were ever in flight at once (slots × body size). The shared pool keeps one
+    /// array per size in each thread that returned one: a body released on one pool thread was found by no renter on another,
+    /// so each segment's workers made new bodies while the last ones sat in threads' caches, up to threads × 256 KB.
+    /// </summary>
+    internal static readonly ArrayPool<byte> Bodies = NewBodyPool();
+
+    private readonly ArrayPool<byte> _pool;
     private byte[]? _rented;
 
     public PooledContent(int capacity)
+        : this(capacity, Bodies)
     {
-        Buffer = _rented = ArrayPool<byte>.Shared.Rent(capacity);
     }
+
+    internal PooledContent(int capacity, ArrayPool<byte> pool)
+    {
+        _pool = pool;
+        Buffer = _rented = pool.Rent(capacity);
+    }
+
+    internal static ArrayPool<byte> NewBodyPool() => ArrayPool<byte>.Create(LargestPooledBytes, MostBodiesOfOneSize);
 
     public byte[] Buffer { get; private set; }
 
@@ -29,9 +52,9 @@ public sealed class PooledContent : HttpContent
         {
             if (_rented is { } smaller)
             {
-                ArrayPool<byte>.Shared.Return(smaller);
+                _pool.Return(smaller);
             }
-            Buffer = _rented = ArrayPool<byte>.Shared.Rent(size);
+            Buffer = _rented = _pool.Rent(size);
         }
         return Buffer;
     }
@@ -41,7 +64,7 @@ public sealed class PooledContent : HttpContent
     {
         if (Interlocked.Exchange(ref _rented, null) is { } rented)
         {
-            ArrayPool<byte>.Shared.Return(rented);
+            _pool.Return(rented);
         }
         Buffer = [];
         SetLength(0);
