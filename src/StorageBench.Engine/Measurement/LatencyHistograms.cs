@@ -5,6 +5,7 @@ using System.IO.Compression;
 using System.Numerics;
 using HdrHistogram;
 using HdrHistogram.Utilities;
+using Microsoft.Extensions.ObjectPool;
 
 namespace StorageBench.Engine.Measurement;
 
@@ -16,6 +17,28 @@ public static class LatencyHistograms
     public const int SignificantDigits = 3;
 
     public static LatencyHistogram Create() => new();
+
+    /// <summary>
+    /// Recorders' histograms, handed back when their slice execution ends (<see cref="WorkerRecorder.Return"/>) and taken,
+    /// cleared, by the next: each segment's 32 workers made new ones (188 KB each, on the large object heap) beside the
+    /// last segment's dead ones, and a soak's GC heap stepped up by both at every segment boundary. It keeps at most as many
+    /// as were recording at once, and never more than <see cref="MostPooled"/>.
+    /// </summary>
+    public static readonly ObjectPool<LatencyHistogram> Pool = new DefaultObjectPool<LatencyHistogram>(new Cleared(), MostPooled);
+
+    /// <summary>Histograms recording at once in one process beyond this (slices × concurrency × lanes) are made anew past it.</summary>
+    public const int MostPooled = 1024;
+
+    private sealed class Cleared : PooledObjectPolicy<LatencyHistogram>
+    {
+        public override LatencyHistogram Create() => new();
+
+        public override bool Return(LatencyHistogram histogram)
+        {
+            histogram.Reset();
+            return true;
+        }
+    }
 
     /// <summary>
     /// HdrHistogram's V2 compressed form (what its decoders read), written from the counts in place. The library's own

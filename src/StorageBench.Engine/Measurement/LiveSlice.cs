@@ -26,6 +26,11 @@ public sealed class LiveSlice(LiveCounts before = default)
     private LatencyHistogram? _merged;
     private (long Count, string? Encoded) _lastLatency;
 
+    // The figures at the end, once the recorders are let go (Release); null while they record.
+    private Final? _final;
+
+    private sealed record Final(LiveCounts Counts, string? Latency);
+
     /// <param name="countOnly">A recorder whose requests count but whose units are not progress (a blob's commits).</param>
     public void Watch(WorkerRecorder[] workers, WorkerRecorder? countOnly = null)
     {
@@ -46,6 +51,10 @@ public sealed class LiveSlice(LiveCounts before = default)
     {
         lock (_latencyLock)
         {
+            if (_final is { } final)
+            {
+                return final.Latency;
+            }
             var workers = Volatile.Read(ref _workers);
             // A slice that recorded nothing since the last read (a slow open loop, or one that waits) is not merged again.
             long count = 0;
@@ -55,7 +64,7 @@ public sealed class LiveSlice(LiveCounts before = default)
             }
             if (count != _lastLatency.Count)
             {
-                var merged = _merged ??= LatencyHistograms.Create();
+                var merged = _merged ??= LatencyHistograms.Pool.Get();
                 merged.Reset();
                 foreach (var worker in workers)
                 {
@@ -67,8 +76,33 @@ public sealed class LiveSlice(LiveCounts before = default)
         }
     }
 
+    /// <summary>
+    /// Takes the workers' last counts and latency as the slice's own and lets go of their recorders, whose histograms go back
+    /// to the pool for the next execution: what is read after is the slice's figures at its end.
+    /// </summary>
+    public void Release()
+    {
+        lock (_latencyLock)
+        {
+            string? latency = ReadLatency();
+            var counts = Read();
+            Volatile.Write(ref _workers, []);
+            Volatile.Write(ref _countOnly, null);
+            Volatile.Write(ref _final, new Final(counts, latency));
+            if (_merged is { } merged)
+            {
+                LatencyHistograms.Pool.Return(merged);
+                _merged = null;
+            }
+        }
+    }
+
     public LiveCounts Read()
     {
+        if (Volatile.Read(ref _final) is { } final)
+        {
+            return final.Counts;
+        }
         var total = before + (Volatile.Read(ref _countOnly)?.Live(withUnits: false) ?? default);
         foreach (var worker in Volatile.Read(ref _workers))
         {

@@ -1,5 +1,4 @@
 using System.Diagnostics;
-using HdrHistogram;
 
 namespace StorageBench.Engine.Measurement;
 
@@ -25,21 +24,38 @@ public sealed class WorkerRecorder
         _recordLatency = recordLatency;
         _timeline = new TimelineBuckets(anchorUnixTicks / TimeSpan.TicksPerSecond);
         // In a closed loop a request is due when it is sent: its latency is its service time, one histogram serves both.
-        ServiceTime = openLoop ? LatencyHistograms.Create() : Latency;
-        Lag = openLoop ? LatencyHistograms.Create() : null;
+        ServiceTime = openLoop ? LatencyHistograms.Pool.Get() : Latency;
+        Lag = openLoop ? LatencyHistograms.Pool.Get() : null;
+    }
+
+    /// <summary>
+    /// Hands the histograms back to <see cref="LatencyHistograms.Pool"/> for the next execution's recorders, once nothing reads
+    /// them any more (the slice's result is made and its live progress has taken its last figures): this recorder records nothing after.
+    /// </summary>
+    public void Return()
+    {
+        LatencyHistograms.Pool.Return(Latency);
+        if (ServiceTime != Latency)
+        {
+            LatencyHistograms.Pool.Return(ServiceTime);
+        }
+        if (Lag is not null)
+        {
+            LatencyHistograms.Pool.Return(Lag);
+        }
     }
 
     /// <summary>
     /// Latency of successful requests only (fast 503s would otherwise pull percentiles down), from when each was due: its
     /// slot in an open loop's schedule, so the time it waited behind a busy loop counts, as its caller would have waited.
     /// </summary>
-    public LongHistogram Latency { get; } = LatencyHistograms.Create();
+    public LatencyHistogram Latency { get; } = LatencyHistograms.Pool.Get();
 
     /// <summary>Service time of successful requests: from the send to the answer (the same histogram as <see cref="Latency"/> in a closed loop).</summary>
-    public LongHistogram ServiceTime { get; }
+    public LatencyHistogram ServiceTime { get; }
 
     /// <summary>Open loop: how late each measured request went out after its slot (µs, 0 when on time); null in a closed loop.</summary>
-    public LongHistogram? Lag { get; }
+    public LatencyHistogram? Lag { get; }
 
     private long _units;
 

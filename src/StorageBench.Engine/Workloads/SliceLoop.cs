@@ -56,7 +56,14 @@ public static class SliceLoop
             PausedSeconds = paused,
             Notes = paused > 0 ? [SliceSegment.PausedNote(segment!, paused)] : [],
         };
-        return work.Finish(result, recorders);
+        result = work.Finish(result, recorders);
+        // The figures are taken: the histograms go to the next execution's recorders (a segment's workers made new ones).
+        live?.Release();
+        foreach (var recorder in apart is null ? recorders : [.. recorders, apart.Recorder])
+        {
+            recorder.Return();
+        }
+        return result;
     }
 
     private static async Task LoopAsync<TLoop>(SliceWork<TLoop> work, int loop, Lane[] lanes, SliceWindow window)

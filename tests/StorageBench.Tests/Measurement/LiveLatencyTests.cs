@@ -80,4 +80,31 @@ public class LiveLatencyTests
         live.Watch([c]);
         Assert.InRange(LatencyHistograms.Decode(live.ReadLatency()!).GetValueAtPercentile(100), 4_995, 5_005);
     }
+
+    [Fact]
+    public void AReleasedSliceKeepsItsLastFiguresWhileItsRecordersHistogramsRecordForTheNextExecution()
+    {
+        var a = new WorkerRecorder(0, 0);
+        a.Record(Outcome.Succeeded, System.Diagnostics.Stopwatch.GetTimestamp(), 100);
+        a.Latency.RecordValueWithCount(10_000, 999);
+        var live = new LiveSlice(new LiveCounts(5, 500, 0, 0));
+        live.Watch([a]);
+        var counts = live.Read();
+        string latency = live.ReadLatency()!;
+
+        live.Release();
+        a.Return();
+        // The next execution's recorders take histograms from the pool, cleared; this slice's figures stay its own.
+        var next = Enumerable.Range(0, 4).Select(_ => new WorkerRecorder(0, 0)).ToList();
+        Assert.All(next, r => Assert.Equal(0, r.Latency.TotalCount));
+        foreach (var r in next)
+        {
+            r.Latency.RecordValueWithCount(2_000_000, 50);
+        }
+
+        Assert.Equal(new LiveCounts(6, 600, 0, 0), counts);
+        Assert.Equal(counts, live.Read());
+        Assert.Same(latency, live.ReadLatency());
+        Assert.Equal(1_000, LatencyHistograms.Decode(live.ReadLatency()!).TotalCount);
+    }
 }
