@@ -26,6 +26,19 @@ public static class LatencyHistograms
     /// </summary>
     public static readonly ObjectPool<LatencyHistogram> Pool = new DefaultObjectPool<LatencyHistogram>(new Cleared(), MostPooled);
 
+    /// <summary>Encodes a histogram taken from <see cref="Pool"/> and gives it back: a merge made only to be sent on keeps no counts array.</summary>
+    public static string EncodeAndReturnToPool(LatencyHistogram pooled, CompressionLevel level)
+    {
+        try
+        {
+            return Encode(pooled, level);
+        }
+        finally
+        {
+            Pool.Return(pooled);
+        }
+    }
+
     /// <summary>Histograms recording at once in one process beyond this (slices × concurrency × lanes) are made anew past it.</summary>
     public const int MostPooled = 1024;
 

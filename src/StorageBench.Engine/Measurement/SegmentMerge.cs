@@ -80,5 +80,12 @@ public static class SegmentMerge
 
     /// <summary>At a result's compression level: the merged figures cross the orchestration boundary as one execution's do.</summary>
     private static string? Histograms(string? a, string? b) =>
-        a is null ? b : b is null ? a : LatencyHistograms.Encode(LatencyHistograms.Merge([a, b]), LatencyHistograms.Compact);
+        a is null ? b : b is null ? a : LatencyHistograms.EncodeAndReturnToPool(MergedInto(LatencyHistograms.Pool.Get(), a, b), LatencyHistograms.Compact);
+
+    private static LatencyHistogram MergedInto(LatencyHistogram target, string a, string b)
+    {
+        LatencyHistograms.AddTo(target, a);
+        LatencyHistograms.AddTo(target, b);
+        return target;
+    }
 }

@@ -133,10 +133,10 @@ public sealed record SliceResult
     public static SliceResult FromWorkers(string stepId, string attemptId, string workload, int sliceIndex, int targetIndex, double cpuSecondsAtStart,
         IReadOnlyCollection<WorkerRecorder> workers, WorkerRecorder? commits = null, long objects = 0, string? contentMd5 = null, SliceRequests? requests = null)
     {
-        var histogram = LatencyHistograms.Create();
+        var histogram = LatencyHistograms.Pool.Get();
         bool openLoop = workers.Any(w => w.Lag is not null);
-        var serviceTime = openLoop ? LatencyHistograms.Create() : null;
-        var lag = openLoop ? LatencyHistograms.Create() : null;
+        var serviceTime = openLoop ? LatencyHistograms.Pool.Get() : null;
+        var lag = openLoop ? LatencyHistograms.Pool.Get() : null;
         var counts = new long[Enum.GetValues<Outcome>().Length];
         var all = commits is null ? workers : [.. workers, commits];
         foreach (var w in all)
@@ -174,9 +174,9 @@ public sealed record SliceResult
             WarmupOperations = all.Sum(w => w.WarmupOperations),
             WarmupUnits = workers.Sum(w => w.WarmupUnits),
             Objects = objects,
-            LatencyHistogram = LatencyHistograms.Encode(histogram, LatencyHistograms.Compact),
-            ServiceTimeHistogram = serviceTime is null ? null : LatencyHistograms.Encode(serviceTime, LatencyHistograms.Compact),
-            LagHistogram = lag is null ? null : LatencyHistograms.Encode(lag, LatencyHistograms.Compact),
+            LatencyHistogram = LatencyHistograms.EncodeAndReturnToPool(histogram, LatencyHistograms.Compact),
+            ServiceTimeHistogram = serviceTime is null ? null : LatencyHistograms.EncodeAndReturnToPool(serviceTime, LatencyHistograms.Compact),
+            LagHistogram = lag is null ? null : LatencyHistograms.EncodeAndReturnToPool(lag, LatencyHistograms.Compact),
             Timeline = Timeline.Merge(workers.Select(w => w.Timeline)).Fit(MaxTimelineBuckets),
             ProcessId = Environment.ProcessId,
             ProcessCpuSecondsAtStart = cpuSecondsAtStart,
