@@ -83,6 +83,7 @@ public sealed class AzuriteServer : IAsyncDisposable
             {
                 psi.ArgumentList.Add("--skipApiVersionCheck");
             }
+            DeferTelemetrySdk(psi);
             var process = Process.Start(psi) ?? throw new InvalidOperationException($"could not start {azurite}");
             process.OutputDataReceived += (_, e) => { lock (log) { log.AppendLine(e.Data); } };
             process.ErrorDataReceived += (_, e) => { lock (log) { log.AppendLine(e.Data); } };
@@ -127,6 +128,22 @@ public sealed class AzuriteServer : IAsyncDisposable
             await _process.WaitForExitAsync().ConfigureAwait(false);
         }
         _process.Dispose();
+    }
+
+    /// <summary>The preload beside the program that defers Azurite's require of its telemetry SDK to first use.</summary>
+    public static readonly string TelemetryPreload = Path.Combine(AppContext.BaseDirectory, "azurite-defer-telemetry.cjs");
+
+    /// <summary>
+    /// Every Azurite started here runs with --disableTelemetry, yet loads its telemetry SDK as it starts: half of its start
+    /// (BENCHMARKS.md section 10). Node preloads <see cref="TelemetryPreload"/> (NODE_OPTIONS, after any the user set), which
+    /// leaves that require until Azurite first uses the module, which with telemetry off it never does.
+    /// </summary>
+    public static void DeferTelemetrySdk(ProcessStartInfo psi)
+    {
+        if (File.Exists(TelemetryPreload) && !TelemetryPreload.Contains('"'))
+        {
+            psi.Environment["NODE_OPTIONS"] = $"{Environment.GetEnvironmentVariable("NODE_OPTIONS")} --require \"{TelemetryPreload}\"".TrimStart();
+        }
     }
 
     /// <summary>node_modules/.bin/azurite in this directory or an ancestor (of the working directory, then of the program).</summary>

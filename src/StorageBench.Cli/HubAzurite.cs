@@ -188,6 +188,7 @@ public sealed class HubAzurite : IDisposable
             ], waitForIt: false);
             psi.WorkingDirectory = folder;
             psi.Environment["AZURITE_ACCOUNTS"] = $"{Account}:{key}";
+            AzuriteServer.DeferTelemetrySdk(psi);
             using var wrapper = Process.Start(psi) ?? throw new InvalidOperationException($"could not start {azurite}");
             try
             {

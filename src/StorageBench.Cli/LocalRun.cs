@@ -30,7 +30,8 @@ internal static class LocalRun
         using var cancelOnInterrupt = interrupt.Register(() => _ = RequestCancelAsync(results, runId, log));
         OrchestrationState? state = null;
         var answered = Stopwatch.StartNew();
-        while (state is null || !RuntimeStatus.IsDone(state.RuntimeStatus))
+        // Ends at the read that finds the run done: a read before the test waited a whole poll after the run had ended.
+        while (true)
         {
             try
             {
@@ -41,6 +42,10 @@ internal static class LocalRun
                     && await RunProgressReader.CurrentAsync(hub, display.ShowsFiguresAt(now) ? results : null, state, now, CancellationToken.None, log).ConfigureAwait(false) is { } p)
                 {
                     await display.ShowAsync(p, now).ConfigureAwait(false);
+                }
+                if (state is not null && RuntimeStatus.IsDone(state.RuntimeStatus))
+                {
+                    break;
                 }
             }
             catch (Exception ex) when (StorageFailures.Classify(ex, CancellationToken.None) is { } failure)

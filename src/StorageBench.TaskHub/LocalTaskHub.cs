@@ -75,6 +75,8 @@ public sealed class LocalTaskHub : IRunOrchestrationClient, IAsyncDisposable
             WorkItemQueueVisibilityTimeout = settings.VisibilityTimeout,
             MaxQueuePollingInterval = settings.MaxPollingInterval,
             LeaseAcquireInterval = settings.PartitionBalanceInterval,
+            UseTablePartitionManagement = settings.TablePartitionLeases,
+            UseLegacyPartitionManagement = !settings.TablePartitionLeases,
             // The app lease keeps a second app (a deployment slot) off a hub; every local worker is one app. Its lease outlived
             // the worker and kept the hub's delete from removing the <hub>-applease container: one left behind per run.
             UseAppLease = false,

@@ -66,8 +66,16 @@ public sealed record TaskHubSettings
     /// </summary>
     public const int SharedHubPartitions = HubPartitions.Most;
 
-    /// <summary>These settings for a run's own hub (<see cref="ForRun"/>): one partition.</summary>
-    public TaskHubSettings ForOneRun() => this with { PartitionCount = 1 };
+    /// <summary>These settings for a run's own hub (<see cref="ForRun"/>): one partition, its lease a blob.</summary>
+    public TaskHubSettings ForOneRun() => this with { PartitionCount = 1, TablePartitionLeases = false };
+
+    /// <summary>
+    /// Partition leases as rows of the hub's partitions table, the provider's default, which hands partitions between workers
+    /// safely; false: as blobs (the provider's legacy manager). A run's own hub has one worker, and there the table manager
+    /// only cost time: it sleeps a fixed second at every stop while it drains, a second of every short run's 2–4 s. The blob
+    /// manager releases its lease at once.
+    /// </summary>
+    public bool TablePartitionLeases { get; init; } = true;
 
     /// <summary>The longest an idle worker waits between queue polls: how long a new run may wait to be picked up.</summary>
     public TimeSpan MaxPollingInterval { get; init; } = TimeSpan.FromSeconds(1);
