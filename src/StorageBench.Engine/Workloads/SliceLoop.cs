@@ -63,6 +63,7 @@ public static class SliceLoop
         {
             recorder.Return();
         }
+        NativeHeap.Trim();
         return result;
     }
 
