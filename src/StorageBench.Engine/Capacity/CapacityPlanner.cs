@@ -113,7 +113,7 @@ public static partial class CapacityPlanner
     {
         // The plan's instances are machines: at most slices ÷ instances of its slices share one worker, so the run spreads over that many.
         var placement = new PlacementSpec { SlicesPerWorker = (planned.Slices + planned.Instances - 1) / Math.Max(1, planned.Instances) };
-        var plan = planned with { Spec = Only(planned.Spec, planned.Workload) with { Placement = placement } };
+        var plan = planned with { Spec = AcceptedExecutions.Fitted(Only(planned.Spec, planned.Workload) with { Placement = placement }) };
         var errors = RunSpecValidator.Validate(plan.Spec);
         return errors.Count == 0 ? new(plan, null) : Refuse("the spec that would carry the plan out is invalid: " + string.Join("; ", errors));
     }

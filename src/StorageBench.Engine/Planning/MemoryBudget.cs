@@ -46,17 +46,11 @@ public sealed record MemoryBudget(long Bytes, string Source, int SlicesPerProces
     /// </summary>
     public ValidationError? Refusal(RunSpec spec)
     {
-        var (parts, total) = Steps(spec).Select(step => Planned(step).Where(p => p.Bytes > 0).ToList())
+        var (parts, total) = SpecVariants.Steps(spec).Select(step => Planned(step).Where(p => p.Bytes > 0).ToList())
             .Select(parts => (Parts: parts, Total: parts.Sum(p => p.Bytes))).MaxBy(s => s.Total);
         return total <= Bytes ? null : new ValidationError("(spec)", $"{total / MiB:N0} MiB of payload memory",
             $"exceeds the memory budget of {Bytes / MiB:N0} MiB ({Source}): {string.Join("; ", parts.Select(p => p.Why))}; lower them, or give the slices more workers");
     }
-
-    /// <summary>The spec each step runs: the spec itself, or one per value of its sweep or search.</summary>
-    private static IEnumerable<RunSpec> Steps(RunSpec spec) =>
-        spec.Sweep is { } sweep ? sweep.Values.Select(v => SpecVariants.Apply(spec, sweep.Parameter, v))
-        : spec.Saturation is { } search ? search.Values().Select(v => SpecVariants.Apply(spec, search.Parameter, v))
-        : [spec];
 
     private IEnumerable<(long Bytes, string Why)> Planned(RunSpec spec)
     {

@@ -55,6 +55,10 @@ public static partial class RunSpecValidator
         {
             ValidateSteps(spec, errors);
         }
+        if (errors.Count == 0 && Workloads.AcceptedExecutions.Refusal(spec) is { } tooMany)
+        {
+            errors.Add(tooMany);
+        }
         return errors;
     }
 

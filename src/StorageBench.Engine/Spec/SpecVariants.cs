@@ -7,6 +7,12 @@ namespace StorageBench.Engine.Spec;
 /// <summary>Makes the per-step specs of a sweep or saturation search: the base spec with one numeric field set.</summary>
 public static class SpecVariants
 {
+    /// <summary>The spec each step runs: the spec itself, or one per value of its sweep or saturation search.</summary>
+    public static IEnumerable<RunSpec> Steps(RunSpec spec) =>
+        spec.Sweep is { } sweep ? sweep.Values.Select(v => Apply(spec, sweep.Parameter, v))
+        : spec.Saturation is { } search ? search.Values().Select(v => Apply(spec, search.Parameter, v))
+        : [spec];
+
     /// <summary>The spec with <paramref name="parameter"/> set to <paramref name="value"/>, and no sweep or saturation of its own.</summary>
     public static RunSpec Apply(RunSpec spec, string parameter, double value)
     {

@@ -7,7 +7,7 @@ namespace StorageBench.Engine.Workloads;
 /// the slices they are shared out over, and whether they are read back. Each section writes these around its own fields, as
 /// it did before they were shared: the count and size first, slices and verifyContent after (the orders below).
 /// </summary>
-public abstract record BlobWriteSpec : WorkloadSpec
+public abstract record BlobWriteSpec : WorkloadSpec, ISlicedSection
 {
     [JsonPropertyOrder(-2)]
     public int BlobCount { get; init; } = 4;

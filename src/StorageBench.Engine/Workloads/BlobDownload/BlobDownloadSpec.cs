@@ -5,7 +5,7 @@ namespace StorageBench.Engine.Workloads.BlobDownload;
 /// Seeds blobCount blobs (outside the measured window), then downloads whole blobs with Get Blob, or reads them in ranges of
 /// rangeSizeBytes (x-ms-range), parallelRanges requests in flight per slice.
 /// </summary>
-public sealed record BlobDownloadSpec : WorkloadSpec
+public sealed record BlobDownloadSpec : WorkloadSpec, ISlicedSection
 {
     /// <summary>Blobs seeded before the run (split across the slices: slice i writes blobs i, i + slices, …); at least one per slice.</summary>
     public int BlobCount { get; init; } = 4;

@@ -2,7 +2,7 @@
 namespace StorageBench.Engine.Workloads.TableInsert;
 
 /// <summary>Entity group transactions (or single inserts when batchSize is 1) into one table per run.</summary>
-public sealed record TableInsertSpec : WorkloadSpec, ITableSection
+public sealed record TableInsertSpec : WorkloadSpec, ITableSection, ISlicedSection
 {
     public long EntityCount { get; init; } = 10_000;
     public int EntitySizeBytes { get; init; } = 1024;

@@ -6,7 +6,7 @@ namespace StorageBench.Engine.Workloads.TableRead;
 /// or partition queries filtering on an Int64 property whose values lie above 2^31 − 1. Every returned entity is checked
 /// against what was seeded.
 /// </summary>
-public sealed record TableReadSpec : WorkloadSpec, ITableSection
+public sealed record TableReadSpec : WorkloadSpec, ITableSection, ISlicedSection
 {
     public const string Point = "point";
     public const string Query = "query";
