@@ -103,7 +103,11 @@ public class FaultTests(AzuriteFixture azurite, ITestOutputHelper output)
         double slow = FaultProxy.SlowDelay.TotalMilliseconds;
         Assert.True(w.LatencyMs.Max >= slow, $"max {w.LatencyMs.Max} ms");
         Assert.True(w.LatencyMs.P95 >= slow, $"p95 {w.LatencyMs.P95} ms");
-        Assert.True(w.Verified.Matched, w.Verified.Detail);
+        // Storage holds what the client saw land, and perhaps the batches of those late answers (10 entities each): a slow
+        // batch the proxy forwarded was stored even when the client had given up on it. Verification says which it was.
+        long lateAnswers = w.TimedOut - proxy.Count(Fault.Hang);
+        Assert.InRange(w.Verified.Actual, w.Verified.Expected, w.Verified.Expected + (lateAnswers * 10));
+        Assert.True(w.Verified.Matched == (w.Verified.Actual == w.Verified.Expected), w.Verified.Detail);
         Assert.Equal(RunStatus.Failed, summary.Status);
         Assert.Contains(summary.Errors, e => e.Contains("planned entities") && e.Contains("were not stored, over maxUnstoredShare 1%"));
         Assert.Empty(await azurite.LeftoversOfAsync(summary.RunId));
