@@ -15,7 +15,7 @@ internal static class LocalRun
     /// <summary>
     /// How often the run's state is read: the CLI polls itself rather than wait on the client's slow completion poll. A
     /// quarter second: at 1 s a short run's end waited half a second on average for the next read; one point read of the
-    /// Instances table in the hub store per poll.
+    /// Instances table in the hub store per poll. The end of a run this process works is read as it lands (<see cref="StateReads"/>).
     /// </summary>
     private static readonly TimeSpan Poll = TimeSpan.FromMilliseconds(250);
 
@@ -30,6 +30,7 @@ internal static class LocalRun
         using var cancelOnInterrupt = interrupt.Register(() => _ = RequestCancelAsync(results, runId, log));
         OrchestrationState? state = null;
         var answered = Stopwatch.StartNew();
+        var reads = new StateReads(hub.EndingAsync(runId));
         // Ends at the read that finds the run done: a read before the test waited a whole poll after the run had ended.
         while (true)
         {
@@ -55,7 +56,7 @@ internal static class LocalRun
                     throw new TaskHubUnreachableException(runId, failure.Text, ex);
                 }
             }
-            await Task.Delay(Poll, CancellationToken.None).ConfigureAwait(false);
+            await reads.NextAsync(Poll, CancellationToken.None).ConfigureAwait(false);
         }
         return await RunResults.LoadAsync(hub, results, runId, CancellationToken.None, prices).ConfigureAwait(false)
             ?? throw new InvalidOperationException($"orchestration {runId} ended {state.RuntimeStatus}: {state.FailureMessage}");

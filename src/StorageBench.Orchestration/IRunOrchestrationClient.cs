@@ -14,6 +14,15 @@ public interface IRunOrchestrationClient
     Task<OrchestrationState> WaitForCompletionAsync(string instanceId, CancellationToken ct);
 
     /// <summary>
+    /// Completes once a worker in this process has run an instance's last orchestrator step, a few hub-store requests before
+    /// its end state can be read, so a watcher reads then rather than at its next poll. Never completes where the instance
+    /// runs in another process: watchers still poll.
+    /// </summary>
+    Task EndingAsync(string instanceId) => Never;
+
+    private static readonly Task Never = new TaskCompletionSource().Task;
+
+    /// <summary>
     /// Ends an instance and the step sub-orchestrations it started, without letting them run any more orchestrator code.
     /// As in Durable, an activity already running is not stopped: the run's cancel signal is what stops slices.
     /// </summary>

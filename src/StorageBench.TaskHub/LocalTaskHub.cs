@@ -31,13 +31,15 @@ public sealed class LocalTaskHub : IRunOrchestrationClient, IAsyncDisposable
     private readonly TaskHubClient _client;
     private readonly CancellationTokenSource _stopping;
     private readonly TaskRegistry? _registry;
+    private readonly Endings _endings;
     private int _disposed;
     private bool _deleteWhenDisposed;
 
     // The worker's activities hold _stopping's token: one source, given to the hub that will cancel it.
     private LocalTaskHub(AzureStorageOrchestrationService service, TaskHubWorker? worker, TaskHubClient client, TaskHubSettings settings,
-        CancellationTokenSource stopping, TaskRegistry? registry)
+        CancellationTokenSource stopping, TaskRegistry? registry, Endings endings)
     {
+        _endings = endings;
         _service = service;
         _worker = worker;
         _client = client;
@@ -84,7 +86,7 @@ public sealed class LocalTaskHub : IRunOrchestrationClient, IAsyncDisposable
         });
         await service.CreateIfNotExistsAsync().WaitAsync(ct).ConfigureAwait(false);
         TaskHubWorker? worker = null;
-        var hub = new LocalTaskHub(service, null, new TaskHubClient(service, new CorePayloadConverter(converter), loggers), settings, new CancellationTokenSource(), registry);
+        var hub = new LocalTaskHub(service, null, new TaskHubClient(service, new CorePayloadConverter(converter), loggers), settings, new CancellationTokenSource(), registry, new Endings());
         if (registry is not null)
         {
             var shims = new DurableTaskShimFactory(new DurableTaskWorkerOptions { DataConverter = converter }, loggers);
@@ -95,7 +97,8 @@ public sealed class LocalTaskHub : IRunOrchestrationClient, IAsyncDisposable
             };
             worker.AddTaskOrchestrations(registry.OrchestrationCreators(shims));
             worker.AddTaskActivities(registry.ActivityCreators(shims, hub._stopping.Token));
-            hub = new LocalTaskHub(service, worker, hub._client, settings, hub._stopping, registry);
+            worker.AddOrchestrationDispatcherMiddleware(hub._endings.Observe);
+            hub = new LocalTaskHub(service, worker, hub._client, settings, hub._stopping, registry, hub._endings);
             await worker.StartAsync().WaitAsync(ct).ConfigureAwait(false);
         }
         return hub;
@@ -117,15 +120,25 @@ public sealed class LocalTaskHub : IRunOrchestrationClient, IAsyncDisposable
 
     public async Task<OrchestrationState> WaitForCompletionAsync(string instanceId, CancellationToken ct)
     {
-        while (true)
+        var reads = new StateReads(EndingAsync(instanceId));
+        try
         {
-            if (await GetStateAsync(instanceId, ct).ConfigureAwait(false) is { } state && RuntimeStatus.IsDone(state.RuntimeStatus))
+            while (true)
             {
-                return state;
+                if (await GetStateAsync(instanceId, ct).ConfigureAwait(false) is { } state && RuntimeStatus.IsDone(state.RuntimeStatus))
+                {
+                    return state;
+                }
+                await reads.NextAsync(StatePoll, ct).ConfigureAwait(false);
             }
-            await Task.Delay(StatePoll, ct).ConfigureAwait(false);
+        }
+        finally
+        {
+            _endings.Forget(instanceId);
         }
     }
+
+    public Task EndingAsync(string instanceId) => _endings.Of(instanceId);
 
     /// <summary>
     /// DurableTask.Core's terminate ends one instance: the run's step sub-orchestrations (ids RUN-s000, RUN-s001, …, started
