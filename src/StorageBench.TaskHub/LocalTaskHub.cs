@@ -82,6 +82,7 @@ public sealed class LocalTaskHub : IRunOrchestrationClient, IAsyncDisposable
             // The app lease keeps a second app (a deployment slot) off a hub; every local worker is one app. Its lease outlived
             // the worker and kept the hub's delete from removing the <hub>-applease container: one left behind per run.
             UseAppLease = false,
+            ExtendedSessionsEnabled = settings.ExtendedSessions,
             LoggerFactory = loggers,
         });
         await service.CreateIfNotExistsAsync().WaitAsync(ct).ConfigureAwait(false);

@@ -67,7 +67,15 @@ public sealed record TaskHubSettings
     public const int SharedHubPartitions = HubPartitions.Most;
 
     /// <summary>These settings for a run's own hub (<see cref="ForRun"/>): one partition, its lease a blob.</summary>
-    public TaskHubSettings ForOneRun() => this with { PartitionCount = 1, TablePartitionLeases = false };
+    public TaskHubSettings ForOneRun() => this with { PartitionCount = 1, TablePartitionLeases = false, ExtendedSessions = true };
+
+    /// <summary>
+    /// The worker keeps an orchestration it is running in memory between its steps (the provider's extended sessions), so a
+    /// step neither reads the history back nor replays it. On a run's own hub, which one process works: each of a short run's
+    /// dozen orchestrator steps cost 20–40 ms of reading and replay. Where workers share a hub an instance's next message may
+    /// reach another worker, which then replays anyway.
+    /// </summary>
+    public bool ExtendedSessions { get; init; }
 
     /// <summary>
     /// Partition leases as rows of the hub's partitions table, the provider's default, which hands partitions between workers
