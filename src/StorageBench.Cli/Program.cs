@@ -8,6 +8,7 @@ if (Platform.Refusal() is { } refusal)
 }
 
 DriverProcess.Configure();
+JitProfile.Start(args);
 
 // Ctrl+C, SIGTERM and SIGQUIT alike: the first cancels this token (the run stops and cleans up, and the process ends
 // when that is done); a second stops the process at once (StopSignals).
