@@ -83,7 +83,7 @@ public sealed class AzuriteServer : IAsyncDisposable
             {
                 psi.ArgumentList.Add("--skipApiVersionCheck");
             }
-            DeferTelemetrySdk(psi);
+            DeferUnusedModules(psi);
             var process = Process.Start(psi) ?? throw new InvalidOperationException($"could not start {azurite}");
             process.OutputDataReceived += (_, e) => { lock (log) { log.AppendLine(e.Data); } };
             process.ErrorDataReceived += (_, e) => { lock (log) { log.AppendLine(e.Data); } };
@@ -130,19 +130,20 @@ public sealed class AzuriteServer : IAsyncDisposable
         _process.Dispose();
     }
 
-    /// <summary>The preload beside the program that defers Azurite's require of its telemetry SDK to first use.</summary>
-    public static readonly string TelemetryPreload = Path.Combine(AppContext.BaseDirectory, "azurite-defer-telemetry.cjs");
+    /// <summary>The preload beside the program that defers Azurite's requires of modules it does not use here to their first use.</summary>
+    public static readonly string UnusedModulesPreload = Path.Combine(AppContext.BaseDirectory, "azurite-defer-unused.cjs");
 
     /// <summary>
-    /// Every Azurite started here runs with --disableTelemetry, yet loads its telemetry SDK as it starts: half of its start
-    /// (BENCHMARKS.md section 10). Node preloads <see cref="TelemetryPreload"/> (NODE_OPTIONS, after any the user set), which
-    /// leaves that require until Azurite first uses the module, which with telemetry off it never does.
+    /// Every Azurite started here runs with --disableTelemetry and without a database, yet loads its telemetry SDK and its SQL
+    /// blob server as it starts: more than half of its start (BENCHMARKS.md section 10). Node preloads
+    /// <see cref="UnusedModulesPreload"/> (NODE_OPTIONS, after any the user set), which leaves those requires until Azurite
+    /// first uses the modules, which here it never does.
     /// </summary>
-    public static void DeferTelemetrySdk(ProcessStartInfo psi)
+    public static void DeferUnusedModules(ProcessStartInfo psi)
     {
-        if (File.Exists(TelemetryPreload) && !TelemetryPreload.Contains('"'))
+        if (File.Exists(UnusedModulesPreload) && !UnusedModulesPreload.Contains('"'))
         {
-            psi.Environment["NODE_OPTIONS"] = $"{Environment.GetEnvironmentVariable("NODE_OPTIONS")} --require \"{TelemetryPreload}\"".TrimStart();
+            psi.Environment["NODE_OPTIONS"] = $"{Environment.GetEnvironmentVariable("NODE_OPTIONS")} --require \"{UnusedModulesPreload}\"".TrimStart();
         }
     }
 

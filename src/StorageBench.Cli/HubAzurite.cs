@@ -188,7 +188,7 @@ public sealed class HubAzurite : IDisposable
             ], waitForIt: false);
             psi.WorkingDirectory = folder;
             psi.Environment["AZURITE_ACCOUNTS"] = $"{Account}:{key}";
-            AzuriteServer.DeferTelemetrySdk(psi);
+            AzuriteServer.DeferUnusedModules(psi);
             using var wrapper = Process.Start(psi) ?? throw new InvalidOperationException($"could not start {azurite}");
             try
             {
