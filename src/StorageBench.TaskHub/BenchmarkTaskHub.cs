@@ -49,15 +49,17 @@ public static class BenchmarkTaskHub
         var activities = new BenchmarkActivities(targets, results, TimeProvider.System, telemetry, loggers: loggers, seats: new WorkerSeats(settings.WorkerName), roster: roster);
         var registry = Registry(activities, loggers?.CreateLogger<TaskRegistry>());
         configure?.Invoke(registry);
-        await roster.StartAsync(ct).ConfigureAwait(false);
+        // On the roster while the hub's queues and tables are made: a short run waited for each in turn.
+        var onRoster = roster.StartAsync(ct);
         try
         {
-            var hub = await LocalTaskHub.StartAsync(hubStore, settings, registry, ct).ConfigureAwait(false);
+            var hub = await LocalTaskHub.StartAsync(hubStore, settings, registry, ct, onRoster).ConfigureAwait(false);
             hub.DisposeWith(roster);
             return hub;
         }
         catch
         {
+            await onRoster.ContinueWith(_ => { }, TaskScheduler.Default).ConfigureAwait(false);
             await roster.DisposeAsync().ConfigureAwait(false);
             throw;
         }

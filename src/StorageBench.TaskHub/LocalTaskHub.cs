@@ -60,7 +60,9 @@ public sealed class LocalTaskHub : IRunOrchestrationClient, IAsyncDisposable
     /// its orchestrations and activities until disposed. Without one it is a client only: it starts and watches runs
     /// that other worker processes execute.
     /// </summary>
-    public static async Task<LocalTaskHub> StartAsync(StorageTarget account, TaskHubSettings settings, TaskRegistry? registry, CancellationToken ct = default)
+    /// <param name="workerMayStart">What must be done before the worker takes work (its roster entry): it runs while the hub is created.</param>
+    public static async Task<LocalTaskHub> StartAsync(StorageTarget account, TaskHubSettings settings, TaskRegistry? registry, CancellationToken ct = default,
+        Task? workerMayStart = null)
     {
         var loggers = settings.Loggers ?? NullLoggerFactory.Instance;
         var converter = new PayloadConverter(settings.PayloadObserver);
@@ -85,7 +87,16 @@ public sealed class LocalTaskHub : IRunOrchestrationClient, IAsyncDisposable
             ExtendedSessionsEnabled = settings.ExtendedSessions,
             LoggerFactory = loggers,
         });
-        await service.CreateIfNotExistsAsync().WaitAsync(ct).ConfigureAwait(false);
+        try
+        {
+            await service.CreateIfNotExistsAsync().WaitAsync(ct).ConfigureAwait(false);
+            await (workerMayStart ?? Task.CompletedTask).WaitAsync(ct).ConfigureAwait(false);
+        }
+        catch
+        {
+            service.Dispose();
+            throw;
+        }
         TaskHubWorker? worker = null;
         var hub = new LocalTaskHub(service, null, new TaskHubClient(service, new CorePayloadConverter(converter), loggers), settings, new CancellationTokenSource(), registry, new Endings());
         if (registry is not null)
