@@ -203,7 +203,10 @@ public static partial class RunCommand
         bool ownHub = hubName == TaskHubSettings.ForRun(runId);
         await using var hub = await CliTargets.StartHubAsync(targets, plane, results, hubName, telemetry, loggers, ct, worker: !options.ExternalWorkers, oneRun: ownHub)
             .ConfigureAwait(false);
-        var started = await NightlyCheck.StartAsync(new RunStarter(hub, TimeProvider.System) { PreflightRequests = preflightRequests }, spec, options.Nightly, runId, ct).ConfigureAwait(false);
+        var started = await NightlyCheck.StartAsync(new RunStarter(hub, TimeProvider.System)
+        {
+            PreflightRequests = preflightRequests, Telemetry = telemetry is not null || options.ExternalWorkers,
+        }, spec, options.Nightly, runId, ct).ConfigureAwait(false);
         // Two lines, each within the 120 columns the console output keeps to: the hub store's folder is a long path.
         await stdout.WriteLineAsync($"Run {started.RunId} started (scenario {spec.Scenario}),").ConfigureAwait(false);
         await stdout.WriteLineAsync($"  on task hub {hubName} in {plane.Where}" +

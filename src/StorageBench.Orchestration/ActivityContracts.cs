@@ -29,6 +29,13 @@ public sealed record RunRequest(RunSpec Spec, string Host, bool CheckRegression 
 {
     /// <summary>Requests the preflight before the start sent to the targets: the run's summary counts them with its own (<see cref="TargetSideRequests"/>).</summary>
     public long PreflightRequests { get; init; }
+
+    /// <summary>
+    /// Whether a worker of the run may send telemetry. False only where the starter is the run's one worker and has no
+    /// Application Insights connection (a CLI run without one): the telemetry activities would send nothing, and the run
+    /// skips them, two hops of its orchestration.
+    /// </summary>
+    public bool Telemetry { get; init; } = true;
 }
 
 /// <summary>What a cleanup deleted (or, dry, would delete): how many, and the first names.</summary>
@@ -75,7 +82,11 @@ public sealed record EnvironmentInfo(string TargetKind, string Machine, string R
 /// <summary>A step sub-orchestration's input: the spec with the step's value applied, and the run it belongs to.</summary>
 /// <param name="JudgeStoredShare">Fail the step when it stored less of its planned work than spec.maxUnstoredShare allows (not for a saturation search's steps).</param>
 public sealed record StepInput(string RunId, int Index, DateTime RunStartedUtc, RunSpec Spec, string? Parameter, double? Value, EnvironmentInfo Environment, string Host,
-    bool JudgeStoredShare = true);
+    bool JudgeStoredShare = true)
+{
+    /// <summary>The run's <see cref="RunRequest.Telemetry"/>.</summary>
+    public bool Telemetry { get; init; } = true;
+}
 
 /// <summary>
 /// A step's outcome: its workloads (merged figures; per-slice rows stay in the results table) and why it

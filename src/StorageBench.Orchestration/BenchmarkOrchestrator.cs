@@ -122,7 +122,10 @@ public static class BenchmarkOrchestrator
             try
             {
                 last = await context.CallSubOrchestratorAsync<StepResult>(StepOrchestrator.Name,
-                    new StepInput(context.InstanceId, index, startedUtc, stepSpec, parameter, parameter is null ? null : value, env, request.Host, JudgeStoredShare: search is null),
+                    new StepInput(context.InstanceId, index, startedUtc, stepSpec, parameter, parameter is null ? null : value, env, request.Host, JudgeStoredShare: search is null)
+                    {
+                        Telemetry = request.Telemetry,
+                    },
                     new SubOrchestrationOptions { InstanceId = stepId });
             }
             catch (Exception ex)
@@ -192,7 +195,10 @@ public static class BenchmarkOrchestrator
         }
         try
         {
-            await ActivityList.EmitRunTelemetry.CallAsync(context, summary);
+            if (request.Telemetry)
+            {
+                await ActivityList.EmitRunTelemetry.CallAsync(context, summary);
+            }
         }
         catch (Exception ex)
         {

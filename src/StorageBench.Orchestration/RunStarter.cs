@@ -17,6 +17,9 @@ public sealed class RunStarter(IRunOrchestrationClient client, TimeProvider time
     /// <summary>Requests a preflight the caller ran itself sent to the targets (the CLI checks before it starts a task hub): the summary counts them.</summary>
     public long PreflightRequests { get; init; }
 
+    /// <summary>The runs' <see cref="RunRequest.Telemetry"/>: false where this process is their one worker and sends no telemetry.</summary>
+    public bool Telemetry { get; init; } = true;
+
     /// <summary>What the driver may plan to hold; a spec over it is refused before anything starts (<see cref="MemoryBudget"/>).</summary>
     public MemoryBudget Memory { get; init; } = MemoryBudget.OfThisProcess(Environment.GetEnvironmentVariable);
 
@@ -66,7 +69,7 @@ public sealed class RunStarter(IRunOrchestrationClient client, TimeProvider time
             return new StartResult(false, null, [], Refused: refused);
         }
         string runId = instanceId ?? Planner.NewRunId(time.GetUtcNow().UtcDateTime);
-        var request = new RunRequest(spec, host, checkRegression, cleanupOlderThanHours) { PreflightRequests = PreflightRequests + (Preflight?.TargetRequests ?? 0) };
+        var request = new RunRequest(spec, host, checkRegression, cleanupOlderThanHours) { PreflightRequests = PreflightRequests + (Preflight?.TargetRequests ?? 0), Telemetry = Telemetry };
         bool created = await client.TryScheduleAsync(BenchmarkOrchestrator.Name, runId, request, ct).ConfigureAwait(false);
         return new StartResult(created, runId, [], AlreadyExisted: !created);
     }

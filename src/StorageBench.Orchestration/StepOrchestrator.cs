@@ -179,6 +179,10 @@ public static class StepOrchestrator
             status = step.Canceled ? RunStatus.Canceled : RunStatus.Failed;
             step.Errors.Add("storing the step's result: " + TaskFailures.Describe(ex));
         }
+        if (!input.Telemetry)
+        {
+            return status;
+        }
         try
         {
             var run = new RunSummary
