@@ -1,16 +1,18 @@
 // Preloaded (node --require) into every Azurite this tool starts. As it loads, Azurite requires modules it then uses only
-// in modes this tool never starts it in; each is handed over as a stand-in that loads the real module on first use:
-// - its telemetry SDK, applicationinsights (about 0.4 s of a 0.75-s start on a quiet 2-core machine), used only with
-//   telemetry on: every Azurite here runs with --disableTelemetry;
-// - its SQL blob server, which loads sequelize (about 0.07 s), used only when AZURITE_DB names a database.
+// in modes this tool never starts it in or for requests the tool never sends; each is handed over as a stand-in that loads
+// the real module on first use (times on a quiet 2-core machine, of a start that took 0.75 s with all of them):
+// - applicationinsights, its telemetry SDK (about 0.4 s), used only with telemetry on: every Azurite here has --disableTelemetry;
+// - its SQL blob server, which loads sequelize (0.07 s), used only when AZURITE_DB names a database;
+// - axios (0.05 s), used only to copy a blob from a URL; jsonwebtoken (0.02 s), used only for OAuth bearer tokens.
+// Compiled TypeScript reads a module's __esModule flag as it imports it: each stand-in answers it as the real module would.
 "use strict";
 const Module = require("module");
 const load = Module._load;
-const sqlBlobServer = /[\\/]azurite[\\/]dist[\\/]src[\\/]blob[\\/]BlobServerFactory\.js$/;
-// Which requires are deferred, and whether the module is compiled TypeScript (its __esModule flag is read as it is imported).
+const blobServerFactory = /[\\/]azurite[\\/]dist[\\/]src[\\/]blob[\\/]BlobServerFactory\.js$/;
 const deferred = (request, parent) =>
-  request === "applicationinsights" ? { esModule: false }
-  : request === "./SqlBlobServer" && sqlBlobServer.test(parent?.filename ?? "") ? { esModule: true }
+  request === "applicationinsights" ? { esModule: true }
+  : request === "axios" || request === "jsonwebtoken" ? { esModule: undefined }
+  : request === "./SqlBlobServer" && blobServerFactory.test(parent?.filename ?? "") ? { esModule: true }
   : null;
 Module._load = function (request, parent, isMain) {
   const how = deferred(request, parent);
@@ -20,7 +22,7 @@ Module._load = function (request, parent, isMain) {
   let real;
   const module = () => (real ??= load.call(this, request, parent, isMain));
   return new Proxy({}, {
-    get: (_, name) => (how.esModule && name === "__esModule" ? true : module()[name]),
+    get: (_, name) => (name === "__esModule" ? how.esModule : module()[name]),
     has: (_, name) => name in module(),
     ownKeys: () => Reflect.ownKeys(module()),
     getOwnPropertyDescriptor: (_, name) => {

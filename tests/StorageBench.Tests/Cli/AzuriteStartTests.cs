@@ -11,18 +11,22 @@ namespace StorageBench.Tests;
 [Trait("Category", "EndToEnd")]
 public class AzuriteStartTests
 {
-    [Fact]
-    public async Task ThePreloadLoadsTheTelemetrySdkOnlyWhenItIsFirstTouched()
+    [Theory]
+    [InlineData("applicationinsights", "setup")]
+    [InlineData("axios", "get")]
+    [InlineData("jsonwebtoken", "decode")]
+    public async Task ThePreloadLoadsAModuleAzuriteDoesNotUseHereOnlyWhenItIsFirstTouched(string module, string member)
     {
-        const string script = """
-            const loaded = () => Object.keys(require.cache).some(k => k.includes("/node_modules/applicationinsights/"));
-            const ai = require("applicationinsights");
-            const before = loaded();
-            const setup = typeof ai.setup, client = typeof ai.TelemetryClient;
-            console.log(`${before} ${loaded()} ${setup} ${client}`);
+        // The __esModule flag, which compiled TypeScript reads as it imports, is answered as the real module answers it, unloaded.
+        string script = $$"""
+            const loaded = () => Object.keys(require.cache).some(k => k.includes("/node_modules/{{module}}/"));
+            const m = require("{{module}}");
+            const atRequire = loaded(), esModule = String(m.__esModule), atFlag = loaded();
+            const kind = typeof m.{{member}};
+            console.log(`${atRequire} ${atFlag} ${esModule} ${kind} ${loaded()}`);
             """;
-        // Not loaded by the require; loaded, and the real module's functions handed out, once a member is read.
-        Assert.Equal("false true function function", await NodeWithPreloadAsync(script));
+        string real = (await NodeWithPreloadAsync($"console.log(String(require(\"{module}\").__esModule))", preload: false)).Trim();
+        Assert.Equal($"false false {real} function true", await NodeWithPreloadAsync(script));
     }
 
     [Fact]
@@ -43,14 +47,17 @@ public class AzuriteStartTests
         Assert.Equal("false true false function true", await NodeWithPreloadAsync(script));
     }
 
-    private static async Task<string> NodeWithPreloadAsync(string script)
+    private static async Task<string> NodeWithPreloadAsync(string script, bool preload = true)
     {
         var psi = new ProcessStartInfo("node", ["-e", script])
         {
             RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false,
             WorkingDirectory = Path.GetFullPath(Path.Combine(Path.GetDirectoryName(AzuriteServer.FindExecutable())!, "..", "..")),
         };
-        AzuriteServer.DeferUnusedModules(psi);
+        if (preload)
+        {
+            AzuriteServer.DeferUnusedModules(psi);
+        }
         using var node = Process.Start(psi)!;
         var stderr = node.StandardError.ReadToEndAsync();
         string stdout = await node.StandardOutput.ReadToEndAsync();
