@@ -5,7 +5,7 @@
 #   ./scripts/build-cli.sh           publish; prints .build/cli/storagebench.dll
 #   ./scripts/build-cli.sh --pack    also (only) packs the `storagebench` .NET tool into .build/packages, ReadyToRun
 #                                    the same way; install it with: dotnet tool update --global StorageBench.Cli --add-source .build/packages
-# The tool's runtimeconfig.json carries the CLI's runtime settings (TieredPGO off, CallCountingDelayMs=0), so the
+# The tool's runtimeconfig.json carries the CLI's runtime settings (TieredPGO off, CallCountingDelayMs=0, CallCountThreshold=200), so the
 # installed `storagebench` starts and runs as .build/cli does.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
