@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # BENCHMARKS.md section 10: a 200-entity run's whole process beside the JS SDK peer's (insert.mjs), on one in-memory
-# Azurite, alternated round by round: the peer, then each CLI from a cold hub store (a fresh folder), then each CLI with
-# its hub store already up. Two CLIs (a before and an after build's storagebench.dll) or one.
+# Azurite, alternated round by round: the peer, then each CLI on a fresh hub store folder (a user's first run), from a
+# cold hub store (the folder of an earlier run, its Azurite stopped, as after the store's idle time), and with its hub
+# store already up. Two CLIs (a before and an after build's storagebench.dll) or one.
 #   npm ci --prefix tests/StorageBench.Benchmarks/js-peer-tables    (once)
 #   tests/StorageBench.Benchmarks/js-peer-tables/alternate.sh ROUNDS CLI_DLL [CLI_DLL]
 # A CLI whose store stops with its last process (before section 10's change) is kept warm by a process that holds the
@@ -57,9 +58,12 @@ run() {
   STORAGEBENCH_HUB_DIR=$1 STORAGEBENCH_HUB_IDLE_SECONDS=$2 dotnet "$3" run --spec "$spec" --out "$work/out" --force --verbose 2>&1 | marks "$s"
 }
 
-# Warm stores: started once; held open by a lock holder so a store that stops with its last process stays up too.
+# Cold stores: one earlier run each, which stopped its Azurite as it ended (idle time 0). Warm stores: started once; held
+# open by a lock holder so a store that stops with its last process stays up too.
+stopped() { for _ in $(seq 100); do [ -e "$1/azurite.json" ] || return 0; sleep 0.1; done; }
 i=0
 for cli in "$@"; do
+  run "$work/cold$i" 0 "$cli" >/dev/null
   run "$work/warm$i" 900 "$cli" >/dev/null
   python3 -c 'import fcntl, sys, time; f = open(sys.argv[1], "a"); fcntl.flock(f, fcntl.LOCK_SH); time.sleep(1e9)' "$work/warm$i/users.lock" &
   holders+=($!)
@@ -69,7 +73,9 @@ for r in $(seq 1 "$rounds"); do
   echo "round $r load $(cut -d' ' -f1 /proc/loadavg) peer $(timed node tests/StorageBench.Benchmarks/js-peer-tables/insert.mjs 200)"
   i=0
   for cli in "$@"; do
-    echo "  cli$i cold $(run "$work/cold$r-$i" 0 "$cli")"
+    echo "  cli$i first $(run "$work/first$r-$i" 0 "$cli")"
+    stopped "$work/cold$i"
+    echo "  cli$i cold $(run "$work/cold$i" 0 "$cli")"
     echo "  cli$i warm $(run "$work/warm$i" 900 "$cli")"
     i=$((i + 1))
   done
