@@ -73,7 +73,8 @@ public sealed record TaskHubSettings
     /// The worker keeps an orchestration it is running in memory between its steps (the provider's extended sessions), so a
     /// step neither reads the history back nor replays it. On a run's own hub, which one process works: each of a short run's
     /// dozen orchestrator steps cost 20–40 ms of reading and replay. Where workers share a hub an instance's next message may
-    /// reach another worker, which then replays anyway.
+    /// reach another worker, which then replays anyway. DurableTask.Core lets at most half of <see cref="MaxConcurrentOrchestrations"/>
+    /// hold a session while it waits, so a step's slice orchestrations still run in the other half.
     /// </summary>
     public bool ExtendedSessions { get; init; }
 
