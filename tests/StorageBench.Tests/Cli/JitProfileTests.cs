@@ -3,7 +3,7 @@ using StorageBench.Cli;
 namespace StorageBench.Tests;
 
 /// <summary>
-/// A command that starts the engine records the methods it compiled in the hub store's folder (jit/, the user's alone) for the
+/// A command that starts the engine records the methods it compiled in the hub store's folder (jit/, 0700, its file 0600) for the
 /// next run to compile ahead (the runtime's multicore JIT); other commands record nothing, and a store that does not exist
 /// yet is not created for it.
 /// </summary>
@@ -27,6 +27,7 @@ public class JitProfileTests
             string profile = Path.Combine(store, "jit", "run.jitprofile");
             Assert.True(new FileInfo(profile).Length > 0, $"{profile} was not written");
             Assert.Equal(Private, File.GetUnixFileMode(Path.GetDirectoryName(profile)!));
+            Assert.Equal(UnixFileMode.UserRead | UnixFileMode.UserWrite, File.GetUnixFileMode(profile));
 
             var (queryExit, queryOutput) = await CliProcess.RunAsync(new Dictionary<string, string> { [HubAzurite.FolderSetting] = store }, "query", "--help");
             Assert.True(queryExit == 0, queryOutput);
