@@ -205,7 +205,8 @@ public static partial class RunCommand
             .ConfigureAwait(false);
         var started = await NightlyCheck.StartAsync(new RunStarter(hub, TimeProvider.System)
         {
-            PreflightRequests = preflightRequests, Telemetry = telemetry is not null || options.ExternalWorkers,
+            // Only on its own hub is this process the run's one worker: on a shared one another worker may send telemetry.
+            PreflightRequests = preflightRequests, Telemetry = telemetry is not null || !ownHub,
         }, spec, options.Nightly, runId, ct).ConfigureAwait(false);
         // Two lines, each within the 120 columns the console output keeps to: the hub store's folder is a long path.
         await stdout.WriteLineAsync($"Run {started.RunId} started (scenario {spec.Scenario}),").ConfigureAwait(false);

@@ -59,7 +59,7 @@ public static class BenchmarkTaskHub
         }
         catch
         {
-            await onRoster.ContinueWith(_ => { }, TaskScheduler.Default).ConfigureAwait(false);
+            await Task.WhenAny(onRoster).ConfigureAwait(false);
             await roster.DisposeAsync().ConfigureAwait(false);
             throw;
         }
