@@ -80,8 +80,9 @@ public sealed record EnvironmentInfo(string TargetKind, string Machine, string R
 }
 
 /// <summary>A step sub-orchestration's input: the spec with the step's value applied, and the run it belongs to.</summary>
+/// <param name="Environment">The machine at the run's start; null for the run's first step, which describes it in its own first hop.</param>
 /// <param name="JudgeStoredShare">Fail the step when it stored less of its planned work than spec.maxUnstoredShare allows (not for a saturation search's steps).</param>
-public sealed record StepInput(string RunId, int Index, DateTime RunStartedUtc, RunSpec Spec, string? Parameter, double? Value, EnvironmentInfo Environment, string Host,
+public sealed record StepInput(string RunId, int Index, DateTime RunStartedUtc, RunSpec Spec, string? Parameter, double? Value, EnvironmentInfo? Environment, string Host,
     bool JudgeStoredShare = true)
 {
     /// <summary>The run's <see cref="RunRequest.Telemetry"/>.</summary>
@@ -108,6 +109,12 @@ public sealed record StepResult(string StepId, int Index, string? Parameter, dou
 
     /// <summary>The step's workloads that have no figures, and why.</summary>
     public IReadOnlyList<UnmeasuredWorkload> Unmeasured { get; init; } = [];
+
+    /// <summary>The machine at the run's start, as the step had it (given, or described by the run's first step).</summary>
+    public EnvironmentInfo? StartEnvironment { get; init; }
+
+    /// <summary>The machine as the step stored its row: the run's end, when it is the last step; null when it could not be described.</summary>
+    public EnvironmentInfo? EndEnvironment { get; init; }
 }
 
 /// <summary>A step's own tables and containers, one per workload (named from the step's id, its creation time and the workload).</summary>

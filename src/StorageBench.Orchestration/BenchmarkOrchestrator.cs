@@ -36,18 +36,19 @@ public static class BenchmarkOrchestrator
         // Everything sent to the targets outside the measured windows: the preflight before the start, then each step's.
         var run = new RunSoFar { Side = TargetSideRequests.None with { Preflight = request.PreflightRequests } };
         await CleanupAsync(context, request, run);
-        var env = await ActivityList.DescribeEnvironment.CallAsync(context, null);
         var search = spec.Saturation is { } sat ? new SaturationSearch(sat) : null;
         var (parameter, values) = spec.Sweep is { } sweep ? (sweep.Parameter, sweep.Values)
             : search is not null ? (search.Parameter, search.Values)
             : ((string?)null, new[] { 0.0 });
-        await RunStepsAsync(context, request, startedUtc, env, search, parameter, [.. values], run);
+        await RunStepsAsync(context, request, startedUtc, search, parameter, [.. values], run);
 
-        EnvironmentInfo? endEnv = null;
+        // The first step describes the machine, and each step again as it stores its row (the load at the end and the CPU other
+        // processes used meanwhile): a run whose steps could not is described here, one hop each.
+        var env = run.Start ?? await ActivityList.DescribeEnvironment.CallAsync(context, null);
+        EnvironmentInfo? endEnv = run.End;
         try
         {
-            // The machine again, for the load at the end and the CPU other processes used meanwhile.
-            endEnv = await ActivityList.DescribeEnvironment.CallAsync(context, null);
+            endEnv ??= await ActivityList.DescribeEnvironment.CallAsync(context, null);
         }
         catch (Exception ex)
         {
@@ -83,6 +84,9 @@ public static class BenchmarkOrchestrator
         public StepResult? Last { get; set; }
         public string? Server { get; set; }
         public string Status { get; set; } = RunStatus.Completed;
+        // The machine as the first step described it, and as the last step that ended stored its row.
+        public EnvironmentInfo? Start { get; set; }
+        public EnvironmentInfo? End { get; set; }
     }
 
     /// <summary>A driver killed mid-run leaves its step's table and container behind; the nightly run clears them first.</summary>
@@ -106,7 +110,7 @@ public static class BenchmarkOrchestrator
     }
 
     /// <summary>Each step as a sub-orchestration, in order, until one does not complete or the search stops.</summary>
-    private static async Task RunStepsAsync(TaskOrchestrationContext context, RunRequest request, DateTime startedUtc, EnvironmentInfo env, SaturationSearch? search,
+    private static async Task RunStepsAsync(TaskOrchestrationContext context, RunRequest request, DateTime startedUtc, SaturationSearch? search,
         string? parameter, List<double> values, RunSoFar run)
     {
         var spec = request.Spec;
@@ -122,7 +126,7 @@ public static class BenchmarkOrchestrator
             try
             {
                 last = await context.CallSubOrchestratorAsync<StepResult>(StepOrchestrator.Name,
-                    new StepInput(context.InstanceId, index, startedUtc, stepSpec, parameter, parameter is null ? null : value, env, request.Host, JudgeStoredShare: search is null)
+                    new StepInput(context.InstanceId, index, startedUtc, stepSpec, parameter, parameter is null ? null : value, run.Start, request.Host, JudgeStoredShare: search is null)
                     {
                         Telemetry = request.Telemetry,
                     },
@@ -130,6 +134,7 @@ public static class BenchmarkOrchestrator
             }
             catch (Exception ex)
             {
+                run.End = null;
                 run.Errors.Add(label + TaskFailures.Report(ex));
                 run.Side = run.Side.Missing(TargetSideRequests.PreparePhase, TargetSideRequests.PrimingPhase, TargetSideRequests.VerifyPhase, TargetSideRequests.CleanupPhase);
                 run.Status = ex is TaskFailedException stopped && stopped.IsCancellation() ? RunStatus.Canceled : RunStatus.Failed;
@@ -140,6 +145,8 @@ public static class BenchmarkOrchestrator
                 return;
             }
             run.Last = last;
+            run.Start ??= last.StartEnvironment;
+            run.End = last.EndEnvironment;
             run.Hosts.UnionWith(last.Hosts);
             run.Server ??= last.Server;
             run.Side = last.SideRequests is { } stepSide ? run.Side.Add(stepSide) : run.Side;

@@ -27,18 +27,21 @@ public static class StepOrchestrator
         var rooms = WorkloadList.In(spec).Select(w => w.Room).ToList();
         var targets = StepTargets.For(stepId, created, rooms);
         var step = new StepSoFar();
+        // Activities that need nothing of each other go in one hop of the orchestration rather than one each: the run's first
+        // step describes the machine beside making its targets and reading the roster.
+        var describing = input.Environment is { } given ? Task.FromResult(given) : ActivityList.DescribeEnvironment.CallAsync(context, null);
         try
         {
             context.SetCustomStatus(new RunProgress("preparing", null, 0, input.Index));
-            // Two activities that need nothing of each other, in one hop of the orchestration rather than two.
             var preparing = ActivityList.PrepareTargets.CallAsync(context, targets);
             var listing = SlicePlacement.WorkersAsync(context);
             step.Made = await preparing;
             var roster = await listing;
+            var machine = await describing;
             // A later workload starts only when the ones before it ran whole.
             for (int i = 0; i < rooms.Count && !step.Canceled && step.Errors.Count == 0; i++)
             {
-                await RunWorkloadAsync(context, input, rooms[i], created, roster, step);
+                await RunWorkloadAsync(context, input, machine, rooms[i], created, roster, step);
             }
         }
         catch (Exception ex)
@@ -65,13 +68,15 @@ public static class StepOrchestrator
         var side = step.Made is null ? step.Side.Missing(TargetSideRequests.PreparePhase) : step.Side with { Prepare = step.Made.Tables + step.Made.Containers };
         side = step.Deleted is null ? side.Missing(TargetSideRequests.CleanupPhase) : side with { Cleanup = step.Deleted.Tables + step.Deleted.Containers };
         var (status, unmeasured) = Judge(input, rooms, workloads, step);
-        var env = (input.Environment with { EmulatorVersion = input.Environment.TargetKind == "Azurite" ? step.Made?.Server : null }).ToRun(step.Hosts, input.Host, null);
+        // Not caught: a step that cannot say what machine it ran on has no row to store (it fails, as the run's own description did).
+        var start = await describing;
+        var env = (start with { EmulatorVersion = start.TargetKind == "Azurite" ? step.Made?.Server : null }).ToRun(step.Hosts, input.Host, null);
         // A step's workloads name their step in everything that leaves it (row, telemetry, result): sweep-curve.kql selects on it.
         var stepped = input.Parameter is null ? workloads : [.. workloads.Select(w => w with { StepParameter = input.Parameter, StepValue = input.Value })];
-        status = await StoreAsync(context, input, status, env, stepped, unmeasured, step);
+        (status, var end) = await StoreAsync(context, input, status, env, stepped, unmeasured, step);
         return new StepResult(stepId, input.Index, input.Parameter, input.Value, status, step.Errors, stepped, [.. step.Hosts])
         {
-            Server = step.Made?.Server, SideRequests = side, Notes = step.Notes, Unmeasured = unmeasured,
+            Server = step.Made?.Server, SideRequests = side, Notes = step.Notes, Unmeasured = unmeasured, StartEnvironment = start, EndEnvironment = end,
         };
     }
 
@@ -96,21 +101,22 @@ public static class StepOrchestrator
     }
 
     /// <summary>One workload of the step: seed what it reads, place and run its slices, verify and summarize what they handed back.</summary>
-    private static async Task RunWorkloadAsync(TaskOrchestrationContext context, StepInput input, Workload room, DateTime created, WorkerSeen[] roster, StepSoFar step)
+    private static async Task RunWorkloadAsync(TaskOrchestrationContext context, StepInput input, EnvironmentInfo machine, Workload room, DateTime created, WorkerSeen[] roster,
+        StepSoFar step)
     {
         var spec = input.Spec;
         string target = Planner.TargetName(room, context.InstanceId, created);
         SeedResult[] seeds = [];
         if (room.Seeds)
         {
-            (step.Side, seeds) = await SeedAsync(context, room, spec, new StepPlan(input.RunId, context.InstanceId, target, context.CurrentUtcDateTime, input.Environment.TargetAccounts),
+            (step.Side, seeds) = await SeedAsync(context, room, spec, new StepPlan(input.RunId, context.InstanceId, target, context.CurrentUtcDateTime, machine.TargetAccounts),
                 input.Index, step.Side, step.Errors);
             if (step.Errors.Count > 0)
             {
                 return;
             }
         }
-        var stepPlan = new StepPlan(input.RunId, context.InstanceId, target, StartAt(context, spec), input.Environment.TargetAccounts);
+        var stepPlan = new StepPlan(input.RunId, context.InstanceId, target, StartAt(context, spec), machine.TargetAccounts);
         var segments = SegmentPlan.For(room.SectionOf(spec)!, spec);
         IReadOnlyList<SliceOrder> orders = [.. room.Plan(stepPlan, spec).Select(o => o with { Segments = segments })];
         var (slices, stopped, unplaced) = await StepFanOut.RunAsync(context, orders, room.Name, input.Index, spec, roster, step.Errors, step.Notes);
@@ -158,12 +164,16 @@ public static class StepOrchestrator
         return (status, unmeasured);
     }
 
-    /// <summary>Stores the step's row and sends its telemetry; a row that could not be stored makes the step Failed (its figures stay in the result).</summary>
-    private static async Task<string> StoreAsync(TaskOrchestrationContext context, StepInput input, string status, RunEnvironment env, List<WorkloadSummary> workloads,
-        UnmeasuredWorkload[] unmeasured, StepSoFar step)
+    /// <summary>
+    /// Stores the step's row and sends its telemetry; a row that could not be stored makes the step Failed (its figures stay in the result).
+    /// The machine is described again beside the row, in the same hop: the last step's description is the run's end.
+    /// </summary>
+    private static async Task<(string Status, EnvironmentInfo? End)> StoreAsync(TaskOrchestrationContext context, StepInput input, string status, RunEnvironment env,
+        List<WorkloadSummary> workloads, UnmeasuredWorkload[] unmeasured, StepSoFar step)
     {
         var ended = context.CurrentUtcDateTime;
         WorkloadSummary[] headlines = [.. workloads.Select(WorkloadPayloads.Headline)];
+        var describing = ActivityList.DescribeEnvironment.CallAsync(context, null);
         try
         {
             await ActivityList.StoreStep.CallAsync(context, new StoreStepInput(
@@ -179,9 +189,18 @@ public static class StepOrchestrator
             status = step.Canceled ? RunStatus.Canceled : RunStatus.Failed;
             step.Errors.Add("storing the step's result: " + TaskFailures.Describe(ex));
         }
+        EnvironmentInfo? end = null;
+        try
+        {
+            end = await describing;
+        }
+        catch (TaskFailedException)
+        {
+            // The run describes the machine at its end itself.
+        }
         if (!input.Telemetry)
         {
-            return status;
+            return (status, end);
         }
         try
         {
@@ -196,7 +215,7 @@ public static class StepOrchestrator
             // The benchmark itself stands; the missing telemetry is reported, not hidden.
             step.Errors.Add("telemetry: " + TaskFailures.Describe(ex));
         }
-        return status;
+        return (status, end);
     }
 
     /// <summary>
