@@ -1,6 +1,7 @@
 using Azure.Identity;
 using DurableTask.AzureStorage;
 using DurableTask.Core;
+using DurableTask.Core.Exceptions;
 using Microsoft.DurableTask.Worker;
 using Microsoft.DurableTask.Worker.Shims;
 using Microsoft.Extensions.Logging.Abstractions;
@@ -85,6 +86,7 @@ public sealed class LocalTaskHub : IRunOrchestrationClient, IAsyncDisposable
             // the worker and kept the hub's delete from removing the <hub>-applease container: one left behind per run.
             UseAppLease = false,
             ExtendedSessionsEnabled = settings.ExtendedSessions,
+            ThrowExceptionOnInvalidDedupeStatus = true,
             LoggerFactory = loggers,
         });
         try
@@ -116,15 +118,22 @@ public sealed class LocalTaskHub : IRunOrchestrationClient, IAsyncDisposable
         return hub;
     }
 
+    /// <summary>Every status an instance can have: an id that exists in any of them is not started again.</summary>
+    private static readonly OrchestrationStatus[] AnyStatus = Enum.GetValues<OrchestrationStatus>();
+
     public async Task<bool> TryScheduleAsync(string orchestratorName, string instanceId, object input, CancellationToken ct)
     {
-        // Look first: for an id that exists the provider may silently do nothing (pending or running) or start it afresh (ended).
-        if (await _client.GetOrchestrationStateAsync(instanceId).WaitAsync(ct).ConfigureAwait(false) is not null)
+        // The provider looks the id up before it starts it (one read, not a read of ours and then its own) and, with every status
+        // deduplicated and ThrowExceptionOnInvalidDedupeStatus, says so: without them it would do nothing or start an ended instance afresh.
+        try
+        {
+            await _client.CreateOrchestrationInstanceAsync(orchestratorName, "", instanceId, input, null, AnyStatus).WaitAsync(ct).ConfigureAwait(false);
+            return true;
+        }
+        catch (OrchestrationAlreadyExistsException)
         {
             return false;
         }
-        await _client.CreateOrchestrationInstanceAsync(orchestratorName, "", instanceId, input).WaitAsync(ct).ConfigureAwait(false);
-        return true;
     }
 
     public async Task<OrchestrationState?> GetStateAsync(string instanceId, CancellationToken ct) =>

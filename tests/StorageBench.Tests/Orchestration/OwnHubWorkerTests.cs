@@ -59,6 +59,27 @@ public class OwnHubWorkerTests(AzuriteFixture azurite)
         hub.DeleteWhenDisposed();
     }
 
+    /// <summary>The nightly timer's double fire, or a second POST with the same id: an id that exists is not started again, pending or ended.</summary>
+    [Fact]
+    public async Task AnIdThatExistsIsNotScheduledAgainWhetherItIsPendingOrEnded()
+    {
+        var counter = new Counter();
+        var settings = AzuriteFixture.NewHubSettings().ForOneRun();
+        await using (var client = await LocalTaskHub.StartAsync(azurite.Target, settings, registry: null))
+        {
+            Assert.True(await client.TryScheduleAsync(Orchestrator, "once", 10, default));
+            Assert.False(await client.TryScheduleAsync(Orchestrator, "once", 20, default));
+        }
+        await using var hub = await LocalTaskHub.StartAsync(azurite.Target, settings, Registry(counter));
+        var state = await hub.WaitForCompletionAsync("once", default).WaitAsync(TimeSpan.FromMinutes(1));
+        Assert.False(await hub.TryScheduleAsync(Orchestrator, "once", 30, default));
+
+        Assert.Equal("13", state.OutputJson);
+        Assert.Equal(1, counter.Value);
+        Assert.Equal("13", (await hub.GetStateAsync("once", default))!.OutputJson);
+        hub.DeleteWhenDisposed();
+    }
+
     [Fact]
     public async Task AWatcherInTheWorkersProcessIsWokenWhenTheInstanceEndsAndOneElsewhereIsNot()
     {
