@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
-# Publishes the CLI compiled ahead of time (ReadyToRun, for this machine's runtime) into .build/cli and prints
-# the path of storagebench.dll, so a short run is as fast as a long one (BENCHMARKS.md section 4).
+# Publishes the CLI compiled ahead of time into .build/cli and prints the path of storagebench.dll, so a short run is as
+# fast as a long one (BENCHMARKS.md sections 4 and 10): self-contained, with the runtime and the CLI compiled into one
+# ReadyToRun image (composite), which holds the generic code over the runtime's types that per-assembly images cannot
+# (async state machines, collections of the CLI's types) and the JIT would otherwise compile at every start.
+# `dotnet .build/cli/storagebench.dll` and `.build/cli/storagebench` both run it on the runtime inside.
 # Quiet unless the build fails, or it is the first build (which says what it builds and how long it took).
 #   ./scripts/build-cli.sh           publish; prints .build/cli/storagebench.dll
 #   ./scripts/build-cli.sh --pack    also (only) packs the `storagebench` .NET tool into .build/packages, ReadyToRun
-#                                    the same way; install it with: dotnet tool update --global StorageBench.Cli --add-source .build/packages
-# The tool's runtimeconfig.json carries the CLI's runtime settings (TieredPGO off, CallCountingDelayMs=0, CallCountThreshold=200), so the
-# installed `storagebench` starts and runs as .build/cli does.
+#                                    per assembly (a tool runs on the machine's shared runtime); install it with:
+#                                    dotnet tool update --global StorageBench.Cli --add-source .build/packages
+# The tool's runtimeconfig.json carries the CLI's runtime settings (TieredPGO off, CallCountingDelayMs=0, CallCountThreshold=200), as
+# .build/cli's does.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 project="$root/src/StorageBench.Cli/StorageBench.Cli.csproj"
@@ -31,6 +35,12 @@ lock() {
   flock 9
 }
 
+# The publish (one composite image) and the pack (an image per assembly) compile into the same folder of ReadyToRun images,
+# and each would take the other's as up to date: each starts from none (a mix of the two crashes the runtime).
+fresh_images() {
+  rm -rf "$(dirname "$project")/obj/Release/net10.0/$rid/R2R"
+}
+
 if [ "${1:-}" = "--pack" ]; then
   lock
   packages="$root/.build/packages"
@@ -40,7 +50,7 @@ if [ "${1:-}" = "--pack" ]; then
   echo "Packing the storagebench tool (ReadyToRun, $version) into .build/packages..." >&2
   rm -f "$packages"/StorageBench.Cli.*.nupkg
   restore
-  # After a publish of the same sources (bench.sh), the ReadyToRun images are up to date and only the package is made.
+  fresh_images
   if ! log=$(dotnet pack "$project" -c Release -r "$rid" --no-restore -p:PublishReadyToRun=true -p:PackageVersion="$version" \
       -o "$packages" --nologo -v quiet 2>&1); then
     echo "$log" >&2
@@ -76,10 +86,11 @@ echo "$commit" > "$stamp.next"
 first=""
 if [ ! -f "$out/storagebench.dll" ]; then
   first=1
-  echo "Building the CLI (dotnet publish, ReadyToRun) into .build/cli; the first build restores NuGet packages and takes a minute or two..." >&2
+  echo "Building the CLI (dotnet publish, self-contained, composite ReadyToRun) into .build/cli; the first build restores NuGet packages and takes two or three minutes..." >&2
 fi
 restore
-if ! log=$(dotnet publish "$project" -c Release -r "$rid" --self-contained false --no-restore \
+fresh_images
+if ! log=$(dotnet publish "$project" -c Release -r "$rid" --self-contained true --no-restore -p:PublishReadyToRunComposite=true \
     -o "$out" --nologo -v quiet 2>&1); then
   echo "$log" >&2
   exit 1

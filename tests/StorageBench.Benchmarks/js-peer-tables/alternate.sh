@@ -4,7 +4,7 @@
 # cold hub store (the folder of an earlier run, its Azurite stopped, as after the store's idle time), and with its hub
 # store already up. Two CLIs (a before and an after build's storagebench.dll) or one.
 #   npm ci --prefix tests/StorageBench.Benchmarks/js-peer-tables    (once)
-#   tests/StorageBench.Benchmarks/js-peer-tables/alternate.sh ROUNDS CLI_DLL [CLI_DLL]
+#   tests/StorageBench.Benchmarks/js-peer-tables/alternate.sh ROUNDS CLI [CLI]     (CLI: a storagebench.dll, or an executable storagebench)
 # A CLI whose store stops with its last process (before section 10's change) is kept warm by a process that holds the
 # store's lock, as another storagebench process would. Connection strings go by environment, never on a command line.
 # Each CLI run prints when its lines appeared (seconds from its start; from its --verbose output): store = the hub store's
@@ -53,9 +53,11 @@ for line in sys.stdin:
             marks[name] = now
 print(" ".join(f"{k}={v:.2f}" for k, v in marks.items()), f"exit={time.time() - t0:.2f}")' "$1"
 }
+# a storagebench.dll runs on the shared runtime; anything else (a self-contained build's storagebench) is run as it is
+launcher() { case $1 in *.dll) echo dotnet ;; *) echo env ;; esac; }
 run() {
   local s; s=$(date +%s.%N)
-  STORAGEBENCH_HUB_DIR=$1 STORAGEBENCH_HUB_IDLE_SECONDS=$2 dotnet "$3" run --spec "$spec" --out "$work/out" --force --verbose 2>&1 | marks "$s"
+  STORAGEBENCH_HUB_DIR=$1 STORAGEBENCH_HUB_IDLE_SECONDS=$2 $(launcher "$3") "$3" run --spec "$spec" --out "$work/out" --force --verbose 2>&1 | marks "$s"
 }
 
 # Cold stores: one earlier run each, which stopped its Azurite as it ended (idle time 0). Warm stores: started once; held
