@@ -100,8 +100,10 @@ public static class CliTargets
     /// </summary>
     /// <param name="stdout">Where "Starting Azurite..." goes (TextWriter.Null when only the final line or JSON may be printed).</param>
     /// <param name="beforeControlPlane">Checks the targets; an exit code ends the command there.</param>
+    /// <param name="opened">The hub store as the caller began to open it before checking its input (<see cref="EarlyHubStore"/>).</param>
     public static async Task<int> WithTargetsAsync(string? connectionString, string? hubConnectionString, TextWriter stdout, TextWriter stderr,
-        Func<IReadOnlyList<StorageTarget>, ControlPlane, Task<int>> body, CancellationToken ct, Func<IReadOnlyList<StorageTarget>, Task<int?>>? beforeControlPlane = null)
+        Func<IReadOnlyList<StorageTarget>, ControlPlane, Task<int>> body, CancellationToken ct, Func<IReadOnlyList<StorageTarget>, Task<int?>>? beforeControlPlane = null,
+        Task<ControlPlane>? opened = null)
     {
         var given = GivenTargets(connectionString, out var badTarget);
         var givenPlane = ControlPlane.Given(hubConnectionString, out var badHub);
@@ -110,7 +112,7 @@ public static class CliTargets
             await stderr.WriteLineAsync("error: " + bad).ConfigureAwait(false);
             return CliApp.UsageError;
         }
-        var opening = givenPlane is not null ? Task.FromResult(givenPlane) : ControlPlane.LocalAsync(stdout, ct);
+        var opening = givenPlane is not null ? Task.FromResult(givenPlane) : opened ?? ControlPlane.OpenLocalAsync(ct);
         AzuriteServer? azurite = null;
         bool planeTaken = false;
         try
@@ -123,11 +125,13 @@ public static class CliTargets
             }
             planeTaken = true;
             using var plane = await opening.ConfigureAwait(false);
+            await plane.AnnounceAsync(stdout).ConfigureAwait(false);
             return await body(targets, plane).ConfigureAwait(false);
         }
         finally
         {
-            if (!planeTaken)
+            // A store opened before the call is its opener's to let go.
+            if (!planeTaken && opened is null)
             {
                 // Not waited for: it is let go whenever it has opened (or at the process's exit, when the kernel drops its lock).
                 _ = opening.ContinueWith(t => { if (t.IsCompletedSuccessfully) { t.Result.Dispose(); } else { _ = t.Exception; } }, TaskScheduler.Default);

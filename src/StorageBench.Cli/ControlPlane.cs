@@ -66,19 +66,49 @@ public sealed class ControlPlane : IDisposable
     /// <summary>The hub store's own Azurite (started when no other process runs it), which this process holds until disposed.</summary>
     public static async Task<ControlPlane> LocalAsync(TextWriter stdout, CancellationToken ct)
     {
+        var plane = await OpenLocalAsync(ct).ConfigureAwait(false);
+        await plane.AnnounceAsync(stdout).ConfigureAwait(false);
+        return plane;
+    }
+
+    /// <summary>The hub store opened without a word yet: what it has to say waits for <see cref="AnnounceAsync"/> (the run goes ahead).</summary>
+    public static async Task<ControlPlane> OpenLocalAsync(CancellationToken ct)
+    {
         var took = Stopwatch.StartNew();
         var local = await HubAzurite.OpenAsync(ct).ConfigureAwait(false);
+        var lines = new List<string>();
         if (local.Notice is { } notice)
         {
-            await stdout.WriteLineAsync("Hub store: " + notice).ConfigureAwait(false);
+            lines.Add("Hub store: " + notice);
         }
         if (local.Started)
         {
             // Two lines within 120 columns: the folder is a long path.
-            await stdout.WriteLineAsync($"Hub store: Azurite on disk in {HubAzurite.Folder} (started in {took.Elapsed.TotalSeconds:0.0} s);\n" +
-                "  task hubs, cancel signals, progress and results live there, not in the target").ConfigureAwait(false);
+            lines.Add($"Hub store: Azurite on disk in {HubAzurite.Folder} (started in {took.Elapsed.TotalSeconds:0.0} s);\n" +
+                "  task hubs, cancel signals, progress and results live there, not in the target");
         }
-        return new ControlPlane(StorageTarget.FromConnectionString(local.ConnectionString), local, $"the hub store in {HubAzurite.Folder}");
+        return new ControlPlane(StorageTarget.FromConnectionString(local.ConnectionString), local, $"the hub store in {HubAzurite.Folder}") { _announcement = lines };
+    }
+
+    private List<string> _announcement = [];
+
+    /// <summary>Says once what opening the hub store did (started it, made it private); nothing for a given account.</summary>
+    public async Task AnnounceAsync(TextWriter stdout)
+    {
+        foreach (string line in _announcement)
+        {
+            await stdout.WriteLineAsync(line).ConfigureAwait(false);
+        }
+        _announcement = [];
+    }
+
+    /// <summary>Lets go of a store opened for input that was then refused: one this process started stops again (<see cref="HubAzurite.LetGoUnusedAsync"/>).</summary>
+    public async Task LetGoUnusedAsync()
+    {
+        if (_local is not null)
+        {
+            await _local.LetGoUnusedAsync().ConfigureAwait(false);
+        }
     }
 
     public void Dispose() => _local?.Dispose();

@@ -32,9 +32,11 @@ public sealed class HubAzurite : IDisposable
     public const int DefaultIdleSeconds = 900;
 
     private readonly SafeFileHandle _users;
+    private readonly string _folder;
 
-    private HubAzurite(SafeFileHandle users, string connectionString, bool started, string? notice)
+    private HubAzurite(string folder, SafeFileHandle users, string connectionString, bool started, string? notice)
     {
+        _folder = folder;
         _users = users;
         ConnectionString = connectionString;
         Started = started;
@@ -59,6 +61,9 @@ public sealed class HubAzurite : IDisposable
         : Path.Combine(Environment.GetEnvironmentVariable("XDG_DATA_HOME") is { Length: > 0 } data ? data
             : Path.Combine(Environment.GetFolderPath(Environment.SpecialFolder.UserProfile), ".local", "share"), "storagebench", "hub");
 
+    /// <summary>Whether <paramref name="folder"/> holds a store an earlier process made (opening it then creates nothing).</summary>
+    public static bool Exists(string folder) => Directory.Exists(Path.Combine(folder, "data"));
+
     /// <summary>Joins the store's Azurite, starting it when none runs; it stays up while any CLI process holds it.</summary>
     public static Task<HubAzurite> OpenAsync(CancellationToken ct) => OpenAsync(Folder, ct);
 
@@ -81,12 +86,12 @@ public sealed class HubAzurite : IDisposable
             {
                 // An Azurite an older storagebench started takes the development key until it stops; joined as it is, not stopped under its users.
                 return running.Private
-                    ? new HubAzurite(users, AzuriteServer.ConnectionStringFor(running.Ports, Account, HubStoreFolder.Key(folder)), started: false, closed)
-                    : new HubAzurite(users, AzuriteServer.ConnectionStringFor(running.Ports), started: false, StillOpen(folder));
+                    ? new HubAzurite(folder, users, AzuriteServer.ConnectionStringFor(running.Ports, Account, HubStoreFolder.Key(folder)), started: false, closed)
+                    : new HubAzurite(folder, users, AzuriteServer.ConnectionStringFor(running.Ports), started: false, StillOpen(folder));
             }
             string key = HubStoreFolder.Key(folder);
             int[] ports = await StartAsync(folder, stateFile, key, idleSeconds ?? IdleSeconds(), ct).ConfigureAwait(false);
-            return new HubAzurite(users, AzuriteServer.ConnectionStringFor(ports, Account, key), started: true, closed);
+            return new HubAzurite(folder, users, AzuriteServer.ConnectionStringFor(ports, Account, key), started: true, closed);
         }
         catch
         {
@@ -97,6 +102,57 @@ public sealed class HubAzurite : IDisposable
 
     /// <summary>Lets go of the store: the last process to let go stops its Azurite (its data stays on disk).</summary>
     public void Dispose() => _users.Dispose();
+
+    /// <summary>
+    /// Lets go of a store this process opened and did not use (its input was refused): an Azurite it started is stopped at
+    /// once, unless another process has joined it meanwhile, so the store is as it was before. One it joined is let go.
+    /// </summary>
+    public async Task LetGoUnusedAsync()
+    {
+        if (!Started)
+        {
+            Dispose();
+            return;
+        }
+        // Under start.lock nobody joins; the wrapper itself holds users.lock only for the instant it marks its idle time.
+        using var start = await LockAsync(Path.Combine(_folder, "start.lock"), exclusive: true, CancellationToken.None).ConfigureAwait(false);
+        Dispose();
+        using var alone = TryLockAlone(Path.Combine(_folder, "users.lock"));
+        string stateFile = Path.Combine(_folder, "azurite.json");
+        if (alone is null || await RunningAsync(stateFile, CancellationToken.None).ConfigureAwait(false) is not { } running)
+        {
+            return;
+        }
+        // The wrapper leads its own process group (setsid): on SIGTERM it stops Azurite as after its idle time, and exits after it.
+        Platform.TerminateGroup(running.Pid);
+        for (var waited = Stopwatch.StartNew(); Alive(running.Pid) && waited.Elapsed < LockWait; )
+        {
+            await Task.Delay(20).ConfigureAwait(false);
+        }
+    }
+
+    /// <summary>The exclusive lock on <paramref name="path"/> when no other process holds it within a moment; null otherwise.</summary>
+    private static SafeFileHandle? TryLockAlone(string path)
+    {
+        for (int attempt = 0; attempt < 25; attempt++)
+        {
+            try
+            {
+                // .NET's own shared flock on opening throws while the wrapper holds its exclusive one.
+                var file = File.OpenHandle(path, FileMode.OpenOrCreate, FileAccess.ReadWrite, FileShare.ReadWrite | FileShare.Delete);
+                if (Platform.TryLock(file, exclusive: true))
+                {
+                    return file;
+                }
+                file.Dispose();
+            }
+            catch (IOException)
+            {
+            }
+            Thread.Sleep(20);
+        }
+        return null;
+    }
 
     private static string StillOpen(string folder) =>
         $"the hub store's Azurite (in {folder}) was started by an older storagebench and takes the development key: it stops, and starts again " +
@@ -149,13 +205,20 @@ public sealed class HubAzurite : IDisposable
     /// The wrapper: Azurite in the background, its output to azurite.log; then wait for the exclusive lock (no CLI process
     /// left), let go of it and wait the idle time, and stop only when still nobody holds the store and nobody opened it in
     /// the meantime (the opened file is newer than the wait's mark); then stop Azurite (SIGTERM: it saves its state) and
-    /// remove the state file if it is still this wrapper's.
+    /// remove the state file if it is still this wrapper's. SIGTERM to its process group stops it the same way at once
+    /// (<see cref="LetGoUnusedAsync"/>).
     /// </summary>
     private const string Wrapper = """
         dir=$1; idle=$2; shift 2
         umask 077
         exec </dev/null >>"$dir/azurite.log" 2>&1
         "$@" & azurite=$!
+        stop() {
+          kill $azurite 2>/dev/null; wait $azurite
+          grep -q "\"Pid\":$$," "$dir/azurite.json" 2>/dev/null && rm -f "$dir/azurite.json"
+          exit 0
+        }
+        trap 'echo "storagebench: stopped unused by the process that started it (wrapper $$)"; stop' TERM
         exec 9>>"$dir/users.lock"
         while :; do
           flock -x 9
@@ -167,8 +230,7 @@ public sealed class HubAzurite : IDisposable
           flock -u 9
         done
         echo "storagebench: no CLI process has held the hub store for $idle s; stopping Azurite (wrapper $$)"
-        kill $azurite 2>/dev/null; wait $azurite
-        grep -q "\"Pid\":$$," "$dir/azurite.json" 2>/dev/null && rm -f "$dir/azurite.json"
+        stop
         """;
 
     /// <param name="key">The account's key: given to Azurite in its environment (AZURITE_ACCOUNTS), never on its command line.</param>

@@ -47,6 +47,14 @@ public static class Platform
     /// <summary>flock(2) on <paramref name="file"/> without waiting, exclusive or shared; false while another process holds it the other way.</summary>
     public static bool TryLock(SafeFileHandle file, bool exclusive) => Flock((int)file.DangerousGetHandle(), (exclusive ? LockExclusive : LockShared) | LockNoWait) == 0;
 
+    /// <summary>SIGTERM to every process of the group <paramref name="leader"/> leads (a script <see cref="ShellInOwnSession"/> started); false when none is left.</summary>
+    public static bool TerminateGroup(int leader) => Kill(-leader, SigTerm) == 0;
+
+    private const int SigTerm = 15;
+
+    [DllImport("libc", EntryPoint = "kill", SetLastError = true)]
+    private static extern int Kill(int pid, int signal);
+
     private const int LockShared = 1;
     private const int LockExclusive = 2;
     private const int LockNoWait = 4;

@@ -99,6 +99,7 @@ public static partial class RunCommand
         {
             return await ResumeAsync(resumeId, options, stdout, stderr, terminal, ct).ConfigureAwait(false);
         }
+        await using var early = EarlyHubStore.Begin(options.HubConnectionString, ct);
         var (read, readError) = options.Spec is { } file ? await SpecFile.ReadAsync("--spec", file, ct).ConfigureAwait(false) : (CliApp.DefaultSpec(), null);
         if (read is not { } specJson)
         {
@@ -129,6 +130,7 @@ public static partial class RunCommand
         StoragePreflight? targetPreflight = null;
         return await CliTargets.WithTargetsAsync(options.ConnectionString, options.HubConnectionString, human, stderr, async (targets, plane) =>
         {
+            early?.Used();
             foreach (var (account, role) in plane.Preflights())
             {
                 if (await PreflightAsync(new StoragePreflight([], account, loggers.CreateLogger<StoragePreflight>(), role), spec, stderr, ct).ConfigureAwait(false) is { } refused)
@@ -142,7 +144,7 @@ public static partial class RunCommand
         }, ct,
         // One cheap authenticated request per target account before "started", while the hub store starts: a wrong key or an
         // unreachable endpoint is one line and nothing created.
-        targets => PreflightAsync(targetPreflight = new StoragePreflight(targets, null, loggers.CreateLogger<StoragePreflight>()), spec, stderr, ct)).ConfigureAwait(false);
+        targets => PreflightAsync(targetPreflight = new StoragePreflight(targets, null, loggers.CreateLogger<StoragePreflight>()), spec, stderr, ct), early?.Opening).ConfigureAwait(false);
     }
 
     /// <summary>

@@ -106,6 +106,74 @@ public class HubStoreTests(ITestOutputHelper output)
         await StoppedAsync(folder);
     }
 
+    /// <summary>
+    /// A run opens a returning user's store while it checks its input (EarlyHubStore): input refused after all leaves the store
+    /// as it was. An Azurite its opener started stops at once, when nobody else joined it; one another process holds stays up.
+    /// </summary>
+    [Fact]
+    public async Task AStoreItsOpenerDidNotUseStopsAtOnceUnlessAnotherProcessHoldsIt()
+    {
+        string alone = NewFolder();
+        var only = await HubAzurite.OpenAsync(alone, default, idleSeconds: 900);
+        Assert.True(only.Started);
+        int wrapper = StateOf(alone).Pid;
+        await only.LetGoUnusedAsync();
+        Assert.False(File.Exists(Path.Combine(alone, "azurite.json")));
+        Assert.False(Running(wrapper));
+
+        string shared = NewFolder();
+        var opener = await HubAzurite.OpenAsync(shared, default, idleSeconds: 900);
+        using (var other = await HubAzurite.OpenAsync(shared, default, idleSeconds: 900))
+        {
+            Assert.False(other.Started);
+            await opener.LetGoUnusedAsync();
+            await new TableServiceClient(other.ConnectionString).CreateTableIfNotExistsAsync("stillup");
+        }
+        Assert.True(Platform.TerminateGroup(StateOf(shared).Pid));
+        await StoppedAsync(shared);
+    }
+
+    /// <summary>A spec refused while the returning user's store was starting for it: the command exits 2 and leaves no Azurite running.</summary>
+    [Fact]
+    public async Task ARefusedSpecLeavesAStoppedStoreStopped()
+    {
+        string folder = NewFolder();
+        using (var first = await HubAzurite.OpenAsync(folder, default, idleSeconds: 0))
+        {
+            Assert.True(first.Started);
+        }
+        await StoppedAsync(folder);
+        string spec = Path.Combine(Path.GetDirectoryName(folder)!, "bad.json");
+        await File.WriteAllTextAsync(spec, "{ \"scenario\": \"s\", \"tableInsert\": { \"entityCount\": -5 } }");
+
+        var (exit, output) = await CliProcess.RunAsync(new Dictionary<string, string> { [HubAzurite.FolderSetting] = folder, [HubAzurite.IdleSetting] = "900" },
+            "run", "--spec", spec);
+
+        Assert.True(exit == 2, output);
+        Assert.Contains("entityCount", output, StringComparison.Ordinal);
+        Assert.DoesNotContain("Hub store:", output, StringComparison.Ordinal);
+        Assert.False(File.Exists(Path.Combine(folder, "azurite.json")));
+        // Killed as its start was canceled: gone within moments, never left to its idle time.
+        await Waits.UntilAsync(() => Task.FromResult(CommandLinesWith(Path.Combine(folder, "data")).Count == 0), TimeSpan.FromSeconds(30), "the store's Azurite to be gone");
+    }
+
+    private sealed record State(int Pid);
+
+    private static State StateOf(string folder) => System.Text.Json.JsonSerializer.Deserialize<State>(File.ReadAllText(Path.Combine(folder, "azurite.json")))!;
+
+    private static bool Running(int pid)
+    {
+        try
+        {
+            using var p = System.Diagnostics.Process.GetProcessById(pid);
+            return !p.HasExited;
+        }
+        catch (ArgumentException)
+        {
+            return false;
+        }
+    }
+
     private static string KeyOf(string connectionString) => Regex.Match(connectionString, "AccountKey=([^;]+)").Groups[1].Value;
 
     /// <summary>Every process whose command line holds <paramref name="secret"/> (what any local user can read in /proc/PID/cmdline).</summary>
