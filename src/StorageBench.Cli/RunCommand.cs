@@ -138,8 +138,17 @@ public static partial class RunCommand
                     return refused;
                 }
             }
-            var summary = await RunOnTaskHubAsync(spec, options, targets, plane, prices, human, terminal, loggers, targetPreflight?.TargetRequests ?? 0, ct).ConfigureAwait(false);
-            int exit = await ReportOutput.ReportAsync(summary, options.Out ?? Path.Combine("out", summary.RunId), options.Output, stdout, stderr).ConfigureAwait(false);
+            var (summary, hubGone) = await RunOnTaskHubAsync(spec, options, targets, plane, prices, human, terminal, loggers, targetPreflight?.TargetRequests ?? 0, ct)
+                .ConfigureAwait(false);
+            int exit;
+            try
+            {
+                exit = await ReportOutput.ReportAsync(summary, options.Out ?? Path.Combine("out", summary.RunId), options.Output, stdout, stderr).ConfigureAwait(false);
+            }
+            finally
+            {
+                await hubGone.ConfigureAwait(false);
+            }
             return options.Nightly ? await NightlyCheck.ExitCodeAsync(summary, exit, human, stderr).ConfigureAwait(false) : exit;
         }, ct,
         // One cheap authenticated request per target account before "started", while the hub store starts: a wrong key or an
@@ -188,34 +197,60 @@ public static partial class RunCommand
     /// <summary>
     /// Starts the run on the task hub with this process as its worker (or, with --external-workers, as a client only) and
     /// watches it to its end. Ctrl+C (<paramref name="ct"/>) asks the run to stop (<see cref="LocalRun"/>); the worker keeps
-    /// running until the run has ended as Canceled.
+    /// running until the run has ended as Canceled. Returns with the hub still stopping and being deleted (its worker, queues
+    /// and tables): that waits on the hub store while the caller writes the report; the process ends only after it.
     /// </summary>
-    private static async Task<RunSummary> RunOnTaskHubAsync(RunSpec spec, RunOptions options, IReadOnlyList<StorageTarget> targets, ControlPlane plane, PriceTable prices,
-        TextWriter stdout, bool terminal, ILoggerFactory loggers, long preflightRequests, CancellationToken ct)
+    private static async Task<(RunSummary Summary, Task HubGone)> RunOnTaskHubAsync(RunSpec spec, RunOptions options, IReadOnlyList<StorageTarget> targets,
+        ControlPlane plane, PriceTable prices, TextWriter stdout, bool terminal, ILoggerFactory loggers, long preflightRequests, CancellationToken ct)
     {
-        using var telemetry = CliTargets.Telemetry();
-        using var results = CliTargets.ResultsStore(plane);
-        var startedUtc = DateTime.UtcNow;
-        string runId = Engine.Planning.Planner.NewRunId(startedUtc);
-        string hubName = options.HubFor(runId, targets);
-        if (options.ConnectionStringFile is { } targetFile)
+        var telemetry = CliTargets.Telemetry();
+        var results = CliTargets.ResultsStore(plane);
+        LocalTaskHub? hub = null;
+        // The hub's worker sends telemetry and keeps its roster entry through these until it has stopped.
+        async Task GoneAsync()
         {
-            RunTargetFiles.Remember(runId, targetFile);
+            try
+            {
+                if (hub is not null)
+                {
+                    await hub.DisposeAsync().ConfigureAwait(false);
+                }
+            }
+            finally
+            {
+                results.Dispose();
+                telemetry?.Dispose();
+            }
         }
-        bool ownHub = hubName == TaskHubSettings.ForRun(runId);
-        await using var hub = await CliTargets.StartHubAsync(targets, plane, results, hubName, telemetry, loggers, ct, worker: !options.ExternalWorkers, oneRun: ownHub)
-            .ConfigureAwait(false);
-        var started = await NightlyCheck.StartAsync(new RunStarter(hub, TimeProvider.System)
+        try
         {
-            // Only on its own hub is this process the run's one worker: on a shared one another worker may send telemetry.
-            PreflightRequests = preflightRequests, Telemetry = telemetry is not null || !ownHub,
-        }, spec, options.Nightly, runId, ct).ConfigureAwait(false);
-        // Two lines, each within the 120 columns the console output keeps to: the hub store's folder is a long path.
-        await stdout.WriteLineAsync($"Run {started.RunId} started (scenario {spec.Scenario}),").ConfigureAwait(false);
-        await stdout.WriteLineAsync($"  on task hub {hubName} in {plane.Where}" +
-            $"{(options.ExternalWorkers ? ",\n  executed by the hub's `storagebench worker` processes, none here" : "")}.").ConfigureAwait(false);
-        return await WatchAsync(hub, results, started.RunId!, spec, startedUtc, targets, prices, stdout, terminal, loggers, ct,
-            ownHub).ConfigureAwait(false);
+            var startedUtc = DateTime.UtcNow;
+            string runId = Engine.Planning.Planner.NewRunId(startedUtc);
+            string hubName = options.HubFor(runId, targets);
+            if (options.ConnectionStringFile is { } targetFile)
+            {
+                RunTargetFiles.Remember(runId, targetFile);
+            }
+            bool ownHub = hubName == TaskHubSettings.ForRun(runId);
+            hub = await CliTargets.StartHubAsync(targets, plane, results, hubName, telemetry, loggers, ct, worker: !options.ExternalWorkers, oneRun: ownHub)
+                .ConfigureAwait(false);
+            var started = await NightlyCheck.StartAsync(new RunStarter(hub, TimeProvider.System)
+            {
+                // Only on its own hub is this process the run's one worker: on a shared one another worker may send telemetry.
+                PreflightRequests = preflightRequests, Telemetry = telemetry is not null || !ownHub,
+            }, spec, options.Nightly, runId, ct).ConfigureAwait(false);
+            // Two lines, each within the 120 columns the console output keeps to: the hub store's folder is a long path.
+            await stdout.WriteLineAsync($"Run {started.RunId} started (scenario {spec.Scenario}),").ConfigureAwait(false);
+            await stdout.WriteLineAsync($"  on task hub {hubName} in {plane.Where}" +
+                $"{(options.ExternalWorkers ? ",\n  executed by the hub's `storagebench worker` processes, none here" : "")}.").ConfigureAwait(false);
+            var summary = await WatchAsync(hub, results, started.RunId!, spec, startedUtc, targets, prices, stdout, terminal, loggers, ct, ownHub).ConfigureAwait(false);
+            return (summary, GoneAsync());
+        }
+        catch
+        {
+            await GoneAsync().ConfigureAwait(false);
+            throw;
+        }
     }
 
     /// <summary>Watches a started (or resumed) run to its end, with progress; a hub that stops answering gives a Failed summary that says so.</summary>
