@@ -37,7 +37,7 @@ public sealed class ActivityFunctions(BenchmarkActivities a)
     public Task<bool> StopRun([ActivityTrigger] string runId, FunctionContext context) => ActivityList.StopRun.RunAsync(a, runId, context.CancellationToken);
 
     [Function(ActivityNames.Verify)]
-    public Task<VerificationResult> Verify([ActivityTrigger] VerifyOrder order, FunctionContext context) => ActivityList.Verify.RunAsync(a, order, context.CancellationToken);
+    public Task<VerifyOutcome> Verify([ActivityTrigger] VerifyInput input, FunctionContext context) => ActivityList.Verify.RunAsync(a, input, context.CancellationToken);
 
     [Function(ActivityNames.DeleteTargets)]
     public Task<TargetRequests> DeleteTargets([ActivityTrigger] StepTargets input, FunctionContext context) => ActivityList.DeleteTargets.RunAsync(a, input, context.CancellationToken);

@@ -117,6 +117,15 @@ public sealed record StepResult(string StepId, int Index, string? Parameter, dou
     public EnvironmentInfo? EndEnvironment { get; init; }
 }
 
+/// <summary>
+/// A workload's verification; <paramref name="ThenDelete"/>: the step's tables and containers, deleted in the same activity
+/// once it has counted (the step's last workload: a hop of the orchestration fewer than a deletion of its own).
+/// </summary>
+public sealed record VerifyInput(VerifyOrder Order, StepTargets? ThenDelete = null);
+
+/// <summary>What storage held; <paramref name="Deleted"/>: the deletion's requests, null when none was asked or it failed (the step then deletes them itself).</summary>
+public sealed record VerifyOutcome(VerificationResult Verified, Engine.Cost.TargetRequests? Deleted);
+
 /// <summary>A step's own tables and containers, one per workload (named from the step's id, its creation time and the workload).</summary>
 public sealed record StepTargets(string StepId, string[] Tables, string[] Containers)
 {

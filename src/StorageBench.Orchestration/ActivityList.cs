@@ -16,7 +16,7 @@ public static class ActivityList
     public static readonly TypedActivity<SliceOrder, SliceOutcome> RunSlice = new(ActivityNames.RunSlice, (a, order, ct) => a.RunSliceAsync(order, ct));
     public static readonly TypedActivity<object?, WorkerSeen[]> ListWorkers = new(ActivityNames.ListWorkers, (a, _, ct) => a.ListWorkersAsync(ct));
     public static readonly TypedActivity<string, bool> StopRun = new(ActivityNames.StopRun, (a, runId, ct) => a.StopRunAsync(runId, ct));
-    public static readonly TypedActivity<VerifyOrder, VerificationResult> Verify = new(ActivityNames.Verify, (a, order, ct) => a.VerifyAsync(order, ct));
+    public static readonly TypedActivity<VerifyInput, VerifyOutcome> Verify = new(ActivityNames.Verify, (a, input, ct) => a.VerifyAsync(input, ct));
     public static readonly TypedActivity<StepTargets, TargetRequests> DeleteTargets = new(ActivityNames.DeleteTargets, (a, targets, ct) => a.DeleteTargetsAsync(targets, ct));
     public static readonly TypedActivity<StoreStepInput, bool> StoreStep = new(ActivityNames.StoreStep, (a, input, ct) => a.StoreStepAsync(input, ct));
     public static readonly TypedActivity<StepTelemetryInput, bool> EmitStepTelemetry = new(ActivityNames.EmitStepTelemetry, (a, input, ct) => a.EmitStepTelemetryAsync(input, ct));

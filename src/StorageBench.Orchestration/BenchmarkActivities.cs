@@ -100,8 +100,25 @@ public sealed class BenchmarkActivities(IReadOnlyList<StorageTarget> targets, Re
     /// Verification: counted in storage under its deadline. Storage that cannot be read (dead, slow, refusing) gives
     /// "not verified" with the reason, and the measured figures are kept.
     /// </summary>
-    public Task<VerificationResult> VerifyAsync(VerifyOrder order, CancellationToken ct) =>
-        VerifyAsync(order.Workload, t => WorkloadList.Of(order.Workload).VerifyAsync(order, targets, t), ct);
+    public async Task<VerifyOutcome> VerifyAsync(VerifyInput input, CancellationToken ct)
+    {
+        var order = input.Order;
+        var verified = await VerifyAsync(order.Workload, t => WorkloadList.Of(order.Workload).VerifyAsync(order, targets, t), ct).ConfigureAwait(false);
+        TargetRequests? deleted = null;
+        if (input.ThenDelete is { } step)
+        {
+            try
+            {
+                deleted = await DeleteTargetsAsync(step, ct).ConfigureAwait(false);
+            }
+            catch (Exception ex) when (ex is not OperationCanceledException || !ct.IsCancellationRequested)
+            {
+                // The count stands; the step deletes them itself and names what fails there.
+                _logger.TargetsNotDeleted(ex, step.StepId);
+            }
+        }
+        return new VerifyOutcome(verified, deleted);
+    }
 
     private async Task<VerificationResult> VerifyAsync(string what, Func<CancellationToken, Task<VerificationResult>> verify, CancellationToken ct)
     {

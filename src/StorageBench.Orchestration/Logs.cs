@@ -24,6 +24,10 @@ public static partial class Logs
     [LoggerMessage(EventId = 2004, Level = LogLevel.Error, Message = "Activity {Activity} of {InstanceId} failed")]
     public static partial void ActivityFailed(this ILogger logger, Exception exception, string activity, string instanceId);
 
+    /// <summary>The step's last verification could not delete the step's targets after counting: the step deletes them in a hop of its own.</summary>
+    [LoggerMessage(EventId = 2007, Level = LogLevel.Warning, Message = "The tables and containers of {StepId} were not deleted after its last verification; the step deletes them again")]
+    public static partial void TargetsNotDeleted(this ILogger logger, Exception exception, string stepId);
+
     /// <summary>A slice stopped by its host's shutdown while its run was not canceled: no figures handed back; Durable runs it again.</summary>
     [LoggerMessage(EventId = 2006, Level = LogLevel.Warning, Message = "Slice {Slice} of {StepId} stopped by its host's shutdown {Why}, after {Units} units: no figures handed back; Durable runs the slice again")]
     public static partial void SliceLeftToRerun(this ILogger logger, int slice, string stepId, long units, string why);

@@ -41,7 +41,8 @@ public static class StepOrchestrator
             // A later workload starts only when the ones before it ran whole.
             for (int i = 0; i < rooms.Count && !step.Canceled && step.Errors.Count == 0; i++)
             {
-                await RunWorkloadAsync(context, input, machine, rooms[i], created, roster, step);
+                // The last workload's verification deletes the step's targets once it has counted, in the same hop.
+                await RunWorkloadAsync(context, input, machine, rooms[i], created, roster, step, i == rooms.Count - 1 ? targets : null);
             }
         }
         catch (Exception ex)
@@ -52,14 +53,18 @@ public static class StepOrchestrator
         }
         finally
         {
-            context.SetCustomStatus(new RunProgress("cleaning up", null, 0, input.Index));
-            try
+            // Also after any failure: unless the last verification has deleted them already.
+            if (step.Deleted is null)
             {
-                step.Deleted = await ActivityList.DeleteTargets.CallAsync(context, targets);
-            }
-            catch (Exception ex)
-            {
-                step.Errors.Add("cleanup: " + TaskFailures.Describe(ex));
+                context.SetCustomStatus(new RunProgress("cleaning up", null, 0, input.Index));
+                try
+                {
+                    step.Deleted = await ActivityList.DeleteTargets.CallAsync(context, targets);
+                }
+                catch (Exception ex)
+                {
+                    step.Errors.Add("cleanup: " + TaskFailures.Describe(ex));
+                }
             }
         }
         // Creating and deleting the table and container are requests too: the cost estimate counts them.
@@ -101,8 +106,9 @@ public static class StepOrchestrator
     }
 
     /// <summary>One workload of the step: seed what it reads, place and run its slices, verify and summarize what they handed back.</summary>
+    /// <param name="thenDelete">The step's targets, for its last workload: its verification deletes them once it has counted.</param>
     private static async Task RunWorkloadAsync(TaskOrchestrationContext context, StepInput input, EnvironmentInfo machine, Workload room, DateTime created, WorkerSeen[] roster,
-        StepSoFar step)
+        StepSoFar step, StepTargets? thenDelete)
     {
         var spec = input.Spec;
         string target = Planner.TargetName(room, context.InstanceId, created);
@@ -132,7 +138,7 @@ public static class StepOrchestrator
         step.Side = Primed(step.Side, slices, orders.Count);
         if (slices.Count > 0)
         {
-            var verified = await VerifyAsync(context, room.VerifyOrderOf(spec, stepPlan, slices), room.Name, orders.Count, input.Index, step.Errors, step.Notes);
+            var verified = await VerifyAsync(context, new VerifyInput(room.VerifyOrderOf(spec, stepPlan, slices), thenDelete), room.Name, orders.Count, input.Index, step);
             step.Side = Verified(step.Side, verified);
             step.Workloads.Add(TransactionCounts.WithSeeding(room.Summarize(spec, slices, verified), room.SeedingLine(seeds)) with
             {
@@ -261,25 +267,25 @@ public static class StepOrchestrator
     /// deadline, refusing), the figures the slices measured are still kept, marked unverified with the
     /// reason (in errors too); the status is unchanged, and the CLI exits 1 for an unverified run.
     /// </summary>
-    private static async Task<VerificationResult> VerifyAsync(TaskOrchestrationContext context, VerifyOrder input, string workload, int slices, int step,
-        List<string> errors, List<string> notes)
+    private static async Task<VerificationResult> VerifyAsync(TaskOrchestrationContext context, VerifyInput input, string workload, int slices, int index, StepSoFar step)
     {
         // Its own phase: the slices are done, and their progress rows no longer say what the step does (a large table takes minutes).
-        context.SetCustomStatus(new RunProgress(VerifyingPhase, workload, slices, step));
+        context.SetCustomStatus(new RunProgress(VerifyingPhase, workload, slices, index));
         try
         {
-            var verified = await ActivityList.Verify.CallAsync(context, input);
+            var (verified, deleted) = await ActivityList.Verify.CallAsync(context, input);
+            step.Deleted = deleted;
             if (verified.NotVerifiedReason is not null)
             {
                 // The activity met storage it could not read (the storage-call policy): the figures stand, unverified.
-                notes.Add($"{workload}: {verified.Detail}");
+                step.Notes.Add($"{workload}: {verified.Detail}");
             }
             return verified;
         }
         catch (TaskFailedException ex) when (!ex.IsCancellation())
         {
             // Not a storage failure: the verification itself broke.
-            errors.Add(ex.Report());
+            step.Errors.Add(ex.Report());
             return VerificationResult.StorageUnreadable(ex.FailureDetails.ErrorMessage);
         }
     }
