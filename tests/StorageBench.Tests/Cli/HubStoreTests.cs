@@ -119,7 +119,7 @@ public class HubStoreTests(ITestOutputHelper output)
         int wrapper = StateOf(alone).Pid;
         await only.LetGoUnusedAsync();
         Assert.False(File.Exists(Path.Combine(alone, "azurite.json")));
-        Assert.False(Running(wrapper));
+        Assert.False(TestHubStore.Alive(wrapper));
 
         string shared = NewFolder();
         var opener = await HubAzurite.OpenAsync(shared, default, idleSeconds: 900);
@@ -160,19 +160,6 @@ public class HubStoreTests(ITestOutputHelper output)
     private sealed record State(int Pid);
 
     private static State StateOf(string folder) => System.Text.Json.JsonSerializer.Deserialize<State>(File.ReadAllText(Path.Combine(folder, "azurite.json")))!;
-
-    private static bool Running(int pid)
-    {
-        try
-        {
-            using var p = System.Diagnostics.Process.GetProcessById(pid);
-            return !p.HasExited;
-        }
-        catch (ArgumentException)
-        {
-            return false;
-        }
-    }
 
     private static string KeyOf(string connectionString) => Regex.Match(connectionString, "AccountKey=([^;]+)").Groups[1].Value;
 

@@ -51,7 +51,8 @@ internal static class TestHubStore
         }
     }
 
-    private static bool Alive(int pid)
+    /// <summary>Whether the process <paramref name="pid"/> is still there (a store's wrapper, say).</summary>
+    internal static bool Alive(int pid)
     {
         try
         {
