@@ -9,7 +9,8 @@ namespace StorageBench.Tests;
 /// An open loop's latency includes the time a request waited for its slot (coordinated omission). Behind a proxy that
 /// holds every table request H ms, one request in flight manages about 1000 / H a second. Asked twice that, each request
 /// goes out later than its slot by half a hold more than the one before: its callers would have waited that long, so p90
-/// is many holds. Asked half that, no request waits and p90 is about the hold. No sample is shorter than the hold.
+/// is many holds. Asked a quarter of that, no request waits: p90 is what the service took, however slow a busy machine
+/// made it (only an answer slower than four holds could make the next request late). No sample is shorter than the hold.
 /// </summary>
 [Trait("Category", "Azurite")]
 [Collection(AzuriteCollection.Name)]
@@ -23,7 +24,7 @@ public class CoordinatedOmissionTests(AzuriteFixture azurite)
         // batch size, rate as a multiple of what one request in flight can do, requests
         { 10, 2, 30 },
         { 1, 2, 30 },
-        { 10, 0.5, 20 },
+        { 10, 0.25, 20 },
     };
 
     [Theory]
@@ -53,8 +54,9 @@ public class CoordinatedOmissionTests(AzuriteFixture azurite)
         }
         else
         {
-            // A slot every two holds: only a request that took more than two holds to answer could make the next one late.
-            Assert.True(l.P90 < 3 * HoldMs, $"at {ofCapacity}× capacity p90 {l.P90} ms is not near the {HoldMs} ms hold (service time {service}, {lag})");
+            // A slot every four holds: the loop adds no wait of its own, so the latency is the service time (beside two CPU hogs an
+            // 80-ms hold took up to 340 ms: at a slot every two holds those answers made the next requests late, as they should).
+            Assert.True(l.P90 < service.P90 + HoldMs, $"at {ofCapacity}× capacity p90 {l.P90} ms is more than the service time's p90 {service.P90} ms and a hold ({service}, {lag})");
             Assert.Equal(0, lag.DroppedOperations);
         }
     }
