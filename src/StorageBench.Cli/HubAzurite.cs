@@ -74,9 +74,9 @@ public sealed class HubAzurite : IDisposable
         string? closed = HubStoreFolder.Prepare(folder)
             ? $"the hub store in {folder} was readable by other users: it is now theirs no longer (folders 0700, files 0600, an account key of its own); its runs and results are kept"
             : null;
-        using var start = await LockAsync(Path.Combine(folder, "start.lock"), exclusive: true, ct).ConfigureAwait(false);
+        using var start = await HubStoreLocks.TakeAsync(Path.Combine(folder, "start.lock"), exclusive: true, ct).ConfigureAwait(false);
         // Shared before looking: while the last user's Azurite is being stopped (exclusive lock held), this waits for that.
-        var users = await LockAsync(Path.Combine(folder, "users.lock"), exclusive: false, ct).ConfigureAwait(false);
+        var users = await HubStoreLocks.TakeAsync(Path.Combine(folder, "users.lock"), exclusive: false, ct).ConfigureAwait(false);
         try
         {
             // Its mtime tells an idle store's wrapper that it was used while it waited to stop.
@@ -114,10 +114,12 @@ public sealed class HubAzurite : IDisposable
             Dispose();
             return;
         }
-        // Under start.lock nobody joins; the wrapper itself holds users.lock only for the instant it marks its idle time.
-        using var start = await LockAsync(Path.Combine(_folder, "start.lock"), exclusive: true, CancellationToken.None).ConfigureAwait(false);
+        // Under start.lock nobody joins; the wrapper itself holds users.lock only for the instant it marks its idle time, so a
+        // moment's wait tells it from another process that holds the store.
+        using var start = await HubStoreLocks.TakeAsync(Path.Combine(_folder, "start.lock"), exclusive: true, CancellationToken.None).ConfigureAwait(false);
         Dispose();
-        using var alone = TryLockAlone(Path.Combine(_folder, "users.lock"));
+        using var alone = await HubStoreLocks.TryTakeAsync(Path.Combine(_folder, "users.lock"), exclusive: true, TimeSpan.FromSeconds(0.5), CancellationToken.None)
+            .ConfigureAwait(false);
         string stateFile = Path.Combine(_folder, "azurite.json");
         if (alone is null || await RunningAsync(stateFile, CancellationToken.None).ConfigureAwait(false) is not { } running)
         {
@@ -125,33 +127,10 @@ public sealed class HubAzurite : IDisposable
         }
         // The wrapper leads its own process group (setsid): on SIGTERM it stops Azurite as after its idle time, and exits after it.
         Platform.TerminateGroup(running.Pid);
-        for (var waited = Stopwatch.StartNew(); Alive(running.Pid) && waited.Elapsed < LockWait; )
+        for (var waited = Stopwatch.StartNew(); Alive(running.Pid) && waited.Elapsed < HubStoreLocks.LockWait; )
         {
             await Task.Delay(20).ConfigureAwait(false);
         }
-    }
-
-    /// <summary>The exclusive lock on <paramref name="path"/> when no other process holds it within a moment; null otherwise.</summary>
-    private static SafeFileHandle? TryLockAlone(string path)
-    {
-        for (int attempt = 0; attempt < 25; attempt++)
-        {
-            try
-            {
-                // .NET's own shared flock on opening throws while the wrapper holds its exclusive one.
-                var file = File.OpenHandle(path, FileMode.OpenOrCreate, FileAccess.ReadWrite, FileShare.ReadWrite | FileShare.Delete);
-                if (Platform.TryLock(file, exclusive: true))
-                {
-                    return file;
-                }
-                file.Dispose();
-            }
-            catch (IOException)
-            {
-            }
-            Thread.Sleep(20);
-        }
-        return null;
     }
 
     private static string StillOpen(string folder) =>
@@ -284,41 +263,4 @@ public sealed class HubAzurite : IDisposable
     };
 
     private static string Port(int port) => port.ToString(CultureInfo.InvariantCulture);
-
-    /// <summary>
-    /// Opens <paramref name="path"/> holding flock(2) on it, exclusive or shared, waiting (polled, so a canceled wait
-    /// returns) while another process holds it the other way. .NET itself flocks a file it opens (exclusive for
-    /// FileShare.None, else shared) and throws when that is contended, so its lock is the one asked for; the explicit call
-    /// makes sure of it where .NET skips locking (network file systems).
-    /// </summary>
-    private static async Task<SafeFileHandle> LockAsync(string path, bool exclusive, CancellationToken ct)
-    {
-        var waited = Stopwatch.StartNew();
-        while (true)
-        {
-            SafeFileHandle? file = null;
-            try
-            {
-                file = File.OpenHandle(path, FileMode.OpenOrCreate, FileAccess.ReadWrite, exclusive ? FileShare.None : FileShare.ReadWrite | FileShare.Delete);
-                if (Platform.TryLock(file, exclusive))
-                {
-                    HubStoreFolder.Close(path, HubStoreFolder.PrivateFile);
-                    return file;
-                }
-                file.Dispose();
-            }
-            catch (IOException) when (waited.Elapsed < LockWait)
-            {
-                file?.Dispose();
-            }
-            if (waited.Elapsed >= LockWait)
-            {
-                throw new IOException($"{path} stayed locked for {LockWait.TotalSeconds:0} s: another storagebench process is starting or stopping the hub store's Azurite");
-            }
-            await Task.Delay(50, ct).ConfigureAwait(false);
-        }
-    }
-
-    /// <summary>Starting or stopping Azurite takes seconds; a lock held longer than this is a fault worth one line.</summary>
-    private static readonly TimeSpan LockWait = TimeSpan.FromMinutes(2);
 }
