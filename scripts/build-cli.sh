@@ -9,7 +9,7 @@
 #   ./scripts/build-cli.sh --pack    also (only) packs the `storagebench` .NET tool into .build/packages, ReadyToRun
 #                                    per assembly (a tool runs on the machine's shared runtime); install it with:
 #                                    dotnet tool update --global StorageBench.Cli --add-source .build/packages
-# The tool's runtimeconfig.json carries the CLI's runtime settings (TieredPGO off, CallCountingDelayMs=0, CallCountThreshold=200), as
+# The tool's runtimeconfig.json carries the CLI's runtime settings (TieredPGO off, CallCountingDelayMs=10, CallCountThreshold=200), as
 # .build/cli's does.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

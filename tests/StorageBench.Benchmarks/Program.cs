@@ -161,7 +161,7 @@ await azurite.DisposeAsync();
 md.AppendLine();
 md.AppendLine("## 4. Short runs against long runs (cold start)");
 md.AppendLine();
-md.AppendLine("Each run is its own CLI process (`scripts/build-cli.sh`: self-contained, composite ReadyToRun, TieredPGO off, no tier-up delay, tier-up after 200 calls) with its own fresh Azurite, as `./scripts/bench.sh` runs; " +
+md.AppendLine("Each run is its own CLI process (`scripts/build-cli.sh`: self-contained, composite ReadyToRun, TieredPGO off, a 10-ms tier-up delay, tier-up after 200 calls) with its own fresh Azurite, as `./scripts/bench.sh` runs; " +
     "slices prime their request path before the synchronized start (`client.primeRounds` 16, start delay 3 s). For each workload a short and a 10x " +
     "longer run with the same settings alternate, twice; the ratios compare the means (single runs in brackets). Throughput is entities/s, or MB/s of " +
     "committed blobs; CPU is the driver's per entity, or per MB staged. Azurite's in-memory store slows as it fills, which lowers the long runs' throughput. " +
